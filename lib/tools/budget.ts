@@ -1,0 +1,82 @@
+/**
+ * The one budget table. Every cap in Clamp lives here, with its unit in its name.
+ * Text caps are UTF-8 bytes everywhere (cut on a character boundary); lines are counted alongside.
+ * Descriptions and notes quote these constants; nothing types the numbers by hand.
+ */
+export const BUDGET = {
+  /** The exit clamp: the most text any one tool result may give the model. */
+  TOOL_OUTPUT_MAX_BYTES: 20_000,
+
+  /** read_file: files above this size must be read with an explicit window (offset/limit). */
+  READ_WHOLE_FILE_MAX_BYTES: 4 * 1024 * 1024,
+  /** read_file: most lines in one window, and the default window. */
+  READ_MAX_LINES: 2000,
+  /** read_file: most bytes of numbered text in one window (leaves room for the footer under the clamp). */
+  READ_WINDOW_MAX_BYTES: 16_000,
+  /** read_file: a longer line is cut with a marker. */
+  READ_MAX_LINE_BYTES: 2000,
+  /** Binary sniffing: a NUL byte in this many leading bytes marks a binary file. */
+  BINARY_SNIFF_BYTES: 8192,
+
+  /** list_dir: entries per page. */
+  LIST_DIR_MAX_ENTRIES: 200,
+
+  /** glob: most paths returned. */
+  GLOB_MAX_RESULTS: 500,
+
+  /** grep: most matching lines returned. */
+  GREP_MAX_MATCHES: 200,
+  /** grep: a matched line is cut to this many bytes. */
+  GREP_MAX_LINE_BYTES: 240,
+  /** grep: files larger than this are skipped (and counted). */
+  GREP_MAX_FILE_BYTES: 1024 * 1024,
+  /** grep: the walk stops after visiting this many files (and says so). */
+  GREP_MAX_FILES_VISITED: 200_000,
+  /** grep: most lines of context around a match. */
+  GREP_MAX_CONTEXT_LINES: 10,
+
+  /** edit_file / write_file: largest file they will rewrite. */
+  EDIT_MAX_FILE_BYTES: 4 * 1024 * 1024,
+  /** edit_file: a loose match may span at most this many times the lines of old_string (plus slack). */
+  EDIT_LOOSE_SPAN_MAX_RATIO: 1.5,
+  /** Diffs in results are cut to this many bytes for the model (the page gets the full diff). */
+  DIFF_MAX_BYTES: 8000,
+
+  /** run_command: in-memory capture per stream; the rest goes only to the log file. */
+  COMMAND_CAPTURE_MAX_BYTES: 256 * 1024,
+  /** run_command: default and maximum timeout. */
+  COMMAND_TIMEOUT_DEFAULT_MS: 120_000,
+  COMMAND_TIMEOUT_MAX_MS: 600_000,
+  COMMAND_TIMEOUT_MIN_MS: 1000,
+  /** Grace between SIGTERM and SIGKILL for a process group. */
+  COMMAND_KILL_GRACE_MS: 2000,
+
+  /** Background tasks: in-memory unread output kept per stream; the log on disk holds everything. */
+  TASK_CAPTURE_MAX_BYTES: 512 * 1024,
+  /** task_output: most bytes of new output returned per stream per read. */
+  TASK_OUTPUT_MAX_BYTES: 8000,
+  /** task_output: longest wait for new output. */
+  TASK_WAIT_MAX_MS: 60_000,
+
+  /** web_fetch: response body kept; the rest is drained and counted. */
+  WEB_RESPONSE_MAX_BYTES: 2 * 1024 * 1024,
+
+  /** Project docs (AGENTS.md / CLAUDE.md) in the system prompt. */
+  PROJECT_DOCS_MAX_BYTES: 20_000,
+  /** A skill body loaded by the skill tool. */
+  SKILL_BODY_MAX_BYTES: 20_000,
+  /** todo_write: most items. */
+  TODO_MAX_ITEMS: 50,
+
+  /** Per-step budget: share of the remaining context window given to one step's results. */
+  TURN_BUDGET_SHARE: 0.35,
+  TURN_BUDGET_MIN_BYTES: 4000,
+  TURN_BUDGET_MAX_BYTES: 120_000,
+} as const;
+
+export type Budget = { -readonly [K in keyof typeof BUDGET]: number };
+
+/** A mutable copy of the table; tests lower a cap through ctx.budget, never by editing BUDGET. */
+export function budgetTable(overrides: Partial<Budget> = {}): Budget {
+  return { ...BUDGET, ...overrides };
+}

@@ -1,0 +1,47 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createContext, type ContextInit } from '../lib/tools/context';
+import { createRegistry } from '../lib/tools/registry';
+import { dispatch, type DispatchOptions } from '../lib/tools/dispatch';
+import type { ToolDefinition, ToolResult } from '../lib/tools/types';
+import type { z } from 'zod';
+
+/** A fresh temp workspace and data dir (real paths), removed by cleanup(). */
+export function tempWorkspace(prefix = 'clamp-test-') {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  const workspace = path.join(root, 'ws');
+  const dataDir = path.join(root, 'data');
+  fs.mkdirSync(workspace);
+  fs.mkdirSync(dataDir);
+  return {
+    root,
+    workspace,
+    dataDir,
+    /** write a file relative to the workspace, creating parents */
+    write(rel: string, content: string | Buffer) {
+      const abs = path.join(workspace, rel);
+      fs.mkdirSync(path.dirname(abs), { recursive: true });
+      fs.writeFileSync(abs, content);
+      return abs;
+    },
+    read(rel: string) {
+      return fs.readFileSync(path.join(workspace, rel), 'utf8');
+    },
+    cleanup() {
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A dispatcher over the given tools, bound to a workspace; extra context per call. */
+export function harness(tools: ToolDefinition<z.ZodType>[], ws: { workspace: string; dataDir: string }, base: Partial<ContextInit> = {}) {
+  const reg = createRegistry(tools);
+  return {
+    reg,
+    call(name: string, args: unknown, extra: Partial<ContextInit> = {}, opts: DispatchOptions = { approver: { approved: true } }): Promise<ToolResult> {
+      const ctx = createContext({ workspace: ws.workspace, dataDir: ws.dataDir, ...base, ...extra });
+      return dispatch(reg, name, args, ctx, opts);
+    },
+  };
+}
