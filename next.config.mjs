@@ -5,6 +5,8 @@ const nextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   devIndicators: false,
+  // `npm run typecheck` checks the whole tree (tests included) as its own step
+  typescript: { ignoreBuildErrors: true },
 };
 
 export default nextConfig;

@@ -50,8 +50,11 @@ export function resolveDataDir(value: string | undefined): string {
   }
 }
 
-/** Read the configuration from the environment (DESIGN.md's table). Throws ConfigError with the fix. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ClampConfig {
+/**
+ * Read the configuration from the environment (DESIGN.md's table). Throws ConfigError with the fix.
+ * The default workspace is where the command was typed: npm sets INIT_CWD to it for `npm start`.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = env.INIT_CWD || process.cwd()): ClampConfig {
   const port = env.CLAMP_PORT ? Number(env.CLAMP_PORT) : 3000;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ConfigError(`CLAMP_PORT=${env.CLAMP_PORT} is not a port number. Use an integer from 1 to 65535.`);

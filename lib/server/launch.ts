@@ -1,0 +1,124 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig } from '../config';
+import { checkDoor } from './door';
+import { runShutdownHooks } from './shutdown';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SOURCE_DIRS = ['app', 'lib', 'components', 'public'];
+const SOURCE_FILES = ['next.config.mjs', 'package.json', 'postcss.config.mjs', 'tsconfig.json'];
+
+function newestSourceMtime(): number {
+  let newest = 0;
+  const visit = (p: string) => {
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(p);
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) {
+      for (const name of fs.readdirSync(p)) visit(path.join(p, name));
+    } else if (st.mtimeMs > newest) newest = st.mtimeMs;
+  };
+  for (const d of SOURCE_DIRS) visit(path.join(ROOT, d));
+  for (const f of SOURCE_FILES) visit(path.join(ROOT, f));
+  return newest;
+}
+
+/** Build the page when there is no build or the sources changed since the last one. */
+function ensureBuild(force: boolean): void {
+  const buildId = path.join(ROOT, '.next', 'BUILD_ID');
+  let builtAt = 0;
+  try {
+    builtAt = fs.statSync(buildId).mtimeMs;
+  } catch {
+    builtAt = 0;
+  }
+  if (!force && builtAt > 0 && builtAt >= newestSourceMtime()) return;
+  process.stdout.write(builtAt ? 'Sources changed since the last build; rebuilding Clamp…\n' : 'Building Clamp (first start, about a minute)…\n');
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/next/dist/bin/next'), 'build'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+  });
+  if (r.status !== 0) {
+    process.stderr.write('The build failed (see above). Fix it, or run `npm run build` to see the error again.\n');
+    process.exit(1);
+  }
+}
+
+/** Start Clamp: configuration, build if needed, the Next.js app behind the door, shutdown on signals. */
+export async function launch(argv: string[]): Promise<void> {
+  process.env.NEXT_TELEMETRY_DISABLED = '1';
+  let cfg;
+  try {
+    cfg = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`clamp: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const dev = argv.includes('--dev');
+  const token = process.env.CLAMP_TOKEN || crypto.randomBytes(24).toString('base64url');
+  process.env.CLAMP_TOKEN = token;
+  process.env.CLAMP_WORKSPACE = cfg.workspace;
+  process.env.CLAMP_DATA_DIR = cfg.dataDir;
+  process.env.CLAMP_MODE = cfg.mode;
+  if (!dev) ensureBuild(argv.includes('--rebuild'));
+
+  const { default: next } = await import('next');
+  const app = next({ dev, dir: ROOT, hostname: cfg.host, port: cfg.port });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  let port = cfg.port;
+
+  const server = http.createServer((req, res) => {
+    const verdict = checkDoor({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, token, port);
+    if (verdict.kind === 'refuse') {
+      res.writeHead(verdict.status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(verdict.message + '\n');
+      return;
+    }
+    if (verdict.kind === 'set-cookie') {
+      res.writeHead(303, { location: verdict.location, 'set-cookie': verdict.cookie, 'cache-control': 'no-store' });
+      res.end();
+      return;
+    }
+    void handle(req, res);
+  });
+  // a request body is read by the route handlers; the door itself never buffers one
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(cfg.port, cfg.host, () => resolve());
+  });
+  const addr = server.address();
+  if (addr && typeof addr === 'object') port = addr.port;
+  process.env.CLAMP_PORT = String(port);
+  const shownHost = cfg.host === '0.0.0.0' || cfg.host === '::' ? '127.0.0.1' : cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
+  process.stdout.write(
+    `Clamp is working in ${cfg.workspace}\n` +
+      `Data: ${cfg.dataDir} · mode: ${cfg.mode}\n` +
+      `Open http://${shownHost}:${port}/?token=${token}\n`,
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`\n${signal}: stopping Clamp and every background task…\n`);
+    server.close();
+    server.closeAllConnections();
+    await runShutdownHooks();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
