@@ -72,7 +72,7 @@ export function prepareCall(reg: Registry, name: string, args: unknown, ctx: Too
   }
   if (raw === undefined || raw === null) raw = {};
   const parsed = tool.schema.safeParse(raw);
-  if (!parsed.success) return { ok: false, result: result('error', formatZodIssues(tool.name, parsed.error)) };
+  if (!parsed.success) return { ok: false, result: result('error', formatZodIssues(tool.name, parsed.error, raw)) };
   const empty = emptyFieldError(tool, parsed.data);
   if (empty) return { ok: false, result: result('error', empty) };
   if (tool.paths) {

@@ -1,12 +1,12 @@
 import type { z } from 'zod';
 
 /** Turn zod issues into one line per field: what was wrong and what was expected. */
-export function formatZodIssues(toolName: string, error: z.ZodError): string {
+export function formatZodIssues(toolName: string, error: z.ZodError, raw?: unknown): string {
   const lines = error.issues.slice(0, 8).map((issue) => {
     const field = issue.path.length ? issue.path.map(String).join('.') : '(arguments)';
     let msg = issue.message;
     if (issue.code === 'invalid_type') {
-      const received = (issue as { input?: unknown }).input;
+      const received = valueAt(raw, issue.path);
       const got = received === undefined ? 'nothing (the field is missing)' : describeValue(received);
       msg = `expected ${issue.expected}, got ${got}`;
     } else if (issue.code === 'unrecognized_keys') {
@@ -16,6 +16,15 @@ export function formatZodIssues(toolName: string, error: z.ZodError): string {
   });
   const more = error.issues.length > 8 ? `\n- … and ${error.issues.length - 8} more problems` : '';
   return `Invalid arguments for ${toolName}:\n${lines.join('\n')}${more}\nFix the arguments and call ${toolName} again.`;
+}
+
+function valueAt(raw: unknown, p: readonly PropertyKey[]): unknown {
+  let v = raw;
+  for (const k of p) {
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, k)) return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
 }
 
 function describeValue(v: unknown): string {
