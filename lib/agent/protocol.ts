@@ -1,0 +1,114 @@
+/**
+ * The one vocabulary between the server and the page: chat message types, data parts,
+ * and the JSON shapes of the REST endpoints. Imported by both sides.
+ */
+import type { UIMessage } from 'ai';
+import type { PermissionMode, PolicyDecision, ToolResult, Truncation } from '../tools/types';
+
+export type { PermissionMode, PolicyDecision, ToolResult, Truncation };
+
+/** Data parts the server streams into a chat message. */
+export type ClampDataParts = {
+  /** live output of a running tool (transient: delivered to onData, not stored in the message) */
+  'tool-progress': { toolCallId: string; stream: 'stdout' | 'stderr'; text: string };
+  /** what a pending approval is about: computed by the server's policy, shown in the approval bar */
+  'approval-info': ApprovalInfo;
+  /** context use after each step */
+  context: { usedTokens: number; windowTokens: number; step: number };
+  /** the per-step budget cut a result further than its own caps */
+  'turn-budget': { toolCallId: string; truncation: Truncation; budgetBytes: number };
+  /** a provider failure or other notice, with the next step */
+  notice: { level: 'error' | 'warning' | 'info'; message: string; next?: string };
+  /** the todo list the model keeps (todo_write) */
+  todos: { items: TodoItem[] };
+};
+
+export interface TodoItem {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed' | 'cancelled';
+}
+
+export interface ApprovalInfo {
+  toolCallId: string;
+  approvalId?: string;
+  toolName: string;
+  /** what needs approval, in one line (the full command for run_command) */
+  summary: string;
+  /** every sub-command, for commands */
+  subcommands?: string[];
+  cwd?: string;
+  decision: PolicyDecision;
+  /** the change a file write would make, as a unified diff */
+  diff?: string;
+}
+
+export interface MessageMetadata {
+  model?: string;
+  createdAt?: number;
+}
+
+export type ClampMessage = UIMessage<MessageMetadata, ClampDataParts>;
+
+/** An approval answer from the page. */
+export type ApprovalAnswer = 'once' | 'session' | 'always' | 'edit' | 'deny';
+
+export interface ApprovalAnswerBody {
+  answer: ApprovalAnswer;
+  /** for 'edit': the command as the person edited it */
+  editedCommand?: string;
+  /** for 'deny': why, which reaches the model */
+  reason?: string;
+}
+
+export interface SessionSummary {
+  id: string;
+  title: string;
+  mode: PermissionMode;
+  createdAt: number;
+  updatedAt: number;
+  messageCount: number;
+  pendingApprovals: number;
+}
+
+export interface SavedRule {
+  id: string;
+  workspace: string;
+  tool: string;
+  /** the command prefix (ruleKey) or '*' for every call of the tool */
+  pattern: string;
+  action: 'allow' | 'deny' | 'ask';
+  createdAt: number;
+}
+
+export interface ModelSettings {
+  provider: 'anthropic' | 'openai' | 'openai-compatible' | 'ollama' | 'scripted' | null;
+  model: string | null;
+  baseUrl: string | null;
+  contextWindow: number | null;
+  defaultMode: PermissionMode;
+}
+
+export interface ModelStatus {
+  configured: boolean;
+  provider: string | null;
+  model: string | null;
+  label: string;
+  windowTokens: number;
+  /** when not configured: exactly how to configure one */
+  help?: string;
+  scripted: boolean;
+}
+
+export interface TaskSummary {
+  id: string;
+  command: string;
+  cwd: string;
+  status: 'running' | 'exited' | 'killed' | 'timed-out' | 'failed';
+  exitCode: number | null;
+  startedAt: number;
+  endedAt: number | null;
+  stdoutBytes: number;
+  stderrBytes: number;
+  logPath: string;
+  sessionId?: string;
+}
