@@ -1,0 +1,165 @@
+/**
+ * list_dir: one folder, directories first then files, each in byte order of their names, with exact
+ * sizes; paged by entry count. Nothing is hidden: build, vendor and dot folders are listed like any other.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { defineTool } from './registry';
+import { ToolError, type ToolContext } from './types';
+import type { Budget } from './budget';
+import { isInside, resolveInWorkspace } from '../policy/workspace';
+import { formatCount } from './text';
+import { notFoundError } from './near-names';
+
+const schema = z.strictObject({
+  path: z.string().optional().describe("Folder to list, relative to the workspace root (default '.', the root)."),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('Entries to skip (0-based; default 0). The footer of a capped listing gives the offset of the next page.'),
+});
+
+interface Entry {
+  name: string;
+  kind: 'dir' | 'file' | 'link-dir' | 'link-file' | 'link-broken' | 'other';
+}
+
+const isDirKind = (k: Entry['kind']) => k === 'dir' || k === 'link-dir';
+
+/** A name as one safe line: quoted when it holds control characters (a newline would fake an entry). */
+function showName(name: string): string {
+  return /[\u0000-\u001f\u007f]/.test(name) ? JSON.stringify(name) : name;
+}
+
+/** Classify every entry; only symlinks cost a stat (to sort a link to a folder among the folders). */
+async function readEntries(abs: string): Promise<Entry[]> {
+  const dirents = await fs.promises.readdir(abs, { withFileTypes: true });
+  return Promise.all(
+    dirents.map(async (d): Promise<Entry> => {
+      if (d.isDirectory()) return { name: d.name, kind: 'dir' };
+      if (d.isFile()) return { name: d.name, kind: 'file' };
+      if (d.isSymbolicLink()) {
+        try {
+          const st = await fs.promises.stat(path.join(abs, d.name));
+          return { name: d.name, kind: st.isDirectory() ? 'link-dir' : 'link-file' };
+        } catch {
+          return { name: d.name, kind: 'link-broken' };
+        }
+      }
+      return { name: d.name, kind: 'other' };
+    }),
+  );
+}
+
+/** The line for one entry: "dir/", "file.ts  1234", "link -> target" (sizes and targets read only for the page). */
+async function entryLine(absDir: string, workspace: string, e: Entry): Promise<string> {
+  const abs = path.join(absDir, e.name);
+  const name = showName(e.name);
+  if (e.kind === 'dir') return `${name}/`;
+  if (e.kind === 'file' || e.kind === 'other') {
+    try {
+      const st = await fs.promises.lstat(abs);
+      if (st.isFile()) return `${name}  ${st.size}`;
+      const what = st.isFIFO() ? 'pipe' : st.isSocket() ? 'socket' : st.isCharacterDevice() || st.isBlockDevice() ? 'device' : 'special file';
+      return `${name}  (${what})`;
+    } catch {
+      return `${name}  (vanished while listing)`;
+    }
+  }
+  let target = '?';
+  try {
+    target = await fs.promises.readlink(abs);
+  } catch {
+    // keep '?': the link changed while listing
+  }
+  const shownTarget = showName(target);
+  if (e.kind === 'link-broken') return `${name} -> ${shownTarget}  (broken link)`;
+  let outside = false;
+  try {
+    outside = !isInside(workspace, await fs.promises.realpath(abs));
+  } catch {
+    outside = false;
+  }
+  const note = outside ? '  (outside the workspace)' : '';
+  return e.kind === 'link-dir' ? `${name}/ -> ${shownTarget}${note}` : `${name} -> ${shownTarget}${note}`;
+}
+
+function byName(a: Entry, b: Entry): number {
+  return Buffer.compare(Buffer.from(a.name), Buffer.from(b.name));
+}
+
+const plural = (n: number, one: string, many: string) => `${formatCount(n)} ${n === 1 ? one : many}`;
+
+function describe(b: Budget): string {
+  return [
+    'List one folder of the workspace (not recursive). Directories come first ("name/"), then files with their exact size in bytes ("name  1234"), each sorted by name; symlinks show their target ("name -> target").',
+    'Nothing is hidden: dot files, build output and vendor folders are listed too.',
+    `At most ${b.LIST_DIR_MAX_ENTRIES} entries per call; a longer listing says how many entries there are and the offset for the next page (offset counts entries to skip, from 0).`,
+    "path defaults to '.', the workspace root.",
+    'To find files by pattern across the tree use glob; to read a file use read_file.',
+  ].join('\n');
+}
+
+async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
+  const b = ctx.budget;
+  const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path ?? '.', 'read');
+  let stat: fs.Stats;
+  try {
+    stat = await fs.promises.stat(abs);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw notFoundError(ctx.workspace, rel, 'Directory');
+    throw err;
+  }
+  if (!stat.isDirectory()) {
+    const parent = path.posix.dirname(rel);
+    throw new ToolError(
+      `${rel} is a file, not a directory. Use read_file with path=${rel} to read it${parent === '.' ? '' : `, or list_dir with path=${parent} to see its folder`}.`,
+    );
+  }
+  if (ctx.signal.aborted) throw new Error('aborted');
+  const entries = await readEntries(abs);
+  const dirs = entries.filter((e) => isDirKind(e.kind)).sort(byName);
+  const files = entries.filter((e) => !isDirKind(e.kind)).sort(byName);
+  const all = [...dirs, ...files];
+  const total = all.length;
+  const offset = input.offset ?? 0;
+  const where = rel === '.' ? 'the workspace root' : `${rel}/`;
+  if (total === 0) {
+    if (offset > 0) throw new ToolError(`Offset ${offset} is past the end: ${where} is empty (0 entries).`);
+    return { output: `(${where} is empty: 0 entries)`, meta: { path: rel, total: 0 } };
+  }
+  if (offset >= total) {
+    const lastPage = Math.floor((total - 1) / b.LIST_DIR_MAX_ENTRIES) * b.LIST_DIR_MAX_ENTRIES;
+    throw new ToolError(
+      `Offset ${offset} is past the end: ${where} has ${plural(total, 'entry', 'entries')}. Use an offset from 0 to ${total - 1} (offset=${lastPage} shows the last page).`,
+    );
+  }
+  const page = all.slice(offset, offset + b.LIST_DIR_MAX_ENTRIES);
+  const lines = await Promise.all(page.map((e) => entryLine(abs, ctx.workspace, e)));
+  const first = offset + 1;
+  const last = offset + page.length;
+  const counts = `${plural(dirs.length, 'directory', 'directories')}, ${plural(files.length, 'file', 'files')}`;
+  const more = last < total;
+  let footer: string;
+  if (first === 1 && !more) footer = `(${plural(total, 'entry', 'entries')}: ${counts})`;
+  else footer = `(${plural(total, 'entry', 'entries')}, showing ${first}–${last}; ${more ? `offset=${last} for more` : 'end of listing'}; ${counts} in all)`;
+  return {
+    output: `${lines.join('\n')}\n${footer}`,
+    ...(more ? { hint: `Next page: list_dir with path=${rel} offset=${last}.` } : {}),
+    truncation: more ? { unit: 'entries' as const, shown: page.length, total, by: 'tool' as const } : null,
+    meta: { path: rel, total, directories: dirs.length, files: files.length, offset, shown: page.length },
+  };
+}
+
+export const listDirTool = defineTool({
+  name: 'list_dir',
+  effect: 'read',
+  schema,
+  describe,
+  paths: (input) => [{ path: input.path ?? '.', access: 'read', field: 'path' }],
+  run,
+});
