@@ -17,6 +17,10 @@ export const BUDGET = {
   READ_MAX_LINE_BYTES: 2000,
   /** Binary sniffing: a NUL byte in this many leading bytes marks a binary file. */
   BINARY_SNIFF_BYTES: 8192,
+  /** read_file: after the window, the rest of the file is scanned at most this far to count its lines (past it the total is a lower bound). */
+  READ_COUNT_MAX_BYTES: 1024 * 1024 * 1024,
+  /** "Did you mean …": most directory entries the workspace-wide name search visits. */
+  NEAR_NAMES_MAX_VISITED_ENTRIES: 20_000,
 
   /** list_dir: entries per page. */
   LIST_DIR_MAX_ENTRIES: 200,
@@ -39,6 +43,17 @@ export const BUDGET = {
   EDIT_MAX_FILE_BYTES: 4 * 1024 * 1024,
   /** edit_file: a loose match may span at most this many times the lines of old_string (plus slack). */
   EDIT_LOOSE_SPAN_MAX_RATIO: 1.5,
+  /** edit_file: lines and bytes a loose match may exceed that ratio by (small old_strings need room for drift). */
+  EDIT_LOOSE_SPAN_SLACK_LINES: 2,
+  EDIT_LOOSE_SPAN_SLACK_BYTES: 64,
+  /** edit_file: first/last-line anchor matches need at least this similarity (0–1) between the middles. */
+  EDIT_ANCHOR_MIN_SIMILARITY_RATIO: 0.8,
+  /** edit_file / apply_patch: lines of the closest region shown when old text is not found. */
+  EDIT_CLOSEST_REGION_MAX_LINES: 8,
+  /** edit_file / apply_patch: each line of that region is cut to this many bytes. */
+  EDIT_CLOSEST_REGION_MAX_LINE_BYTES: 300,
+  /** edit_file: most line numbers listed when old_string matches several places. */
+  EDIT_MATCH_LINES_MAX_LISTED: 20,
   /** Diffs in results are cut to this many bytes for the model (the page gets the full diff). */
   DIFF_MAX_BYTES: 8000,
 
@@ -50,6 +65,10 @@ export const BUDGET = {
   COMMAND_TIMEOUT_MIN_MS: 1000,
   /** Grace between SIGTERM and SIGKILL for a process group. */
   COMMAND_KILL_GRACE_MS: 2000,
+  /** run_command / tasks: live output is published at most this often … */
+  COMMAND_PROGRESS_INTERVAL_MS: 50,
+  /** … and at most this many bytes per stream per interval (the rest is counted; the log has it). */
+  COMMAND_PROGRESS_MAX_BYTES: 16 * 1024,
 
   /** Background tasks: in-memory unread output kept per stream; the log on disk holds everything. */
   TASK_CAPTURE_MAX_BYTES: 512 * 1024,
@@ -57,6 +76,10 @@ export const BUDGET = {
   TASK_OUTPUT_MAX_BYTES: 8000,
   /** task_output: longest wait for new output. */
   TASK_WAIT_MAX_MS: 60_000,
+  /** Background tasks: most running at once (a new one is refused past it). */
+  TASK_MAX_RUNNING: 32,
+  /** Background tasks: most kept in the list; the oldest finished ones are forgotten first (their logs stay). */
+  TASK_MAX_KEPT: 100,
 
   /** web_fetch: response body kept; the rest is drained and counted. */
   WEB_RESPONSE_MAX_BYTES: 2 * 1024 * 1024,
