@@ -39,6 +39,8 @@ interface Scan {
   lines: number;
   /** true when the scan reached the end of the file */
   complete: boolean;
+  /** bytes scanned from the start of the file */
+  scanned: number;
 }
 
 /** Largest k <= max that does not split a UTF-8 character in buf (steps back at most 3 bytes). */
@@ -109,24 +111,7 @@ async function scanFile(fh: fs.promises.FileHandle, size: number, offset: number
     // a UTF-8 BOM is an encoding mark, not text
     let start = pos === 0 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
     pos += bytesRead;
-    if (end !== null) {
-      for (let i = chunk.indexOf(NL, start); i !== -1; i = chunk.indexOf(NL, i + 1)) lineNo++;
-      lineHasBytes = chunk[chunk.length - 1] !== NL;
-      countedAfter += bytesRead - start;
-      if (countedAfter >= budget.READ_COUNT_MAX_BYTES && pos < size) {
-        complete = false;
-        break;
-      }
-      continue;
-    }
-    while (start < chunk.length) {
-      if (end !== null) {
-        // the window just closed mid-chunk: count the rest of this chunk
-        for (let i = chunk.indexOf(NL, start); i !== -1; i = chunk.indexOf(NL, i + 1)) lineNo++;
-        lineHasBytes = chunk[chunk.length - 1] !== NL;
-        countedAfter += chunk.length - start;
-        break;
-      }
+    while (end === null && start < chunk.length) {
       const nl = chunk.indexOf(NL, start);
       const stop = nl === -1 ? chunk.length : nl;
       if (stop > start) {
@@ -142,18 +127,29 @@ async function scanFile(fh: fs.promises.FileHandle, size: number, offset: number
           lastByte = chunk[stop - 1];
         }
       }
-      if (nl === -1) break;
-      if (lineNo >= offset) finishLine();
-      lineNo++;
-      lineHasBytes = false;
-      start = nl + 1;
+      if (nl === -1) start = chunk.length;
+      else {
+        if (lineNo >= offset) finishLine();
+        lineNo++;
+        lineHasBytes = false;
+        start = nl + 1;
+      }
+    }
+    if (end === null || start >= chunk.length) continue;
+    // the window is closed: only count lines, up to the counting cap
+    for (let i = chunk.indexOf(NL, start); i !== -1; i = chunk.indexOf(NL, i + 1)) lineNo++;
+    lineHasBytes = chunk[chunk.length - 1] !== NL;
+    countedAfter += chunk.length - start;
+    if (countedAfter >= budget.READ_COUNT_MAX_BYTES && pos < size) {
+      complete = false;
+      break;
     }
   }
   // a last line without a trailing newline
   if (end === null && lineHasBytes && lineNo >= offset) finishLine();
   if (end === null) end = 'eof';
   const lines = lineHasBytes ? lineNo : lineNo - 1;
-  return { texts, end, lines, complete };
+  return { texts, end, lines, complete, scanned: pos };
 }
 
 function describe(b: Budget): string {
@@ -198,11 +194,13 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
       let lines = '';
       if (stat.size <= b.READ_COUNT_MAX_BYTES) {
         const s = await scanFile(fh, stat.size, Number.MAX_SAFE_INTEGER, 1, b, ctx.signal);
-        lines = `, ${formatCount(s.lines)} lines`;
+        lines = ` and ${formatCount(s.lines)} line${s.lines === 1 ? '' : 's'}`;
       }
+      const exact = `${formatCount(stat.size)} bytes`;
+      const sizeText = formatBytes(stat.size) === exact ? exact : `${formatBytes(stat.size)} (${exact})`;
       const step = `read_file with path=${rel} offset=1 limit=${b.READ_MAX_LINES}`;
       throw new ToolError(
-        `${rel} is ${formatBytes(stat.size)} (${formatCount(stat.size)} bytes${lines}), too large to read whole (the limit without a window is ${formatBytes(b.READ_WHOLE_FILE_MAX_BYTES)}). ` +
+        `${rel} is ${sizeText}${lines}, too large to read whole (the limit without a window is ${formatBytes(b.READ_WHOLE_FILE_MAX_BYTES)}). ` +
           `Read it in windows with offset and limit (at most ${b.READ_MAX_LINES} lines per call), starting with ${step}; to find text in it use grep.`,
         `Page it: ${step}, then continue from the offset the footer gives.`,
       );
@@ -241,7 +239,7 @@ function render(rel: string, input: z.infer<typeof schema>, offset: number, limi
   const more = last < s.lines || !s.complete;
   const total = s.complete
     ? String(s.lines)
-    : `at least ${s.lines} (counting stopped ${formatBytes(b.READ_COUNT_MAX_BYTES)} past this window; the file is ${formatBytes(size)})`;
+    : `at least ${s.lines} (counted in the first ${formatBytes(s.scanned)} of ${formatBytes(size)})`;
   const asked = Math.min(limit, Math.max(s.lines - a + 1, numbered.length));
   const notes: string[] = [];
   if (input.limit !== undefined && input.limit > b.READ_MAX_LINES) notes.push(`limit ${input.limit} lowered to the ${b.READ_MAX_LINES}-line maximum`);

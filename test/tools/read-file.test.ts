@@ -1,0 +1,297 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { readFileTool } from '../../lib/tools/read-file';
+import { listDirTool } from '../../lib/tools/list-dir';
+import { BUDGET, budgetTable } from '../../lib/tools/budget';
+import { harness, tempWorkspace } from '../helpers';
+
+let ws: ReturnType<typeof tempWorkspace>;
+let h: ReturnType<typeof harness>;
+
+beforeEach(() => {
+  ws = tempWorkspace();
+  h = harness([readFileTool, listDirTool], ws);
+});
+afterEach(() => ws.cleanup());
+
+const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+
+/** A minimal real PNG: signature, IHDR, IDAT, IEND (CRCs are not checked by the sniffer). */
+function pngBytes(): Buffer {
+  const sig = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const ihdr = Buffer.concat([Buffer.from([0, 0, 0, 13]), Buffer.from('IHDR'), Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]), Buffer.alloc(4)]);
+  const idat = Buffer.concat([Buffer.from([0, 0, 0, 11]), Buffer.from('IDAT'), Buffer.alloc(11, 7), Buffer.alloc(4)]);
+  const iend = Buffer.concat([Buffer.alloc(4), Buffer.from('IEND'), Buffer.from([0xae, 0x42, 0x60, 0x82])]);
+  return Buffer.concat([sig, ihdr, idat, iend, Buffer.alloc(12_000, 0x55)]);
+}
+
+describe('read_file: contract', () => {
+  it('has a stable JSON schema', () => {
+    expect(z.toJSONSchema(readFileTool.schema)).toMatchSnapshot();
+  });
+
+  it('describes itself with numbers from the budget it is given and names its siblings', () => {
+    const text = readFileTool.describe(budgetTable({ READ_MAX_LINES: 77, READ_MAX_LINE_BYTES: 1234 }));
+    expect(text).toContain('default and maximum 77');
+    expect(text).toContain('Lines longer than 1,234 bytes are cut');
+    expect(text).toContain('To find text across files use grep; to list a folder use list_dir');
+    expect(readFileTool.effect).toBe('read');
+  });
+});
+
+describe('read_file: happy path', () => {
+  it('numbers lines with a width fixed by the file, not the window', async () => {
+    ws.write('a.txt', numbered(120));
+    const r = await h.call('read_file', { path: 'a.txt', offset: 8, limit: 3 });
+    expect(r.status).toBe('ok');
+    expect(r.output).toBe('  8\tline 8\n  9\tline 9\n 10\tline 10\n(lines 8–10 of 120; continue with offset=11)');
+    expect(r.hint).toBe('To continue: read_file with path=a.txt offset=11.');
+    expect(r.truncation).toBeNull();
+  });
+
+  it('reads a small file whole and says it reached the end', async () => {
+    ws.write('src/b.ts', 'const a = 1;\nconst b = 2;');
+    const r = await h.call('read_file', { path: './src/b.ts' });
+    expect(r.output).toBe('1\tconst a = 1;\n2\tconst b = 2;\n(lines 1–2 of 2; end of file)');
+    expect(r.hint).toBeUndefined();
+    expect(r.truncation).toBeNull();
+  });
+
+  it('strips \\r of CRLF and a UTF-8 BOM for display, and decodes invalid UTF-8 lossily', async () => {
+    ws.write('w.txt', Buffer.concat([Buffer.from('\ufeffone\r\ntwo '), Buffer.from([0xff, 0xc3]), Buffer.from(' end\r\n')]));
+    const r = await h.call('read_file', { path: 'w.txt' });
+    expect(r.status).toBe('ok');
+    expect(r.output).toBe('1\tone\n2\ttwo \ufffd\ufffd end\n(lines 1–2 of 2; end of file)');
+  });
+
+  it('answers an empty file plainly', async () => {
+    ws.write('empty.txt', '');
+    const r = await h.call('read_file', { path: 'empty.txt' });
+    expect(r).toMatchObject({ status: 'ok', output: '(empty.txt is empty: 0 lines)' });
+  });
+
+  it('reads a text file named like an image (a Git LFS pointer) as text', async () => {
+    ws.write('photo.png', 'version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 12345\n');
+    const r = await h.call('read_file', { path: 'photo.png', limit: 1 });
+    expect(r.output).toBe('1\tversion https://git-lfs.github.com/spec/v1\n(lines 1–1 of 3; continue with offset=2)');
+  });
+});
+
+describe('read_file: errors with a next step', () => {
+  it('a PNG answers with a clear binary error naming type and size, no bytes', async () => {
+    const png = pngBytes();
+    ws.write('assets/photo.png', png);
+    const r = await h.call('read_file', { path: 'assets/photo.png' });
+    expect(r.status).toBe('error');
+    expect(r.output).toBe(`assets/photo.png is a binary file (PNG image, 12,068 bytes); read_file shows text only.`);
+    expect(png.length).toBe(12_068);
+  });
+
+  it('a NUL in the first sniffed bytes marks an unknown file as binary data', async () => {
+    ws.write('blob', Buffer.concat([Buffer.from('text then '), Buffer.from([0]), Buffer.from('more')]));
+    const r = await h.call('read_file', { path: 'blob' });
+    expect(r.output).toBe('blob is a binary file (binary data, 15 bytes); read_file shows text only.');
+  });
+
+  it('a missing file names near names', async () => {
+    ws.write('src/utils.ts', 'x');
+    ws.write('src/utlis.tsx', 'x');
+    ws.write('src/zzz.ts', 'x');
+    const r = await h.call('read_file', { path: 'src/utlis.ts' });
+    expect(r.status).toBe('error');
+    expect(r.output).toBe('File not found: src/utlis.ts. Did you mean src/utlis.tsx, src/utils.ts?');
+  });
+
+  it('a missing file with nothing near says where to look', async () => {
+    ws.write('src/utils.ts', 'x');
+    const r = await h.call('read_file', { path: 'src/qqqqqqqq.md' });
+    expect(r.output).toBe(
+      'File not found: src/qqqqqqqq.md. Nothing with a similar name is in src/; use list_dir with path=src to see what is there, or glob to search the tree by pattern.',
+    );
+    const deep = await h.call('read_file', { path: 'nope/deeper/x.ts' });
+    expect(deep.output).toBe(
+      'File not found: nope/deeper/x.ts (nope does not exist); use list_dir to see the workspace root, or glob to search the tree by pattern.',
+    );
+  });
+
+  it('a directory points to list_dir', async () => {
+    fs.mkdirSync(path.join(ws.workspace, 'src'));
+    const r = await h.call('read_file', { path: 'src' });
+    expect(r.output).toBe('src is a directory, not a file. Use list_dir with path=src to see what it contains.');
+  });
+
+  it('a pipe is refused without blocking', async () => {
+    execFileSync('mkfifo', [path.join(ws.workspace, 'pipe')]);
+    const r = await h.call('read_file', { path: 'pipe' });
+    expect(r.output).toBe('pipe is not a regular file (a device, socket or pipe); read_file reads regular files only.');
+  });
+
+  it('an offset past the end says how many lines the file has', async () => {
+    ws.write('a.txt', numbered(12));
+    const r = await h.call('read_file', { path: 'a.txt', offset: 13 });
+    expect(r.status).toBe('error');
+    expect(r.output).toBe('Offset 13 is past the end of a.txt: the file has 12 lines. Use an offset from 1 to 12.');
+    const limited = await h.call('read_file', { path: 'a.txt', offset: 50, limit: 5 });
+    expect(limited.output).toBe('Offset 50 is past the end of a.txt: the file has 12 lines. Use an offset from 1 to 12 (offset=8 shows the last 5).');
+  });
+
+  it('an empty path is refused before any I/O', async () => {
+    // with I/O, '' would resolve to the workspace root and answer "is a directory"
+    const r = await h.call('read_file', { path: '' });
+    expect(r.status).toBe('error');
+    expect(r.output).toBe('Invalid arguments for read_file:\n- `path`: must not be empty.\nPass a non-empty path and call read_file again.');
+  });
+
+  it('an offset of 0 is refused by validation, naming the field', async () => {
+    ws.write('a.txt', 'x\n');
+    const r = await h.call('read_file', { path: 'a.txt', offset: 0 });
+    expect(r.status).toBe('error');
+    expect(r.output).toMatch(/^Invalid arguments for read_file:\n- `offset`: .*>=1/);
+  });
+
+  it('refuses ../ and symlink escapes', async () => {
+    fs.writeFileSync(path.join(ws.root, 'secret.txt'), 'secret\n');
+    fs.symlinkSync(path.join(ws.root, 'secret.txt'), path.join(ws.workspace, 'link.txt'));
+    const up = await h.call('read_file', { path: '../secret.txt' });
+    expect(up.status).toBe('denied');
+    expect(up.output).toBe(
+      `Path is outside the workspace: ../secret.txt. Only paths inside ${ws.workspace} can be used; pass a path relative to the workspace root.`,
+    );
+    const link = await h.call('read_file', { path: 'link.txt' });
+    expect(link.status).toBe('denied');
+    expect(link.output).toBe(
+      `Path is outside the workspace: link.txt (through a symlink, it resolves to ${path.join(ws.root, 'secret.txt')}). Only paths inside ${ws.workspace} can be used; pass a path relative to the workspace root.`,
+    );
+    expect(link.output).not.toContain('secret\n');
+  });
+});
+
+describe('read_file: big files and cuts', () => {
+  /** 100,000 lines of exactly 100 bytes each (10,000,000 bytes). */
+  function writeLog(): void {
+    const body = Array.from({ length: 100_000 }, (_, i) => `${String(i + 1).padStart(8, '0')} ${'x'.repeat(90)}\n`).join('');
+    ws.write('app.log', body);
+  }
+
+  it('a 10 MB log with no window answers with its size, line count and how to page', async () => {
+    writeLog();
+    const r = await h.call('read_file', { path: 'app.log' });
+    expect(r.status).toBe('error');
+    expect(r.output).toBe(
+      `app.log is 9.5 MB (10,000,000 bytes) and 100,000 lines, too large to read whole (the limit without a window is 4.0 MB). ` +
+        `Read it in windows with offset and limit (at most ${BUDGET.READ_MAX_LINES} lines per call), starting with read_file with path=app.log offset=1 limit=${BUDGET.READ_MAX_LINES}; to find text in it use grep.`,
+    );
+    expect(r.hint).toBe(`Page it: read_file with path=app.log offset=1 limit=${BUDGET.READ_MAX_LINES}, then continue from the offset the footer gives.`);
+  });
+
+  it('a 10 MB log gives a window bounded by bytes, with the note and exact counts', async () => {
+    writeLog();
+    const r = await h.call('read_file', { path: 'app.log', offset: 1 });
+    expect(r.status).toBe('ok');
+    // each shown line is "     1\t" (width 6, from 100,000 lines) + 99 bytes + "\n" = 107 bytes; 149 × 107 = 15,943 ≤ 16,000
+    const lines = r.output.split('\n');
+    expect(lines).toHaveLength(150);
+    expect(lines[0]).toBe(`     1\t00000001 ${'x'.repeat(90)}`);
+    expect(lines[148]).toBe(`   149\t00000149 ${'x'.repeat(90)}`);
+    expect(lines[149]).toBe(
+      `(lines 1–149 of 100000; the window stopped at its 16,000-byte cap after 149 of the ${BUDGET.READ_MAX_LINES} lines asked for; continue with offset=150)`,
+    );
+    expect(Buffer.byteLength(lines.slice(0, 149).join('\n') + '\n')).toBe(15_943);
+    expect(r.truncation).toEqual({ unit: 'lines', shown: 149, total: BUDGET.READ_MAX_LINES, omittedLines: BUDGET.READ_MAX_LINES - 149, by: 'tool' });
+    expect(r.hint).toBe('To continue: read_file with path=app.log offset=150.');
+    const next = await h.call('read_file', { path: 'app.log', offset: 99_990 });
+    expect(next.output.split('\n').at(-1)).toBe('(lines 99990–100000 of 100000; end of file)');
+  });
+
+  it('pages a 1 GB sparse file at offset 5,000,000 with bounded memory', async () => {
+    const GiB = 1024 * 1024 * 1024;
+    const abs = path.join(ws.workspace, 'huge.log');
+    const fd = fs.openSync(abs, 'w');
+    fs.writeSync(fd, Buffer.alloc(4_999_999, 0x0a), 0, 4_999_999, 0); // lines 1–4,999,999 are empty
+    const targets = Array.from({ length: 10 }, (_, i) => `target ${5_000_000 + i}\n`).join('');
+    fs.writeSync(fd, targets, 4_999_999);
+    fs.ftruncateSync(fd, GiB); // the hole reads as NULs: line 5,000,010 is ~1 GB long
+    fs.writeSync(fd, '\nend\n', GiB - 5);
+    fs.closeSync(fd);
+    const nulLineBytes = GiB - 5 - (4_999_999 + Buffer.byteLength(targets));
+
+    const before = process.memoryUsage().rss;
+    const r = await h.call('read_file', { path: 'huge.log', offset: 5_000_000, limit: 20 });
+    const grown = process.memoryUsage().rss - before;
+
+    expect(r.status).toBe('ok');
+    const lines = r.output.split('\n');
+    expect(lines[0]).toBe('5000000\ttarget 5000000');
+    expect(lines[9]).toBe('5000009\ttarget 5000009');
+    expect(lines[10]).toBe(`5000010\t${'\0'.repeat(BUDGET.READ_MAX_LINE_BYTES)}… [line cut: ${(nulLineBytes - BUDGET.READ_MAX_LINE_BYTES).toLocaleString('en-US')} more bytes]`);
+    expect(lines[11]).toBe('5000011\tend');
+    expect(lines[12]).toBe(`(lines 5000000–5000011 of 5000011; 1 long line cut at ${BUDGET.READ_MAX_LINE_BYTES.toLocaleString('en-US')} bytes (marked "line cut"); end of file)`);
+    expect(grown).toBeLessThan(64 * 1024 * 1024);
+
+    const whole = await h.call('read_file', { path: 'huge.log' });
+    expect(whole.output).toMatch(/^huge\.log is 1\.00 GB \(1,073,741,824 bytes\) and 5,000,011 lines, too large to read whole/);
+  }, 60_000);
+
+  it('cuts a long Chinese line on a character boundary with an exact byte count', async () => {
+    const line = '汉字'.repeat(500); // 1,000 characters, 3,000 bytes
+    ws.write('zh.txt', `${line}\n短行\n`);
+    const r = await h.call('read_file', { path: 'zh.txt' });
+    // 2,000 bytes would split a character: 666 characters (1,998 bytes) are kept, 1,002 bytes cut
+    expect(r.output).toBe(
+      `1\t${line.slice(0, 666)}… [line cut: 1,002 more bytes]\n2\t短行\n(lines 1–2 of 2; 1 long line cut at 2,000 bytes (marked "line cut"); end of file)`,
+    );
+    expect(r.output).not.toContain('\ufffd');
+    expect(Buffer.byteLength(line.slice(0, 666))).toBe(1998);
+  });
+
+  it('bounds a window of Chinese lines by bytes with honest counts', async () => {
+    ws.write('zh.txt', Array.from({ length: 10 }, () => '中文内容').join('\n') + '\n'); // 12 bytes of text per line
+    const r = await h.call('read_file', { path: 'zh.txt', offset: 1 }, { budget: { READ_WINDOW_MAX_BYTES: 50 } });
+    // "1\t" + 12 + "\n" = 15 bytes (width 2 for 10 lines: " 1\t" → 16); 3 × 16 = 48 ≤ 50
+    expect(r.output).toBe(' 1\t中文内容\n 2\t中文内容\n 3\t中文内容\n(lines 1–3 of 10; the window stopped at its 50-byte cap after 3 of the 10 lines asked for; continue with offset=4)');
+    expect(r.truncation).toEqual({ unit: 'lines', shown: 3, total: 10, omittedLines: 7, by: 'tool' });
+  });
+});
+
+describe('read_file: lowered caps', () => {
+  it('READ_MAX_LINES lowered: a whole-file read is cut with the note and exact counts', async () => {
+    ws.write('a.txt', numbered(10));
+    const r = await h.call('read_file', { path: 'a.txt' }, { budget: { READ_MAX_LINES: 3 } });
+    expect(r.output).toBe(' 1\tline 1\n 2\tline 2\n 3\tline 3\n(lines 1–3 of 10; continue with offset=4)');
+    expect(r.truncation).toEqual({ unit: 'lines', shown: 3, total: 10, omittedLines: 7, by: 'tool' });
+    expect(r.hint).toBe('To continue: read_file with path=a.txt offset=4.');
+  });
+
+  it('a limit above READ_MAX_LINES is lowered and says so', async () => {
+    ws.write('a.txt', numbered(10));
+    const r = await h.call('read_file', { path: 'a.txt', offset: 2, limit: 5 }, { budget: { READ_MAX_LINES: 3 } });
+    expect(r.output).toBe(' 2\tline 2\n 3\tline 3\n 4\tline 4\n(lines 2–4 of 10; limit 5 lowered to the 3-line maximum; continue with offset=5)');
+  });
+
+  it('READ_MAX_LINE_BYTES lowered: the marker counts the cut bytes exactly', async () => {
+    ws.write('a.txt', 'abcdefghij\r\nshort\n');
+    const r = await h.call('read_file', { path: 'a.txt' }, { budget: { READ_MAX_LINE_BYTES: 4 } });
+    expect(r.output).toBe('1\tabcd… [line cut: 6 more bytes]\n2\tshor… [line cut: 1 more bytes]\n(lines 1–2 of 2; 2 long lines cut at 4 bytes (marked "line cut"); end of file)');
+  });
+
+  it('READ_WHOLE_FILE_MAX_BYTES lowered: no window → size and how to page', async () => {
+    ws.write('a.txt', numbered(10)); // 71 bytes
+    const r = await h.call('read_file', { path: 'a.txt' }, { budget: { READ_WHOLE_FILE_MAX_BYTES: 50 } });
+    expect(r.output).toBe(
+      `a.txt is 71 bytes and 10 lines, too large to read whole (the limit without a window is 50 bytes). Read it in windows with offset and limit (at most ${BUDGET.READ_MAX_LINES} lines per call), starting with read_file with path=a.txt offset=1 limit=${BUDGET.READ_MAX_LINES}; to find text in it use grep.`,
+    );
+    const windowed = await h.call('read_file', { path: 'a.txt', limit: 2 }, { budget: { READ_WHOLE_FILE_MAX_BYTES: 50 } });
+    expect(windowed.output).toBe(' 1\tline 1\n 2\tline 2\n(lines 1–2 of 10; continue with offset=3)');
+  });
+
+  it('READ_COUNT_MAX_BYTES lowered: the total becomes an honest lower bound', async () => {
+    ws.write('a.txt', 'x\n'.repeat(3_000_000)); // 6,000,000 bytes, more than one read chunk
+    const r = await h.call('read_file', { path: 'a.txt', limit: 2 }, { budget: { READ_COUNT_MAX_BYTES: 10 } });
+    // the first 1 MiB chunk is scanned whole: 524,288 lines counted
+    expect(r.output).toBe('     1\tx\n     2\tx\n(lines 1–2 of at least 524288 (counted in the first 1.0 MB of 5.7 MB); continue with offset=3)');
+    expect(r.hint).toBe('To continue: read_file with path=a.txt offset=3.');
+  });
+});
