@@ -112,3 +112,45 @@ export interface TaskSummary {
   logPath: string;
   sessionId?: string;
 }
+
+/** An approval request as stored in the data dir (lib/store/approvals.ts); survives restarts. */
+export interface StoredApproval {
+  approvalId: string;
+  sessionId: string;
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  info: ApprovalInfo | null;
+  status: 'pending' | 'answered' | 'consumed';
+  answer: ApprovalAnswer | null;
+  /** the command as the person edited it ('edit' answers only) */
+  editedCommand: string | null;
+  /** why it was denied ('deny' answers only) */
+  reason: string | null;
+  createdAt: number;
+  answeredAt: number | null;
+}
+
+/** GET /api/sessions/[id]: the session, its whole conversation and what still waits for an answer. */
+export interface SessionDetail {
+  session: SessionSummary;
+  messages: ClampMessage[];
+  pendingApprovals: StoredApproval[];
+}
+
+/** The API keys the settings page can store (in a 0600 file in the data dir, never in the database). */
+export type SecretName = 'anthropic' | 'openai' | 'openai-compatible';
+
+/** GET and PUT /api/settings: the model settings and which keys are set (never the keys themselves). */
+export interface SettingsView {
+  settings: ModelSettings;
+  /** a key is stored in the data dir */
+  keys: Record<SecretName, boolean>;
+  /** a key is set in the server's environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, CLAMP_API_KEY) */
+  envKeys: Record<SecretName, boolean>;
+}
+
+/** PUT /api/settings body: any subset of the settings; a key set to null is removed. */
+export interface SettingsUpdate extends Partial<ModelSettings> {
+  keys?: Partial<Record<SecretName, string | null>>;
+}

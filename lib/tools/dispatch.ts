@@ -110,6 +110,26 @@ export async function decide(tool: ToolDefinition, input: unknown, ctx: ToolCont
   return d;
 }
 
+/**
+ * Judge a call without running it: the prepared call and its policy verdict, or the result that
+ * ends it early (unknown tool, invalid input, a path outside the workspace). Never throws.
+ */
+export async function judge(
+  reg: Registry,
+  name: string,
+  args: unknown,
+  ctx: ToolContext,
+  approver?: Approver,
+): Promise<{ ok: true; tool: ToolDefinition; input: unknown; decision: PolicyDecision } | { ok: false; result: ToolResult }> {
+  try {
+    const prep = prepareCall(reg, name, args, ctx);
+    if (!prep.ok) return prep;
+    return { ok: true, tool: prep.tool, input: prep.input, decision: await decide(prep.tool, prep.input, ctx, approver) };
+  } catch (err) {
+    return { ok: false, result: result('error', describeThrown(String(name), err)) };
+  }
+}
+
 /** The text the model reads when policy refuses a call. */
 export function denialText(tool: ToolDefinition, d: PolicyDecision): string {
   if (d.tier === 1) {

@@ -79,6 +79,10 @@ export interface PolicyDecision {
   /** the prefix an "always allow" rule would save; absent when the call must never be saved */
   ruleKey?: string;
   opaque?: boolean;
+  /** every sub-command of a command, for the approval bar */
+  subcommands?: string[];
+  /** the rule key of each sub-command (a saved rule must match every one) */
+  subRuleKeys?: string[];
 }
 
 /** What a tool returns from run(); dispatch turns it into a ToolResult. */
@@ -102,6 +106,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   paths?: (input: z.infer<S>) => PathAccess[];
   /** a tool-specific policy (command safety); runs after the mode policy allows the effect */
   policy?: (input: z.infer<S>, ctx: ToolContext) => PolicyDecision | Promise<PolicyDecision>;
+  /** what a pending approval shows: a one-line summary and, for file changes, the diff (no side effects) */
+  preview?: (input: z.infer<S>, ctx: ToolContext) => Promise<{ summary?: string; diff?: string }>;
   /** listed only when this returns true (e.g. a search provider is configured) */
   available?: (ctx: Pick<ToolContext, 'workspace' | 'dataDir' | 'services'>) => boolean;
   run: (input: z.infer<S>, ctx: ToolContext) => Promise<ToolOutput>;

@@ -1,0 +1,29 @@
+import type { PermissionMode, PolicyDecision, ToolDefinition, ToolServices } from '../tools/types';
+import type { ApprovalAnswer, ApprovalInfo } from './protocol';
+
+/** A recorded answer to an approval request. */
+export interface RecordedAnswer {
+  answer: ApprovalAnswer;
+  editedCommand?: string | null;
+  reason?: string | null;
+}
+
+/**
+ * What the loop needs from its surroundings (the store in the server; memory in tests).
+ * Read at call time, so a mode switched on the page takes effect from the next tool call.
+ */
+export interface AgentHost {
+  sessionId: string;
+  workspace: string;
+  dataDir: string;
+  services: ToolServices;
+  mode(): PermissionMode;
+  /** the verdict of saved and session rules for this call, if any */
+  ruleVerdict(tool: ToolDefinition, input: unknown, decision: PolicyDecision): 'allow' | 'deny' | 'ask' | undefined;
+  /** a call needs a person: remember it (it must survive a restart) */
+  recordPending(info: ApprovalInfo, input: unknown): void;
+  /** the person's answer for a call, if there is one */
+  answerFor(toolCallId: string): RecordedAnswer | undefined;
+  /** the approved call has run: its approval cannot be used again */
+  markConsumed(toolCallId: string): void;
+}

@@ -1,0 +1,33 @@
+import { APICallError } from 'ai';
+
+export interface ProviderProblem {
+  message: string;
+  next: string;
+}
+
+/** Turn a provider failure into a message and the next step. Never throws. */
+export function describeProviderError(err: unknown, label = 'the model'): ProviderProblem {
+  const e = err as { statusCode?: number; message?: string; cause?: unknown; url?: string; responseBody?: string };
+  const status = APICallError.isInstance(err) ? err.statusCode : e?.statusCode;
+  const text = `${e?.message ?? String(err)} ${APICallError.isInstance(err) ? (err.responseBody ?? '') : ''}`;
+  const causeCode = (e?.cause as { code?: string } | undefined)?.code ?? (err as { code?: string })?.code;
+  if (status === 401 || status === 403 || /invalid.*api.?key|unauthori[sz]ed|authentication/i.test(text)) {
+    return { message: `${label} refused the API key (${status ?? 'unauthorized'}).`, next: 'Check the key (ANTHROPIC_API_KEY, OPENAI_API_KEY or CLAMP_API_KEY, or the settings page), then send your message again.' };
+  }
+  if (status === 429 || /rate.?limit|too many requests/i.test(text)) {
+    return { message: `${label} is rate-limiting requests (429).`, next: 'Wait a minute, then send your message again.' };
+  }
+  if (/context.{0,20}(length|window)|too long|maximum context|prompt is too long|max_tokens/i.test(text) && (status === 400 || status === 413 || !status)) {
+    return { message: `The conversation no longer fits ${label}'s context window.`, next: 'Start a new session, or ask for a shorter answer; a model with a larger window (settings page) also helps.' };
+  }
+  if (status === 404 || /model.{0,30}not (found|exist)/i.test(text)) {
+    return { message: `${label} does not exist at this provider (${status ?? 'not found'}).`, next: 'Check the model name on the settings page or in CLAMP_MODEL.' };
+  }
+  if (causeCode === 'ECONNREFUSED' || causeCode === 'ENOTFOUND' || causeCode === 'ECONNRESET' || /fetch failed|ECONNREFUSED|ENOTFOUND|Cannot connect|network/i.test(text)) {
+    return { message: `Could not reach ${label}${e?.url ? ` at ${e.url}` : ''} (${causeCode ?? 'network error'}).`, next: 'Check that the server is running and the base URL is right (settings page or CLAMP_BASE_URL), then send your message again.' };
+  }
+  if (status && status >= 500) {
+    return { message: `${label} failed on its side (${status}).`, next: 'Try again in a moment.' };
+  }
+  return { message: `${label} failed: ${(e?.message ?? String(err)).slice(0, 500)}`, next: 'Send your message again; if it keeps failing, check the settings page.' };
+}

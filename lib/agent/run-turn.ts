@@ -1,0 +1,108 @@
+import { convertToModelMessages, createUIMessageStream, stepCountIs, streamText, type LanguageModel, type UIMessageChunk } from 'ai';
+import type { Registry } from '../tools/registry';
+import { listedTools } from '../tools/registry';
+import { budgetTable, type Budget } from '../tools/budget';
+import type { AgentHost } from './host';
+import type { ClampMessage, ModelStatus } from './protocol';
+import { buildAgentTools } from './agent-tools';
+import { CallScheduler } from './scheduler';
+import { applyTurnBudget, type TurnCut } from './turn-budget';
+import { buildSystemPrompt } from './system-prompt';
+import { describeProviderError } from './provider-errors';
+
+export const DEFAULT_MAX_STEPS = 100;
+
+export interface TurnOptions {
+  host: AgentHost;
+  reg: Registry;
+  model: LanguageModel;
+  status: ModelStatus;
+  /** the whole conversation: stored messages plus the new one */
+  messages: ClampMessage[];
+  signal: AbortSignal;
+  approvalSecret: string | Uint8Array;
+  maxSteps?: number;
+  budget?: Budget;
+  /** more system prompt sections (skills, memories) */
+  systemExtra?: string[];
+  /** called after each step and at the end with the whole conversation */
+  save: (messages: ClampMessage[]) => void;
+}
+
+/** Cuts the per-step budget made in earlier turns, recovered from the stored messages. */
+export function cutsFromMessages(messages: ClampMessage[]): Map<string, TurnCut> {
+  const known = new Map<string, TurnCut>();
+  for (const m of messages) {
+    for (const p of m.parts) {
+      if (p.type === 'data-turn-budget') known.set(p.data.toolCallId, p.data as TurnCut);
+    }
+  }
+  return known;
+}
+
+/**
+ * Run one turn of the agent loop and return the UI message stream for the page.
+ * Never throws: provider failures reach the page as a notice with the next step.
+ */
+export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
+  const budget = o.budget ?? budgetTable();
+  const label = o.status.label;
+  return createUIMessageStream<ClampMessage>({
+    originalMessages: o.messages,
+    onError: (err) => {
+      const p = describeProviderError(err, label);
+      return `${p.message} ${p.next}`;
+    },
+    onStepFinish: ({ messages }) => o.save(messages),
+    onFinish: ({ messages }) => o.save(messages),
+    execute: async ({ writer }) => {
+      const known = cutsFromMessages(o.messages);
+      const scheduler = new CallScheduler();
+      const tools = buildAgentTools({
+        reg: o.reg,
+        host: o.host,
+        scheduler,
+        budget,
+        signal: o.signal,
+        onProgress: (toolCallId, p) => {
+          if (p.kind === 'output') writer.write({ type: 'data-tool-progress', data: { toolCallId, stream: p.stream, text: p.text }, transient: true });
+        },
+        onApprovalInfo: (info) => writer.write({ type: 'data-approval-info', id: `approval-${info.toolCallId}`, data: info }),
+      });
+      const system = buildSystemPrompt({ workspace: o.host.workspace, extra: o.systemExtra }).prompt;
+      const modelMessages = await convertToModelMessages(o.messages, { tools, ignoreIncompleteToolCalls: true });
+      let usedTokens = 0;
+      let step = 0;
+      const ctxInfo = { workspace: o.host.workspace, dataDir: o.host.dataDir, services: o.host.services };
+      const result = streamText({
+        model: o.model,
+        system,
+        messages: modelMessages,
+        tools,
+        stopWhen: stepCountIs(o.maxSteps ?? DEFAULT_MAX_STEPS),
+        abortSignal: o.signal,
+        experimental_toolApprovalSecret: o.approvalSecret,
+        prepareStep: ({ messages }) => {
+          const active = listedTools(o.reg, o.host.mode(), ctxInfo).map((t) => t.name);
+          const applied = applyTurnBudget(messages, { windowTokens: o.status.windowTokens, usedTokens, dataDir: o.host.dataDir, known, budget });
+          for (const cut of applied.cuts) writer.write({ type: 'data-turn-budget', id: `budget-${cut.toolCallId}`, data: cut });
+          return { messages: applied.messages, activeTools: active };
+        },
+        onStepFinish: ({ usage }) => {
+          step++;
+          usedTokens = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
+          writer.write({ type: 'data-context', id: 'context', data: { usedTokens, windowTokens: o.status.windowTokens, step } });
+        },
+        onError: ({ error }) => {
+          const p = describeProviderError(error, label);
+          writer.write({ type: 'data-notice', id: 'provider-error', data: { level: 'error', message: p.message, next: p.next } });
+        },
+      });
+      writer.merge(result.toUIMessageStream<ClampMessage>({ sendReasoning: true, onError: (err) => {
+        const p = describeProviderError(err, label);
+        return `${p.message} ${p.next}`;
+      } }));
+      await result.consumeStream();
+    },
+  });
+}

@@ -1,0 +1,117 @@
+import fs from 'node:fs';
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3StreamPart, LanguageModelV3Content } from '@ai-sdk/provider';
+import { z } from 'zod';
+
+/**
+ * The `scripted` provider: replays a fixed list of model turns from a JSON file.
+ * It exists for tests and for a demo with no model at hand; the page labels it as such.
+ * Turn k answers the k-th model call of a session (counted from the assistant messages in the prompt),
+ * so a conversation resumes at the right turn after an approval or a restart.
+ */
+const turnSchema = z.object({
+  text: z.string().optional(),
+  toolCalls: z
+    .array(z.object({ name: z.string(), args: z.unknown().optional(), id: z.string().optional() }))
+    .optional(),
+  /** simulated delay before the turn streams, in milliseconds */
+  delayMs: z.number().int().nonnegative().optional(),
+  usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
+  /** make this turn fail like a provider error */
+  error: z.string().optional(),
+});
+export const scriptSchema = z.union([z.array(turnSchema), z.object({ turns: z.array(turnSchema), contextWindow: z.number().optional() })]);
+export type ScriptTurn = z.infer<typeof turnSchema>;
+
+/** Load and validate a script file; throws an Error whose text says what to fix. */
+export function loadScript(file: string): ScriptTurn[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`The scripted model's file ${file} cannot be read as JSON (${(err as Error).message}). CLAMP_MODEL=scripted:<file.json> needs a JSON list of turns.`);
+  }
+  const parsed = scriptSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new Error(`The scripted model's file ${file} is not a list of turns: ${parsed.error.issues[0]?.message}. Each turn is {"text"?, "toolCalls"?: [{"name","args"}]}.`);
+  }
+  return Array.isArray(parsed.data) ? parsed.data : parsed.data.turns;
+}
+
+function estimateTokens(options: LanguageModelV3CallOptions): number {
+  return Math.ceil(JSON.stringify(options.prompt).length / 4);
+}
+
+/** Build a LanguageModelV3 that replays the given turns. */
+export function createScriptedModel(turns: ScriptTurn[], modelId = 'script'): LanguageModelV3 {
+  const pick = (options: LanguageModelV3CallOptions): { turn: ScriptTurn; index: number } => {
+    const index = options.prompt.filter((m) => m.role === 'assistant').length;
+    const turn = turns[index] ?? { text: `(The scripted model has no turn ${index + 1}; its script has ${turns.length}.)` };
+    return { turn, index };
+  };
+  const usageOf = (turn: ScriptTurn, options: LanguageModelV3CallOptions) => {
+    const input = turn.usage?.inputTokens ?? estimateTokens(options);
+    const output = turn.usage?.outputTokens ?? Math.ceil(((turn.text?.length ?? 0) + JSON.stringify(turn.toolCalls ?? []).length) / 4);
+    return {
+      inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: output, text: output, reasoning: 0 },
+    };
+  };
+  const callId = (index: number, j: number, c: { id?: string }) => c.id ?? `call_${index}_${j}`;
+  const finishReason = (turn: ScriptTurn) => ({ unified: turn.toolCalls?.length ? ('tool-calls' as const) : ('stop' as const), raw: undefined });
+  const wait = (ms: number | undefined, signal?: AbortSignal) =>
+    ms
+      ? new Promise<void>((resolve, reject) => {
+          const t = setTimeout(resolve, ms);
+          signal?.addEventListener('abort', () => {
+            clearTimeout(t);
+            reject(signal.reason ?? new Error('aborted'));
+          });
+        })
+      : Promise.resolve();
+
+  return {
+    specificationVersion: 'v3',
+    provider: 'scripted',
+    modelId,
+    supportedUrls: {},
+    async doGenerate(options) {
+      const { turn, index } = pick(options);
+      await wait(turn.delayMs, options.abortSignal);
+      if (turn.error) throw new Error(turn.error);
+      const content: LanguageModelV3Content[] = [];
+      if (turn.text) content.push({ type: 'text', text: turn.text });
+      turn.toolCalls?.forEach((c, j) =>
+        content.push({ type: 'tool-call', toolCallId: callId(index, j, c), toolName: c.name, input: JSON.stringify(c.args ?? {}) }),
+      );
+      return { content, finishReason: finishReason(turn), usage: usageOf(turn, options), warnings: [] };
+    },
+    async doStream(options) {
+      const { turn, index } = pick(options);
+      await wait(turn.delayMs, options.abortSignal);
+      if (turn.error) throw new Error(turn.error);
+      const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
+      if (turn.text) {
+        parts.push({ type: 'text-start', id: 't' });
+        // stream the text in a few pieces, as a real model would
+        for (let i = 0; i < turn.text.length; i += 40) parts.push({ type: 'text-delta', id: 't', delta: turn.text.slice(i, i + 40) });
+        parts.push({ type: 'text-end', id: 't' });
+      }
+      turn.toolCalls?.forEach((c, j) => {
+        const id = callId(index, j, c);
+        const input = JSON.stringify(c.args ?? {});
+        parts.push({ type: 'tool-input-start', id, toolName: c.name });
+        parts.push({ type: 'tool-input-delta', id, delta: input });
+        parts.push({ type: 'tool-input-end', id });
+        parts.push({ type: 'tool-call', toolCallId: id, toolName: c.name, input });
+      });
+      parts.push({ type: 'finish', usage: usageOf(turn, options), finishReason: finishReason(turn) });
+      const stream = new ReadableStream<LanguageModelV3StreamPart>({
+        start(controller) {
+          for (const p of parts) controller.enqueue(p);
+          controller.close();
+        },
+      });
+      return { stream };
+    },
+  };
+}
