@@ -22,6 +22,8 @@ export interface TurnOptions {
   signal: AbortSignal;
   approvalSecret: string | Uint8Array;
   maxSteps?: number;
+  /** provider retries for 429/5xx/network errors (the SDK's backoff) */
+  maxRetries?: number;
   budget?: Budget;
   /** more system prompt sections (skills, memories) */
   systemExtra?: string[];
@@ -81,6 +83,7 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
         tools,
         stopWhen: stepCountIs(o.maxSteps ?? DEFAULT_MAX_STEPS),
         abortSignal: o.signal,
+        maxRetries: o.maxRetries ?? 2,
         experimental_toolApprovalSecret: o.approvalSecret,
         prepareStep: ({ messages }) => {
           const active = listedTools(o.reg, o.host.mode(), ctxInfo).map((t) => t.name);
