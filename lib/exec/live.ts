@@ -1,0 +1,61 @@
+import { StringDecoder } from 'node:string_decoder';
+import { formatBytes } from '../tools/text';
+
+/**
+ * Batches one stream's live output for the page: at most one event per interval, at most maxBytes
+ * of text per event. What does not fit is counted and named in the next event, never buffered,
+ * so a command printing gigabytes cannot flood the page or the server's memory.
+ */
+export class LiveBatcher {
+  private decoder = new StringDecoder('utf8');
+  private pending = '';
+  private pendingBytes = 0;
+  private skipped = 0;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly emit: (text: string) => void,
+    private readonly intervalMs: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  push(chunk: Uint8Array): void {
+    if (this.pendingBytes >= this.maxBytes) {
+      this.skipped += chunk.length;
+    } else {
+      if (this.skipped > 0 && this.pending === '') this.decoder = new StringDecoder('utf8');
+      this.pending += this.decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length));
+      this.pendingBytes += chunk.length;
+    }
+    if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), this.intervalMs);
+      this.timer.unref?.();
+    }
+  }
+
+  /** Publish what is pending now. */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    let text = this.pending;
+    if (this.skipped > 0) {
+      text += `${text === '' || text.endsWith('\n') ? '' : '\n'}[… ${formatBytes(this.skipped)} not shown live; the log file has them]\n`;
+    }
+    this.pending = '';
+    this.pendingBytes = 0;
+    this.skipped = 0;
+    if (text !== '') {
+      try {
+        this.emit(text);
+      } catch {
+        // a listener's failure must not break the command
+      }
+    }
+  }
+
+  /** Flush the rest, including a character the decoder still holds. */
+  end(): void {
+    this.pending += this.decoder.end();
+    this.flush();
+  }
+}

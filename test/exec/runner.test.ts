@@ -1,0 +1,158 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveGroupMembers } from '../../lib/exec/group';
+import { commandEnv, runCommand, startCommand, type RunOptions } from '../../lib/exec/runner';
+
+let root: string;
+beforeAll(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'clamp-runner-')));
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const opts = (command: string, extra: Partial<RunOptions> = {}): RunOptions => ({
+  command,
+  cwd: root,
+  logDir: path.join(root, 'logs'),
+  captureMaxBytes: 64 * 1024,
+  killGraceMs: 500,
+  ...extra,
+});
+
+/** kill(-pgid, 0) must end in ESRCH: the group is gone, zombies included (init here reaps lazily). */
+async function expectGroupGone(pgid: number) {
+  expect(liveGroupMembers(pgid)).toEqual([]);
+  const until = Date.now() + 5000;
+  let code: string | undefined;
+  while (Date.now() < until) {
+    try {
+      process.kill(-pgid, 0);
+    } catch (err) {
+      code = (err as NodeJS.ErrnoException).code;
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  expect(code).toBe('ESRCH');
+}
+
+describe('runner', () => {
+  it('drains both pipes at once: 1 MB to stderr and 1 MB to stdout never block', async () => {
+    const r = await runCommand(opts('head -c 1048576 /dev/zero | tr "\\0" e >&2; head -c 1048576 /dev/zero | tr "\\0" o; echo done'));
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr.totalBytes).toBe(1024 * 1024);
+    expect(r.stdout.totalBytes).toBe(1024 * 1024 + 5);
+    expect(fs.statSync(r.logPaths.stderr).size).toBe(1024 * 1024);
+    expect(fs.readFileSync(r.logPaths.stdout, 'utf8').endsWith('ooodone\n')).toBe(true);
+    // memory holds at most the capture per stream
+    expect(r.stdout.head.length + r.stdout.tail.length).toBe(64 * 1024);
+  });
+
+  it('runs in its own process group with prompts and pagers disabled and stdin closed', async () => {
+    const r = await runCommand(opts('echo "$PAGER $GIT_PAGER $GIT_TERMINAL_PROMPT $TERM ${CLAMP_TOKEN:-none}"; ps -o pgid= -p $$; read x; echo "read=$?"', {
+      env: commandEnv({ ...process.env, CLAMP_TOKEN: 'secret' }),
+    }));
+    const lines = Buffer.concat([r.stdout.head, r.stdout.tail]).toString().trim().split('\n');
+    expect(lines[0]).toBe('cat cat 0 dumb none');
+    expect(Number(lines[1].trim())).toBe(r.pid);
+    expect(lines[2]).toBe('read=1');
+  });
+
+  it('a command printing 200 MB leaves memory flat and the log complete', async () => {
+    const rss0 = process.memoryUsage().rss;
+    let peak = rss0;
+    const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+    const r = await runCommand(opts('yes | head -c 200000000', { captureMaxBytes: 256 * 1024 }));
+    clearInterval(timer);
+    peak = Math.max(peak, process.memoryUsage().rss);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.totalBytes).toBe(200_000_000);
+    expect(r.stdout.totalLines).toBe(100_000_000);
+    expect(fs.statSync(r.logPaths.stdout).size).toBe(200_000_000);
+    expect(peak - rss0).toBeLessThan(64 * 1024 * 1024);
+    fs.rmSync(r.logPaths.stdout);
+  }, 30_000);
+
+  it('a timeout kills the whole group, grandchildren included, and reaps it', async () => {
+    const t0 = Date.now();
+    const r = await runCommand(opts('sleep 300 & (sleep 300 &); while true; do echo tick; sleep 0.01; done', { timeoutMs: 1000 }));
+    const took = Date.now() - t0;
+    expect(r.killedBy).toBe('timeout');
+    expect(r.exitCode).toBeNull();
+    expect(took).toBeGreaterThanOrEqual(1000);
+    expect(took).toBeLessThan(2500);
+    await expectGroupGone(r.pid!);
+  });
+
+  it('SIGKILL follows SIGTERM after the grace when the command ignores SIGTERM', async () => {
+    const t0 = Date.now();
+    const r = await runCommand(opts('trap "" TERM; while true; do sleep 0.05; done', { timeoutMs: 300, killGraceMs: 400 }));
+    const took = Date.now() - t0;
+    expect(r.killedBy).toBe('timeout');
+    expect(r.signal).toBe('SIGKILL');
+    expect(took).toBeGreaterThanOrEqual(700);
+    await expectGroupGone(r.pid!);
+  });
+
+  it('an abort kills the group and is reported as the user', async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 200);
+    const r = await runCommand(opts('sleep 30', { signal: ac.signal }));
+    expect(r.killedBy).toBe('user');
+    await expectGroupGone(r.pid!);
+  });
+
+  it('processes a command leaves behind are stopped when it exits', async () => {
+    const t0 = Date.now();
+    const r = await runCommand(opts('sleep 300 & sleep 300 > /dev/null 2>&1 & echo started'));
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(r.exitCode).toBe(0);
+    expect(r.killedBy).toBeNull();
+    expect(r.leftoverStopped).toBe(true);
+    await expectGroupGone(r.pid!);
+  });
+
+  it('a process that leaves the group cannot hold the result forever', async () => {
+    const t0 = Date.now();
+    const r = await runCommand(opts('setsid sleep 3 & sleep 0.2; echo started', { killGraceMs: 200 }));
+    expect(Date.now() - t0).toBeLessThan(2500);
+    expect(r.exitCode).toBe(0);
+    expect(r.pipesAbandoned).toBe(true);
+  });
+
+  it('publishes live output while it runs, batched, not only at the end', async () => {
+    const seen: { at: number; stream: string; text: string }[] = [];
+    const t0 = Date.now();
+    const h = startCommand(
+      opts('echo one; sleep 0.4; echo two >&2; sleep 0.4; echo three', {
+        onOutput: (stream, text) => seen.push({ at: Date.now() - t0, stream, text }),
+        progressIntervalMs: 20,
+      }),
+    );
+    const r = await h.done;
+    expect(r.exitCode).toBe(0);
+    expect(seen.map((s) => [s.stream, s.text])).toEqual([
+      ['stdout', 'one\n'],
+      ['stderr', 'two\n'],
+      ['stdout', 'three\n'],
+    ]);
+    expect(seen[0].at).toBeLessThan(300);
+    expect(seen[1].at).toBeLessThan(700);
+  });
+
+  it('live output is bounded per interval and says what it skipped', async () => {
+    const texts: string[] = [];
+    const r = await runCommand(opts('head -c 3000000 /dev/zero | tr "\\0" a', { onOutput: (_s, t) => texts.push(t), progressIntervalMs: 1000, progressMaxBytes: 1000 }));
+    expect(r.stdout.totalBytes).toBe(3_000_000);
+    const live = texts.join('');
+    expect(live.length).toBeLessThan(3_000_000);
+    expect(live).toMatch(/\[… [\d.]+ (KB|MB) not shown live; the log file has them\]/);
+  });
+
+  it('a command that cannot start reports it', async () => {
+    const r = await runCommand(opts('echo hi', { cwd: path.join(root, 'missing') }));
+    expect(r.spawnError).toMatch(/ENOENT/);
+    expect(r.exitCode).toBeNull();
+  });
+});
