@@ -10,7 +10,7 @@ import { ToolError, type ToolContext } from './types';
 import type { Budget } from './budget';
 import { isInside, resolveInWorkspace } from '../policy/workspace';
 import { formatCount } from './text';
-import { notFoundError } from './near-names';
+import { notFoundError, pathArg } from './near-names';
 
 const schema = z.strictObject({
   path: z.string().optional().describe("Folder to list, relative to the workspace root (default '.', the root)."),
@@ -87,8 +87,12 @@ async function entryLine(absDir: string, workspace: string, e: Entry): Promise<s
   return e.kind === 'link-dir' ? `${name}/ -> ${shownTarget}${note}` : `${name} -> ${shownTarget}${note}`;
 }
 
-function byName(a: Entry, b: Entry): number {
-  return Buffer.compare(Buffer.from(a.name), Buffer.from(b.name));
+/** Sort by the UTF-8 bytes of the names (stable across platforms and locales); keys encoded once. */
+function sortByName(entries: Entry[]): Entry[] {
+  return entries
+    .map((e) => ({ e, key: Buffer.from(e.name) }))
+    .sort((a, b) => Buffer.compare(a.key, b.key))
+    .map((x) => x.e);
 }
 
 const plural = (n: number, one: string, many: string) => `${formatCount(n)} ${n === 1 ? one : many}`;
@@ -117,13 +121,13 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
   if (!stat.isDirectory()) {
     const parent = path.posix.dirname(rel);
     throw new ToolError(
-      `${rel} is a file, not a directory. Use read_file with path=${rel} to read it${parent === '.' ? '' : `, or list_dir with path=${parent} to see its folder`}.`,
+      `${rel} is a file, not a directory. Use read_file with path=${pathArg(rel)} to read it${parent === '.' ? '' : `, or list_dir with path=${pathArg(parent)} to see its folder`}.`,
     );
   }
   if (ctx.signal.aborted) throw new Error('aborted');
   const entries = await readEntries(abs);
-  const dirs = entries.filter((e) => isDirKind(e.kind)).sort(byName);
-  const files = entries.filter((e) => !isDirKind(e.kind)).sort(byName);
+  const dirs = sortByName(entries.filter((e) => isDirKind(e.kind)));
+  const files = sortByName(entries.filter((e) => !isDirKind(e.kind)));
   const all = [...dirs, ...files];
   const total = all.length;
   const offset = input.offset ?? 0;
@@ -149,7 +153,7 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
   else footer = `(${plural(total, 'entry', 'entries')}, showing ${first}–${last}; ${more ? `offset=${last} for more` : 'end of listing'}; ${counts} in all)`;
   return {
     output: `${lines.join('\n')}\n${footer}`,
-    ...(more ? { hint: `Next page: list_dir with path=${rel} offset=${last}.` } : {}),
+    ...(more ? { hint: `Next page: list_dir with path=${pathArg(rel)} offset=${last}.` } : {}),
     truncation: more ? { unit: 'entries' as const, shown: page.length, total, by: 'tool' as const } : null,
     meta: { path: rel, total, directories: dirs.length, files: files.length, offset, shown: page.length },
   };

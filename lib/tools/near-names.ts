@@ -143,6 +143,11 @@ function sameNameElsewhere(workspace: string, name: string, maxVisited: number, 
   }
 }
 
+/** A path as an argument in a next-step text: bare when plain, JSON-quoted when it holds spaces or quotes. */
+export function pathArg(rel: string): string {
+  return /[\s"'`]/.test(rel) ? JSON.stringify(rel) : rel;
+}
+
 export interface NearNamesOptions {
   /** cap on directory entries the workspace-wide search visits */
   maxVisitedEntries?: number;
@@ -196,7 +201,7 @@ export function notFoundError(workspace: string, relPath: string, kind: 'File' |
     return new ToolError(`${kind} not found: ${shown}. Did you mean ${near.join(', ')}?`, undefined, { nearNames: near });
   }
   const { dirRel, blocked } = deepestFolder(workspace, segs);
-  const listStep = dirRel === '' ? 'use list_dir to see the workspace root' : `use list_dir with path=${dirRel} to see what is there`;
+  const listStep = dirRel === '' ? 'use list_dir to see the workspace root' : `use list_dir with path=${pathArg(dirRel)} to see what is there`;
   const why = blocked
     ? ` (${blocked.rel} ${blocked.isFile ? 'is a file, not a folder' : 'does not exist'})`
     : `. Nothing with a similar name is in ${dirRel === '' ? 'the workspace root' : `${dirRel}/`}`;

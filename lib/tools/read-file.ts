@@ -16,10 +16,12 @@ import type { Budget } from './budget';
 import { resolveInWorkspace } from '../policy/workspace';
 import { formatBytes, formatCount } from './text';
 import { sniffBinary } from './binary';
-import { notFoundError } from './near-names';
+import { notFoundError, pathArg } from './near-names';
 
 /** Bytes read per system call; the only buffer whose size does not depend on the window. */
 const CHUNK_BYTES = 1024 * 1024;
+/** Room kept under the exit clamp for the footer (its longest form is about 300 bytes). */
+const FOOTER_RESERVE_BYTES = 512;
 const NL = 0x0a;
 const CR = 0x0d;
 const utf8 = new TextDecoder('utf-8'); // lossy: invalid bytes become U+FFFD
@@ -177,7 +179,7 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
     throw err;
   }
   if (stat.isDirectory()) {
-    throw new ToolError(`${rel} is a directory, not a file. Use list_dir with path=${rel} to see what it contains.`);
+    throw new ToolError(`${rel} is a directory, not a file. Use list_dir with path=${pathArg(rel)} to see what it contains.`);
   }
   if (!stat.isFile()) {
     throw new ToolError(`${rel} is not a regular file (a device, socket or pipe); read_file reads regular files only.`);
@@ -198,7 +200,7 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
       }
       const exact = `${formatCount(stat.size)} bytes`;
       const sizeText = formatBytes(stat.size) === exact ? exact : `${formatBytes(stat.size)} (${exact})`;
-      const step = `read_file with path=${rel} offset=1 limit=${b.READ_MAX_LINES}`;
+      const step = `read_file with path=${pathArg(rel)} offset=1 limit=${b.READ_MAX_LINES}`;
       throw new ToolError(
         `${rel} is ${sizeText}${lines}, too large to read whole (the limit without a window is ${formatBytes(b.READ_WHOLE_FILE_MAX_BYTES)}). ` +
           `Read it in windows with offset and limit (at most ${b.READ_MAX_LINES} lines per call), starting with ${step}; to find text in it use grep.`,
@@ -207,8 +209,11 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
     }
     const offset = input.offset ?? 1;
     const limit = Math.min(input.limit ?? b.READ_MAX_LINES, b.READ_MAX_LINES);
-    const s = await scanFile(fh, stat.size, offset, limit, b, ctx.signal);
-    return render(rel, input, offset, limit, s, stat.size, b);
+    // a per-step budget may lower the exit clamp below the window: shrink the window so the footer still arrives
+    const outMax = ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES;
+    const eff = { ...b, READ_WINDOW_MAX_BYTES: Math.min(b.READ_WINDOW_MAX_BYTES, Math.max(0, outMax - FOOTER_RESERVE_BYTES)) };
+    const s = await scanFile(fh, stat.size, offset, limit, eff, ctx.signal);
+    return render(rel, input, offset, limit, s, stat.size, eff);
   } finally {
     await fh.close();
   }
@@ -252,7 +257,7 @@ function render(rel: string, input: z.infer<typeof schema>, offset: number, limi
   const cut = end === 'bytes' || (noWindow && more);
   return {
     output: numbered.join('') + footer,
-    ...(more ? { hint: `To continue: read_file with path=${rel} offset=${last + 1}.` } : {}),
+    ...(more ? { hint: `To continue: read_file with path=${pathArg(rel)} offset=${last + 1}.` } : {}),
     truncation: cut
       ? {
           unit: 'lines' as const,

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { readFileTool } from '../../lib/tools/read-file';
 import { listDirTool } from '../../lib/tools/list-dir';
 import { BUDGET, budgetTable } from '../../lib/tools/budget';
+import { binaryType } from '../../lib/tools/binary';
+import { nearNames, notFoundError } from '../../lib/tools/near-names';
 import { harness, tempWorkspace } from '../helpers';
 
 let ws: ReturnType<typeof tempWorkspace>;
@@ -293,5 +295,61 @@ describe('read_file: lowered caps', () => {
     // the first 1 MiB chunk is scanned whole: 524,288 lines counted
     expect(r.output).toBe('     1\tx\n     2\tx\n(lines 1–2 of at least 524288 (counted in the first 1.0 MB of 5.7 MB); continue with offset=3)');
     expect(r.hint).toBe('To continue: read_file with path=a.txt offset=3.');
+  });
+});
+
+describe('read_file: under a lowered exit clamp', () => {
+  it('shrinks the window so the footer still arrives, and quotes a path with spaces in next steps', async () => {
+    ws.write('my notes.txt', numbered(100));
+    const r = await h.call('read_file', { path: 'my notes.txt', offset: 1 }, { outputMaxBytes: 600 });
+    // window cap = 600 − 512 reserved for the footer = 88 bytes; each line "  1\tline 1\n" is 11 bytes → 8 lines (88)
+    expect(r.output).toBe(
+      '  1\tline 1\n  2\tline 2\n  3\tline 3\n  4\tline 4\n  5\tline 5\n  6\tline 6\n  7\tline 7\n  8\tline 8\n' +
+        `(lines 1–8 of 100; the window stopped at its 88-byte cap after 8 of the 100 lines asked for; continue with offset=9)`,
+    );
+    expect(r.hint).toBe('To continue: read_file with path="my notes.txt" offset=9.');
+    expect(r.truncation).toEqual({ unit: 'lines', shown: 8, total: 100, omittedLines: 92, by: 'tool' });
+  });
+});
+
+describe('read_file: abort', () => {
+  it('stops a long scan when the signal is aborted', async () => {
+    ws.write('a.txt', 'x\n'.repeat(3_000_000)); // several read chunks
+    let checks = 0;
+    // aborts once the scan has started: dispatch checks once, the scan checks per chunk
+    const signal = { get aborted() { return ++checks > 2; } } as unknown as AbortSignal;
+    const r = await h.call('read_file', { path: 'a.txt', offset: 2_900_000 }, { signal });
+    expect(r).toMatchObject({ status: 'error', output: 'read_file was stopped by the user before it finished.' });
+  });
+});
+
+describe('shared helpers: binaryType and nearNames', () => {
+  it('names binary types by magic number, NUL or extension; text stays text', () => {
+    const b = (...xs: (number | string)[]) => Buffer.concat(xs.map((x) => (typeof x === 'string' ? Buffer.from(x, 'latin1') : Buffer.from([x]))));
+    expect(binaryType(b(0xff, 0xd8, 0xff, 0xe0, 'JFIF'), 'x.txt')).toBe('JPEG image');
+    expect(binaryType(b('PK', 3, 4, 'rest'), 'report.docx')).toBe('Word document');
+    expect(binaryType(b('PK', 3, 4, 'rest'), 'bundle.zip')).toBe('ZIP archive');
+    expect(binaryType(b(0x7f, 'ELF', 2, 1), 'tool')).toBe('ELF executable');
+    expect(binaryType(b(0xff, 0xfe, 'h', 0, 'i', 0), 'notes.txt')).toBe('UTF-16 text');
+    expect(binaryType(b('%PDF-1.7\n'), 'doc.pdf')).toBe('PDF document');
+    expect(binaryType(b('abc', 0, 'def'), 'font.woff2')).toBe('WOFF2 font');
+    expect(binaryType(b(0x80, 0x81, 0x82), 'clip.mp4')).toBe('MP4 video'); // invalid UTF-8 with a binary extension
+    expect(binaryType(b(0x80, 0x81, 0x82), 'data.csv')).toBeNull(); // invalid UTF-8 alone is shown lossily
+    expect(binaryType(Buffer.from('plain text\n'), 'a.ts')).toBeNull();
+    expect(binaryType(Buffer.alloc(0), 'empty.png')).toBeNull();
+  });
+
+  it('suggests near names along the path and the same name elsewhere, at most three', () => {
+    ws.write('src/components/Button.tsx', 'x');
+    ws.write('lib/deep/utils.ts', 'x');
+    ws.write('README.md', 'x');
+    expect(nearNames(ws.workspace, 'scr/components/Button.tsx')).toEqual(['src/components/Button.tsx']);
+    expect(nearNames(ws.workspace, 'src/componets/buton.tsx')).toEqual(['src/components/Button.tsx']);
+    expect(nearNames(ws.workspace, 'Readme.md')).toEqual(['README.md']);
+    expect(nearNames(ws.workspace, 'utils.ts')).toEqual(['lib/deep/utils.ts']);
+    expect(nearNames(ws.workspace, '../README.md')).toEqual([]);
+    for (const n of ['aa1', 'aa2', 'aa3', 'aa4']) ws.write(n, 'x');
+    expect(nearNames(ws.workspace, 'aa0')).toEqual(['aa1', 'aa2', 'aa3']);
+    expect(notFoundError(ws.workspace, 'README.m', 'Path').message).toBe('Path not found: README.m. Did you mean README.md?');
   });
 });
