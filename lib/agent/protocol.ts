@@ -4,6 +4,8 @@
  */
 import type { UIMessage } from 'ai';
 import type { PermissionMode, PolicyDecision, ToolResult, Truncation } from '../tools/types';
+import type { TaskInfo } from '../tasks/manager';
+import type { TaskEvent, TaskStatus, TaskStream } from '../tasks/events';
 
 export type { PermissionMode, PolicyDecision, ToolResult, Truncation };
 
@@ -16,7 +18,7 @@ export type ClampDataParts = {
   /** context use after each step */
   context: { usedTokens: number; windowTokens: number; step: number };
   /** the per-step budget cut a result further than its own caps */
-  'turn-budget': { toolCallId: string; truncation: Truncation; budgetBytes: number };
+  'turn-budget': { toolCallId: string; truncation: Truncation; budgetBytes: number; modelText: string };
   /** a provider failure or other notice, with the next step */
   notice: { level: 'error' | 'warning' | 'info'; message: string; next?: string };
   /** the todo list the model keeps (todo_write) */
@@ -99,19 +101,12 @@ export interface ModelStatus {
   scripted: boolean;
 }
 
-export interface TaskSummary {
-  id: string;
-  command: string;
-  cwd: string;
-  status: 'running' | 'exited' | 'killed' | 'timed-out' | 'failed';
-  exitCode: number | null;
-  startedAt: number;
-  endedAt: number | null;
-  stdoutBytes: number;
-  stderrBytes: number;
-  logPath: string;
-  sessionId?: string;
-}
+/** A background task as the page sees it (the task manager's own shape). */
+export type TaskSummary = TaskInfo;
+export type { TaskStatus, TaskStream };
+
+/** One event on GET /api/tasks/events: the manager's event plus the task's summary after it. */
+export type TaskStreamEvent = TaskEvent & { task: TaskSummary };
 
 /** An approval request as stored in the data dir (lib/store/approvals.ts); survives restarts. */
 export interface StoredApproval {

@@ -60,7 +60,7 @@ export function parseModelSpec(spec: string): { provider: ProviderName; model: s
  * Decide which model to use: settings saved on the page, then CLAMP_MODEL, then the first key found.
  * Never throws: a missing or broken configuration comes back with the exact fix in status.help.
  */
-export function resolveModel(env: NodeJS.ProcessEnv, settings: Partial<ModelSettings>, keys: ProviderKeys = {}): ResolvedModel | UnresolvedModel {
+export function resolveModel(env: Readonly<Record<string, string | undefined>>, settings: Partial<ModelSettings>, keys: ProviderKeys = {}): ResolvedModel | UnresolvedModel {
   let provider: ProviderName | null = settings.provider ?? null;
   let modelId: string | null = settings.model ?? null;
   let baseUrl: string | null = settings.baseUrl ?? null;
