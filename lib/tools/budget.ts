@@ -56,6 +56,8 @@ export const BUDGET = {
   EDIT_MATCH_LINES_MAX_LISTED: 20,
   /** Diffs in results are cut to this many bytes for the model (the page gets the full diff). */
   DIFF_MAX_BYTES: 8000,
+  /** Longest time spent finding a minimal diff; past it a correct but coarse one-hunk diff is given. */
+  DIFF_COMPUTE_MAX_MS: 1000,
 
   /** run_command: in-memory capture per stream; the rest goes only to the log file. */
   COMMAND_CAPTURE_MAX_BYTES: 256 * 1024,

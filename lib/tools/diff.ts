@@ -14,37 +14,52 @@ export interface FileDiff {
   diff: string;
   added: number;
   removed: number;
-  /** false when the diff was too costly to compute and only the counts of a whole-file change are given */
+  /** false when the minimal diff took too long and one coarse hunk (true, but not minimal) was given instead */
   exact: boolean;
 }
 
-// Myers' diff is O(N·D): a completely rewritten multi-megabyte file can take minutes. Past this
-// many edits we fall back to "whole file replaced", which is what such a change is anyway.
-const MAX_EDIT_LENGTH = 20_000;
-
-function lineCount(s: string): number {
-  if (s === '') return 0;
-  const n = s.split('\n').length;
-  return s.endsWith('\n') ? n - 1 : n;
+/** Lines with their terminators, so "no newline at end of file" survives the comparison. */
+function tokens(s: string): string[] {
+  return s.match(/[^\n]*\n|[^\n]+$/g) ?? [];
 }
 
-/** Diff two versions of a file (working text, LF). Never throws. */
-export function diffFiles(oldPath: string, newPath: string, before: string, after: string): FileDiff {
+function hunkLines(prefix: string, lines: string[]): string[] {
+  return lines.flatMap((l) => (l.endsWith('\n') ? [prefix + l.slice(0, -1)] : [prefix + l, '\\ No newline at end of file']));
+}
+
+/**
+ * One hunk replacing everything between the common leading and trailing lines. It is a correct
+ * diff, only not a minimal one; used when Myers' O(N·D) search runs out of time on a rewrite.
+ */
+function coarseDiff(oldPath: string, newPath: string, before: string, after: string): FileDiff {
+  const a = tokens(before);
+  const b = tokens(after);
+  let p = 0;
+  while (p < a.length && p < b.length && a[p] === b[p]) p++;
+  let q = 0;
+  while (q < a.length - p && q < b.length - p && a[a.length - 1 - q] === b[b.length - 1 - q]) q++;
+  const c0 = Math.max(0, p - 3);
+  const c1 = Math.min(a.length, a.length - q + 3);
+  const removed = a.slice(p, a.length - q);
+  const added = b.slice(p, b.length - q);
+  const oldLen = c1 - c0;
+  const newLen = oldLen - removed.length + added.length;
+  const at = (len: number) => (len === 0 ? c0 : c0 + 1);
+  const body = [
+    ...hunkLines(' ', a.slice(c0, p)),
+    ...hunkLines('-', removed),
+    ...hunkLines('+', added),
+    ...hunkLines(' ', a.slice(a.length - q, c1)),
+  ];
+  const diff = [`--- a/${oldPath}`, `+++ b/${newPath}`, `@@ -${at(oldLen)},${oldLen} +${at(newLen)},${newLen} @@`, ...body].join('\n');
+  return { diff: `${diff}\n`, added: added.length, removed: removed.length, exact: false };
+}
+
+/** Diff two versions of a file (working text, LF); a minimal diff within maxMs, else a coarse one. Never throws. */
+export function diffFiles(oldPath: string, newPath: string, before: string, after: string, maxMs: number): FileDiff {
   if (before === after) return { diff: '', added: 0, removed: 0, exact: true };
-  const patch = structuredPatch(`a/${oldPath}`, `b/${newPath}`, before, after, undefined, undefined, {
-    context: 3,
-    maxEditLength: MAX_EDIT_LENGTH,
-  });
-  if (!patch) {
-    const removed = lineCount(before);
-    const added = lineCount(after);
-    return {
-      diff: `--- a/${oldPath}\n+++ b/${newPath}\n@@ whole file replaced: -${removed} +${added} lines (too many changes to list) @@\n`,
-      added,
-      removed,
-      exact: false,
-    };
-  }
+  const patch = structuredPatch(`a/${oldPath}`, `b/${newPath}`, before, after, undefined, undefined, { context: 3, timeout: maxMs });
+  if (!patch) return coarseDiff(oldPath, newPath, before, after);
   let added = 0;
   let removed = 0;
   for (const h of patch.hunks) {

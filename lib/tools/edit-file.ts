@@ -130,7 +130,7 @@ function create(abs: string, rel: string, content: string, existed: boolean, b: 
     );
   }
   atomicWrite(abs, content);
-  const d = diffFiles(rel, rel, '', content);
+  const d = diffFiles(rel, rel, '', content, b.DIFF_COMPUTE_MAX_MS);
   const verb = existed ? 'Filled the empty file' : 'Created';
   return {
     output: `${verb} ${rel} with new_string (${diffSummary(d.added, 0)}, ${formatBytes(size)}).`,
@@ -186,7 +186,7 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
     const reindented = candidates.some((c) => c.replacement !== neu) && matcher !== 'escapes';
     notes.push(`Note: ${matcherNote(matcher)}${reindented ? '; new_string was re-indented to fit' : ''}${outcome.notes.map((n) => `; ${n}`).join('')}. Check the diff.`);
   }
-  const d = diffFiles(rel, rel, file.text, after);
+  const d = diffFiles(rel, rel, file.text, after, b.DIFF_COMPUTE_MAX_MS);
   const meta = { path: rel, diff: d.diff, added: d.added, removed: d.removed, created: false, matcher, matches: candidates.length, lines };
   const at = `line${lines.length === 1 ? '' : 's'} ${listLines(lines, b.EDIT_MATCH_LINES_MAX_LISTED)}`;
   const where = `${candidates.length === 1 ? '1 match' : `${candidates.length} matches`} at ${at}`;

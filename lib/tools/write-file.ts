@@ -1,0 +1,128 @@
+/**
+ * write_file: create a file or replace all of it. An existing file keeps its CRLF line endings and
+ * byte-order mark (models write LF and no BOM; silently flipping a Windows file's endings would
+ * turn every line into a diff). A created file gets only a summary back, not its own content
+ * echoed as a diff: the model has just written it (the page still gets the full diff in meta).
+ */
+import { z } from 'zod';
+import { defineTool } from './registry';
+import { ToolError, type ToolContext, type ToolOutput } from './types';
+import type { Budget } from './budget';
+import { resolveInWorkspace } from '../policy/workspace';
+import { atomicWrite, blockingAncestor, decodeText, encodeText, notAFileError, statPath, tooLargeError, type TextLayout } from './file-io';
+import { diffFiles, diffForModel, diffSummary } from './diff';
+import { byteLength, countLines, formatBytes, formatCount } from './text';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const BOM = '\uFEFF';
+
+const schema = z.strictObject({
+  path: z.string().describe('File to write, relative to the workspace root. Missing parent folders are created.'),
+  content: z.string().describe('The complete new content of the file.'),
+});
+
+type Input = z.infer<typeof schema>;
+
+function describe(b: Budget): string {
+  return [
+    'Write a whole file: creates it (with any missing parent folders) or replaces everything in it with content.',
+    'Returns whether the file was created or overwritten with a line-diff summary (+added −removed lines);',
+    `for an overwrite also the unified diff (cut to ${formatBytes(b.DIFF_MAX_BYTES)} for you).`,
+    'An existing file keeps its CRLF line endings and its byte-order mark.',
+    `Content up to ${formatBytes(b.EDIT_MAX_FILE_BYTES)}; an existing file larger than that is not replaced.`,
+    'To change part of an existing file use edit_file (or apply_patch for several changes at once) instead of rewriting it whole.',
+  ].join('\n');
+}
+
+/** The existing file as write_file sees it: text and layout when it is text, else just its size. */
+function previous(abs: string, rel: string, b: Budget): { text?: string; layout?: TextLayout; raw: Buffer } {
+  const raw = fs.readFileSync(abs);
+  try {
+    const d = decodeText(raw, rel, b.BINARY_SNIFF_BYTES, 'write_file');
+    return { text: d.text, layout: { bom: d.bom, eol: d.eol }, raw };
+  } catch {
+    return { raw }; // binary or not UTF-8: it is replaced whole, without a line diff
+  }
+}
+
+async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
+  const b = ctx.budget;
+  const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path, 'write');
+  const size = byteLength(input.content);
+  if (size > b.EDIT_MAX_FILE_BYTES) {
+    throw new ToolError(
+      `content is ${formatBytes(size)}, over the ${formatBytes(b.EDIT_MAX_FILE_BYTES)} limit of write_file; nothing was written.`,
+      'Split the content into smaller files.',
+    );
+  }
+  const st = statPath(abs);
+  if (st.kind === 'dir' || st.kind === 'other') throw notAFileError(rel, st.kind, 'write_file');
+  if (st.kind === 'missing') {
+    const blocker = blockingAncestor(abs);
+    if (blocker) {
+      const b2 = path.relative(ctx.workspace, blocker).split(path.sep).join('/');
+      throw new ToolError(`Cannot create ${rel}: ${b2} is a file, not a folder.`, 'Choose a path whose folders are folders (list_dir shows them).');
+    }
+    if (ctx.signal.aborted) throw new ToolError('write_file was stopped by the user before it wrote anything.');
+    atomicWrite(abs, input.content);
+    const d = diffFiles(rel, rel, '', input.content, b.DIFF_COMPUTE_MAX_MS);
+    return {
+      output: `Created ${rel} (${diffSummary(d.added, 0)}, ${formatBytes(size)}).`,
+      meta: { path: rel, diff: d.diff, added: d.added, removed: 0, created: true },
+    };
+  }
+  if (st.size > b.EDIT_MAX_FILE_BYTES) throw tooLargeError(rel, st.size, b.EDIT_MAX_FILE_BYTES, 'write_file');
+
+  const prev = previous(abs, rel, b);
+  const notes: string[] = [];
+  let text = input.content;
+  let layout: TextLayout = { bom: false, eol: 'mixed' }; // 'mixed' writes the text exactly as given
+  if (prev.layout) {
+    if (prev.layout.bom) {
+      if (!text.startsWith(BOM)) notes.push('Kept the file\'s UTF-8 byte-order mark.');
+      text = text.startsWith(BOM) ? text.slice(1) : text;
+      layout = { ...layout, bom: true };
+    }
+    if (prev.layout.eol === 'crlf') {
+      if (text.includes('\n') && !text.includes('\r\n')) notes.push('Kept the file\'s CRLF line endings.');
+      text = text.replace(/\r\n/g, '\n');
+      layout = { ...layout, eol: 'crlf' };
+    }
+  }
+  const encoded = encodeText(text, layout);
+  if (encoded.equals(prev.raw)) {
+    return {
+      output: `${rel} is unchanged: content is identical to what the file already holds.`,
+      meta: { path: rel, diff: '', added: 0, removed: 0, created: false },
+    };
+  }
+  if (ctx.signal.aborted) throw new ToolError('write_file was stopped by the user before it wrote anything.');
+  atomicWrite(abs, encoded, st.mode);
+
+  if (prev.text === undefined) {
+    const added = countLines(text);
+    return {
+      output: `Overwrote ${rel}, which held ${formatCount(prev.raw.length)} bytes of binary or non-UTF-8 data (no line diff), with ${formatCount(added)} line${added === 1 ? '' : 's'} (${formatBytes(encoded.length)}).`,
+      meta: { path: rel, diff: '', added, removed: 0, created: false, replacedBinary: true },
+    };
+  }
+  const d = diffFiles(rel, rel, prev.text, text, b.DIFF_COMPUTE_MAX_MS);
+  const shown = diffForModel(d.diff, b.DIFF_MAX_BYTES);
+  return {
+    output: [`Overwrote ${rel} (${diffSummary(d.added, d.removed)}).`, ...notes, shown.text.trimEnd()].filter(Boolean).join('\n'),
+    truncation: shown.truncation,
+    ...(shown.truncation ? { hint: `The diff was cut; read_file ${rel} to see the result.` } : {}),
+    meta: { path: rel, diff: d.diff, added: d.added, removed: d.removed, created: false },
+  };
+}
+
+export const writeFileTool = defineTool({
+  name: 'write_file',
+  effect: 'write',
+  schema,
+  describe,
+  nonEmpty: ['path'],
+  paths: (input) => [{ path: input.path, access: 'write', field: 'path' }],
+  run,
+});
