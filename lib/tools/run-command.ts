@@ -97,7 +97,7 @@ export const runCommandTool = defineTool({
       `Timeout: ${formatSeconds(b.COMMAND_TIMEOUT_DEFAULT_MS)} by default, at most ${formatSeconds(b.COMMAND_TIMEOUT_MAX_MS)} (timeout_ms, in milliseconds; values out of range are clamped and the result says so). On timeout the whole process group is killed.`,
       `Output: the result holds at most ${formatBytes(b.TOOL_OUTPUT_MAX_BYTES)}. Past that each stream keeps its end (and its start when it looks like a failure) and says how many bytes and lines were cut; everything is saved to log files whose paths the result gives — read them with read_file (offset/limit) or search them with grep.`,
       'Processes a foreground command leaves running are stopped when it exits. For servers, watchers and long builds pass background: true: it returns a task id at once; then read new output with task_output (it can wait for output), list tasks with task_list, stop one with task_kill. Background tasks have no timeout unless you pass timeout_ms.',
-      'To read files use read_file, to find files glob, to search contents grep, to change files edit_file — not cat, find, grep or sed through this tool.',
+      'To read files use read_file, to find files use glob, to search contents use grep, to change files use edit_file — not cat, find, grep or sed through this tool.',
     ].join('\n'),
   async run(input, ctx) {
     const b = ctx.budget;

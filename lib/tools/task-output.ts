@@ -73,7 +73,7 @@ export const taskOutputTool = defineTool({
     const outMax = ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES;
     const before = mgr.get(input.id)!;
     // both streams and the notes must fit under the exit clamp, whatever the per-step budget is
-    const reserve = 1400 + byteLength(before.command.slice(0, 200)) + byteLength(before.logPaths.stdout) * 2;
+    const reserve = 1800 + byteLength(before.command.slice(0, 200)) + byteLength(before.logPaths.stdout) * 2;
     const perStream = Math.max(256, Math.min(b.TASK_OUTPUT_MAX_BYTES, Math.floor((outMax - reserve) / 2)));
     const read = (await mgr.read(input.id, { maxBytes: perStream, waitMs, signal: ctx.signal }))!;
     const t = read.task;
