@@ -1,0 +1,121 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import fg from 'fast-glob';
+import { z } from 'zod';
+import { defineTool } from './registry';
+import { ToolError } from './types';
+import type { Budget } from './budget';
+import { formatCount } from './text';
+import { resolveInWorkspace } from '../policy/workspace';
+import { CLAMPIGNORE_FILE, IgnoreRules, comparePaths, nearPaths } from './ignore';
+
+const schema = z.strictObject({
+  pattern: z.string().describe("Glob relative to path, e.g. '**/*.ts', 'src/**/test_*.py' or '*.{json,yaml}'."),
+  path: z.string().optional().describe('Folder to search in, relative to the workspace. Default: the workspace root.'),
+});
+
+function describe(b: Budget): string {
+  return `Find files by name with a glob pattern: * (within one folder), ** (any number of folders), ?, [abc], {a,b}. Examples: '**/*.ts', 'src/**/test_*.py', '*.{json,yaml}'.
+Returns matching file paths relative to the workspace, one per line, sorted by path; at most ${formatCount(b.GLOB_MAX_RESULTS)} (the note then says how many matched in all).
+The pattern is relative to path (default: the workspace root): '*.ts' matches only files directly in that folder, '**/*.ts' matches in every folder below it. Patterns cannot be absolute or contain '..'; set path instead.
+Skips .git, node_modules, build output, caches and vendor folders, .gitignored paths and patterns listed in ${CLAMPIGNORE_FILE}; pass path to look inside one of them. Returns files only; symlinks are not followed.
+To search file contents use grep; to see every entry of a folder (ignored ones included) use list_dir.`;
+}
+
+type Readdir = (p: string, ...rest: unknown[]) => void;
+
+export const globTool = defineTool({
+  name: 'glob',
+  effect: 'read',
+  schema,
+  describe,
+  nonEmpty: ['pattern'],
+  paths: (input) => [{ path: input.path ?? '.', access: 'read', field: 'path' }],
+  async run(input, ctx) {
+    const cap = ctx.budget.GLOB_MAX_RESULTS;
+    const pattern = input.pattern.startsWith('./') ? input.pattern.slice(2) : input.pattern;
+    if (/^([/\\~]|[A-Za-z]:)/.test(pattern)) {
+      throw new ToolError(
+        `Pattern must be relative: "${input.pattern}". glob matches below path (default: the workspace root); give a relative pattern such as "**/*.ts" and set path to choose the folder.`,
+        'Use a relative pattern and set path.',
+      );
+    }
+    if (pattern.split(/[/\\]/).includes('..')) {
+      throw new ToolError(
+        `Pattern climbs out of the search folder: "${input.pattern}". Patterns cannot contain ".."; set path to the folder to search (inside the workspace) and give a pattern relative to it.`,
+        'Set path to the folder and drop ".." from the pattern.',
+      );
+    }
+    const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path ?? '.', 'read');
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(abs);
+    } catch {
+      const near = nearPaths(ctx.workspace, rel);
+      throw new ToolError(
+        `Path not found: ${rel}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''} Check the path with list_dir.`,
+        'Check the path with list_dir.',
+      );
+    }
+    if (!st.isDirectory()) {
+      throw new ToolError(`Not a folder: ${rel}. glob searches below a folder; pass its parent folder as path, or read the file with read_file.`);
+    }
+
+    const rules = new IgnoreRules(ctx.workspace, rel, process.env.CLAMP_IGNORE);
+    const prefix = rel === '.' ? '' : `${rel}/`;
+    const relOf = (p: string) => (p === ctx.workspace ? '' : path.relative(ctx.workspace, p).split(path.sep).join('/'));
+    // Ignored folders are pruned where fast-glob reads them, so it never walks node_modules & co.
+    const readdir: Readdir = (p, ...rest) => {
+      const cb = rest[rest.length - 1] as (err: NodeJS.ErrnoException | null, entries: unknown[]) => void;
+      if (rules.dir(relOf(p)) === null) return cb(null, []);
+      (fs.readdir as unknown as Readdir)(p, ...rest);
+    };
+    const stream: Readable = fg.stream(pattern, {
+      cwd: abs, dot: true, onlyFiles: true, followSymbolicLinks: false, suppressErrors: true, unique: true,
+      fs: { readdir: readdir as unknown as typeof fs.readdir },
+    }) as Readable;
+    let kept: string[] = [];
+    let total = 0;
+    const onAbort = () => stream.destroy(new Error('aborted'));
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for await (const entry of stream) {
+        const file = prefix + String(entry);
+        if (rules.pathIgnored(file)) continue;
+        total++;
+        kept.push(file);
+        // keep memory bounded: only the first `cap` in path order can be shown
+        if (kept.length > 4 * cap + 64) kept = kept.sort(comparePaths).slice(0, cap);
+      }
+    } finally {
+      ctx.signal.removeEventListener('abort', onAbort);
+    }
+    kept.sort(comparePaths);
+    const shown = kept.slice(0, cap);
+    const where = rel === '.' ? 'the workspace' : rel;
+    const notes: string[] = [];
+    if (total === 0) {
+      notes.push(`No files match "${input.pattern}" in ${where}.`);
+      if (!/[/\\]|\*\*/.test(pattern)) notes.push(`"${pattern}" only matches files directly in ${where}; use "**/${pattern}" to search every folder below it.`);
+      if (rules.stats.dirs + rules.stats.files > 0) {
+        const d = rules.stats;
+        const dirs = d.dirs ? `${formatCount(d.dirs)} folder${d.dirs === 1 ? '' : 's'} (${d.dirSamples.join(', ')}${d.dirs > d.dirSamples.length ? ', …' : ''})` : '';
+        const files = d.files ? `${formatCount(d.files)} file${d.files === 1 ? '' : 's'}` : '';
+        notes.push(`Not searched by the ignore rules (default skip list, .gitignore, ${CLAMPIGNORE_FILE}): ${[dirs, files].filter(Boolean).join(' and ')}; pass path to look inside an ignored folder.`);
+      }
+      return { output: notes.join('\n'), truncation: null, meta: { total, ignored: { dirs: rules.stats.dirs, files: rules.stats.files } } };
+    }
+    const capped = total > cap;
+    const next = 'Narrow the pattern (e.g. "src/**/*.ts") or pass a narrower path.';
+    const note = capped
+      ? `[Capped at ${formatCount(cap)} files: showing the first ${formatCount(cap)} of ${formatCount(total)} matching files (sorted by path). ${next}]`
+      : `${formatCount(total)} file${total === 1 ? '' : 's'} match.`;
+    return {
+      output: `${shown.join('\n')}\n\n${note}`,
+      truncation: capped ? { unit: 'files', shown: shown.length, total, by: 'tool' } : null,
+      ...(capped ? { hint: next } : {}),
+      meta: { total, ignored: { dirs: rules.stats.dirs, files: rules.stats.files } },
+    };
+  },
+});

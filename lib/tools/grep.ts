@@ -1,0 +1,324 @@
+import fs from 'node:fs';
+import { z } from 'zod';
+import { defineTool } from './registry';
+import { ToolError, type Truncation } from './types';
+import type { Budget } from './budget';
+import { formatBytes, formatCount } from './text';
+import { resolveInWorkspace } from '../policy/workspace';
+import { CLAMPIGNORE_FILE, globToRegExp, nearPaths } from './ignore';
+import { search, type CompiledPattern, type EngineChoice, type SearchResult, type Skipped } from './grep-engine';
+
+const schema = z.strictObject({
+  pattern: z.string().describe('Regular expression to search for (JavaScript RegExp syntax); with literal: true, the exact text.'),
+  path: z.string().optional().describe('Folder or file to search, relative to the workspace. Default: the workspace root.'),
+  include: z.string().optional().describe("Only search files whose relative path or file name matches this glob, e.g. '*.ts' or 'src/**/*.tsx'."),
+  literal: z.boolean().optional().describe('Search for the pattern as plain text instead of a regex. Default false.'),
+  ignore_case: z.boolean().optional().describe('Match without regard to letter case. Default false.'),
+  context: z.number().int().min(0).optional().describe('Lines shown before and after each match (content mode). Default 0.'),
+  output_mode: z
+    .enum(['content', 'files_with_matches', 'count'])
+    .optional()
+    .describe("'content' (default): matching lines as path:line:text; 'files_with_matches': paths only; 'count': path:count."),
+});
+
+function describe(b: Budget): string {
+  return `Search file contents for a regular expression (JavaScript RegExp syntax, e.g. 'function\\s+load\\w*'; escape . ( ) [ ] { } * + ? | \\ to match them literally, or pass literal: true to search for the text exactly as typed).
+Returns matching lines as path:line:text, paths relative to the workspace, sorted by path then line number; a summary line says how many matches were found in how many files.
+- path: a folder or a single file (default: the workspace root). include: a glob matched against the relative path or the file name ('*.ts', 'src/**/*.tsx', '*.{js,jsx}').
+- ignore_case; context: lines before and after each match (at most ${b.GREP_MAX_CONTEXT_LINES}; shown as path-line-text, groups separated by --).
+- output_mode: 'content' (default), 'files_with_matches' (paths only), 'count' (path:count).
+Limits: at most ${formatCount(b.GREP_MAX_MATCHES)} matching lines (or files, in the other modes); past that the search stops and says so. Lines are cut at ${formatCount(b.GREP_MAX_LINE_BYTES)} bytes. Files over ${formatBytes(b.GREP_MAX_FILE_BYTES)} are skipped and named in the result; binary files are not shown (counted when they contain a match); the walk stops after ${formatCount(b.GREP_MAX_FILES_VISITED)} files.
+Skips .git, node_modules, build output, caches and vendor folders, .gitignored paths and patterns listed in ${CLAMPIGNORE_FILE}; pass path to search inside one of them. Symlinks are not followed.
+To find files by name use glob; to read a file use read_file.`;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, (c) => `\\${c}`);
+}
+
+function loneSurrogate(s: string): boolean {
+  return /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+}
+
+/** Length of a quantifier at i ('*', '+', '?', '{n}', '{n,}', '{n,m}', each optionally lazy) and its minimum, or null. */
+function quantifierAt(src: string, i: number): { len: number; min: number } | null {
+  const c = src[i];
+  let q: { len: number; min: number } | null = null;
+  if (c === '*' || c === '?') q = { len: 1, min: 0 };
+  else if (c === '+') q = { len: 1, min: 1 };
+  else if (c === '{') {
+    const m = /^\{(\d+)(?:,\d*)?\}/.exec(src.slice(i));
+    if (m) q = { len: m[0].length, min: Number(m[1]) };
+  }
+  if (q && src[i + q.len] === '?') q.len++;
+  return q;
+}
+
+/** End index (exclusive) of the class or group opening at i, honouring escapes and nested classes. */
+function skipBracket(src: string, i: number): number {
+  if (src[i] === '[') {
+    for (let j = i + 1; j < src.length; j++) {
+      if (src[j] === '\\') j++;
+      else if (src[j] === ']') return j + 1;
+    }
+    return src.length;
+  }
+  let depth = 0;
+  for (let j = i; j < src.length; j++) {
+    const c = src[j];
+    if (c === '\\') j++;
+    else if (c === '[') j = skipBracket(src, j) - 1;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return j + 1;
+  }
+  return src.length;
+}
+
+/** Length of an escape with a letter or digit (\d, \x41, \u{1F600}, \k<n>, \12 …) starting at i. */
+function escapeLength(src: string, i: number): number {
+  const d = src[i + 1];
+  const m =
+    d === 'x' ? /^\\x[0-9a-fA-F]{0,2}/.exec(src.slice(i))
+    : d === 'u' ? /^\\u(?:\{[0-9a-fA-F]*\}|[0-9a-fA-F]{0,4})/.exec(src.slice(i))
+    : d === 'c' ? /^\\c[A-Za-z]?/.exec(src.slice(i))
+    : d === 'k' ? /^\\k(?:<[^>]*>)?/.exec(src.slice(i))
+    : d === 'p' || d === 'P' ? /^\\[pP](?:\{[^}]*\})?/.exec(src.slice(i))
+    : /[0-9]/.test(d) ? /^\\[0-9]+/.exec(src.slice(i))
+    : null;
+  return m ? m[0].length : 2;
+}
+
+/**
+ * The longest run of characters every match of the regex must contain, or '' when unsure.
+ * Conservative by design: it is only a prefilter, so dropping a character is always safe.
+ */
+export function requiredLiteral(src: string): string {
+  let best = '';
+  let run = '';
+  const flush = () => {
+    if (run.length > best.length && !loneSurrogate(run)) best = run;
+    run = '';
+  };
+  for (let i = 0; i < src.length; ) {
+    const c = src[i];
+    let atom: string | null = null;
+    let len = 1;
+    if (c === '|' || c === ')') return ''; // top-level alternation: no single literal is required
+    if (c === '\\') {
+      if (i + 1 >= src.length) return '';
+      if (/[A-Za-z0-9]/.test(src[i + 1])) len = escapeLength(src, i);
+      else [atom, len] = [src[i + 1], 2];
+    } else if (c === '[' || c === '(') {
+      len = skipBracket(src, i) - i;
+    } else if (c !== '.' && c !== '^' && c !== '$' && !quantifierAt(src, i)) {
+      atom = c;
+    }
+    const q = quantifierAt(src, i + len);
+    if (q) {
+      if (atom !== null && q.min >= 1) run += atom;
+      flush();
+      len += q.len;
+    } else if (atom !== null) {
+      run += atom;
+    } else {
+      flush();
+    }
+    i += len;
+  }
+  flush();
+  return best.includes('\uFFFD') ? '' : best;
+}
+
+/** Compile grep's pattern; throws ToolError with the parse message and the literal:true hint. */
+export function compilePattern(raw: string, literal: boolean, ignoreCase: boolean): CompiledPattern {
+  if (/[\r\n]/.test(raw)) {
+    throw new ToolError(
+      'grep matches one line at a time, and the pattern contains a line break. Search for a single line of the text (or a distinctive part of it).',
+      'Remove the line break from pattern.',
+    );
+  }
+  let src = raw;
+  if (!literal && src.startsWith('(?i)')) {
+    // a PCRE/rg habit; JavaScript has no inline flags
+    src = src.slice(4);
+    ignoreCase = true;
+  }
+  const ascii = (s: string) => /^[\x20-\x7e]+$/.test(s);
+  if (literal) {
+    const re = ignoreCase ? new RegExp(escapeRegExp(src), 'i') : null;
+    return {
+      display: JSON.stringify(src),
+      testLine: re ? (l) => re.test(l) : (l) => l.includes(src),
+      literalBytes: ignoreCase ? undefined : Buffer.from(src, 'utf8'),
+      rgLiteral: !ignoreCase || ascii(src) ? { text: src, ignoreCase } : undefined,
+      wholeText: re ?? undefined,
+    };
+  }
+  const flags = ignoreCase ? 'i' : '';
+  let re: RegExp;
+  try {
+    re = new RegExp(src, flags);
+  } catch (err) {
+    const msg = err instanceof Error ? err.message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '') : String(err);
+    throw new ToolError(
+      `Invalid regular expression /${src}/: ${msg}. grep uses JavaScript RegExp syntax; fix the pattern, or pass literal: true to search for the text exactly as typed.`,
+      'Pass literal: true to search for the text as typed.',
+    );
+  }
+  const lit = requiredLiteral(src);
+  // lookarounds can see past a line's end, so a whole-file test is a safe superset only without them
+  const wholeText = /\(\?<?[=!]/.test(src) ? undefined : new RegExp(src, `${flags}m`);
+  return {
+    display: `/${src}/${flags}`,
+    testLine: (l) => re.test(l),
+    literalBytes: lit && !ignoreCase ? Buffer.from(lit, 'utf8') : undefined,
+    rgLiteral: lit && (!ignoreCase || ascii(lit)) ? { text: lit, ignoreCase } : undefined,
+    wholeText,
+  };
+}
+
+/** include: tried against the workspace-relative path, the path relative to `path`, and the file name. */
+function compileInclude(glob: string): (rel: string, relToStart: string, name: string) => boolean {
+  let re: RegExp;
+  try {
+    re = globToRegExp(glob.startsWith('./') ? glob.slice(2) : glob);
+  } catch (err) {
+    throw new ToolError(
+      `Invalid include glob "${glob}": ${err instanceof Error ? err.message : String(err)}. Use a glob such as '*.ts' or 'src/**/*.tsx'.`,
+    );
+  }
+  return (rel, relToStart, name) => re.test(name) || re.test(rel) || re.test(relToStart);
+}
+
+function plural(n: number, word: string): string {
+  return `${formatCount(n)} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function names(s: Skipped): string {
+  return s.samples.join(', ') + (s.count > s.samples.length ? ', …' : '');
+}
+
+function skipNotes(r: SearchResult, b: Budget): string[] {
+  const out: string[] = [];
+  if (r.oversize.count) {
+    out.push(`${plural(r.oversize.count, 'file')} over ${formatBytes(b.GREP_MAX_FILE_BYTES)} skipped (not searched): ${names(r.oversize)}. They may contain matches; page through one with read_file (offset/limit).`);
+  }
+  if (r.binary.count) out.push(`${plural(r.binary.count, 'binary file')} with a match not shown: ${names(r.binary)}.`);
+  if (r.unreadable.count) out.push(`${plural(r.unreadable.count, 'file')} could not be read: ${names(r.unreadable)}.`);
+  if (r.unreadableDirs.count) out.push(`${plural(r.unreadableDirs.count, 'folder')} could not be read: ${names(r.unreadableDirs)}.`);
+  return out;
+}
+
+function engineChoice(v: unknown): EngineChoice {
+  return v === 'builtin' || v === 'rg' ? v : 'auto';
+}
+
+export const grepTool = defineTool({
+  name: 'grep',
+  effect: 'read',
+  schema,
+  describe,
+  nonEmpty: ['pattern', 'include'],
+  paths: (input) => [{ path: input.path ?? '.', access: 'read', field: 'path' }],
+  async run(input, ctx) {
+    const b = ctx.budget;
+    const pattern = compilePattern(input.pattern, input.literal ?? false, input.ignore_case ?? false);
+    const include = input.include ? compileInclude(input.include) : undefined;
+    const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path ?? '.', 'read');
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(abs);
+    } catch {
+      const near = nearPaths(ctx.workspace, rel);
+      throw new ToolError(
+        `Path not found: ${rel}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''} Check the path with list_dir or glob.`,
+        'Check the path with list_dir or glob.',
+      );
+    }
+    if (!st.isDirectory() && !st.isFile()) throw new ToolError(`Not a file or folder: ${rel}. Pass a folder or a regular file as path.`);
+    const context = Math.min(input.context ?? 0, b.GREP_MAX_CONTEXT_LINES);
+    const mode = input.output_mode ?? 'content';
+    const r = await search({
+      workspace: ctx.workspace, startAbs: abs, startRel: rel, startIsFile: st.isFile(),
+      pattern, include, mode, context,
+      maxEntries: b.GREP_MAX_MATCHES, maxLineBytes: b.GREP_MAX_LINE_BYTES, maxFileBytes: b.GREP_MAX_FILE_BYTES,
+      maxFilesVisited: b.GREP_MAX_FILES_VISITED, sniffBytes: b.BINARY_SNIFF_BYTES,
+      ignoreEnv: process.env.CLAMP_IGNORE,
+      engine: engineChoice(ctx.services.grepEngine ?? process.env.CLAMP_GREP_ENGINE),
+      envPath: process.env.PATH,
+      signal: ctx.signal,
+    });
+    return present(r, { pattern, rel, mode, include: input.include, contextAsked: input.context ?? 0, context, b });
+  },
+});
+
+interface Shown {
+  pattern: CompiledPattern;
+  rel: string;
+  mode: 'content' | 'files_with_matches' | 'count';
+  include?: string;
+  contextAsked: number;
+  context: number;
+  b: Budget;
+}
+
+/** Turn a search result into the text the model sees, with every cut and skip stated. */
+function present(r: SearchResult, s: Shown) {
+  const where = s.rel === '.' ? 'the workspace' : s.rel;
+  const notes: string[] = [];
+  let truncation: Truncation | null = null;
+  let hint: string | undefined;
+  const narrow = 'Narrow it with path, include or a more specific pattern';
+  if (r.stop?.reason === 'entries') {
+    if (s.mode === 'content') {
+      notes.push(`[Capped at ${plural(s.b.GREP_MAX_MATCHES, 'matching line')}: showing the first ${formatCount(r.shown)} of at least ${formatCount(r.matches)} (sorted by path, then line). The search stopped in ${r.stop.at} after ${plural(r.filesSearched, 'file')} searched; later files were not searched. ${narrow}, or use output_mode "files_with_matches" to list the matching files.]`);
+    } else {
+      notes.push(`[Capped at ${plural(s.b.GREP_MAX_MATCHES, 'file')}: showing the first ${formatCount(r.shown)} files with matches (sorted by path); more files match. The search stopped at ${r.stop.at}; later files were not searched. ${narrow}.]`);
+    }
+    truncation = { unit: s.mode === 'content' ? 'matches' : 'files', shown: r.shown, total: s.mode === 'content' ? r.matches : r.filesWithMatches, by: 'tool' };
+    hint = `${narrow}.`;
+  } else if (r.stop?.reason === 'files') {
+    notes.push(`[Stopped after visiting ${plural(s.b.GREP_MAX_FILES_VISITED, 'file')} (the limit): files from ${r.stop.at} on were not searched. ${narrow}.]`);
+    truncation = { unit: 'files', shown: r.filesVisited, total: r.filesVisited + 1, by: 'tool' };
+    hint = `${narrow}.`;
+  }
+  const searched = `${plural(r.filesSearched, 'file')} searched`;
+  if (r.filesWithMatches === 0 && !r.stop) {
+    if (r.filesVisited === 0 && s.include && r.notIncluded > 0) {
+      notes.push(`No files in ${where} match include "${s.include}" (${plural(r.notIncluded, 'file')} seen). include is matched against the path relative to the workspace, the path relative to path, and the file name; check the glob.`);
+    } else {
+      notes.push(`No matches for ${s.pattern.display} in ${where} (${searched}).`);
+    }
+  } else if (!r.stop) {
+    notes.push(
+      s.mode === 'files_with_matches'
+        ? `${plural(r.filesWithMatches, 'file')} match (${searched}).`
+        : `Found ${plural(r.matches, 'matching line')} in ${plural(r.filesWithMatches, 'file')} (${searched}).`,
+    );
+  }
+  const skips = skipNotes(r, s.b);
+  notes.push(...skips);
+  if (r.oversize.count && !hint) hint = 'Files over the size cap were skipped; page through them with read_file (offset/limit).';
+  if (r.filesWithMatches === 0 && !r.stop && r.ignoredDirs + r.ignoredFiles > 0) {
+    const dirs = r.ignoredDirs ? `${plural(r.ignoredDirs, 'folder')} (${r.ignoredDirSamples.join(', ')}${r.ignoredDirs > r.ignoredDirSamples.length ? ', …' : ''})` : '';
+    const files = r.ignoredFiles ? plural(r.ignoredFiles, 'file') : '';
+    notes.push(`Not searched by the ignore rules (default skip list, .gitignore, ${CLAMPIGNORE_FILE}): ${[dirs, files].filter(Boolean).join(' and ')}; pass path to search inside an ignored folder.`);
+  }
+  if (s.contextAsked > s.context) notes.push(`context was capped at ${plural(s.b.GREP_MAX_CONTEXT_LINES, 'line')}.`);
+  const body = r.lines.length ? `${r.lines.join('\n')}\n\n` : '';
+  return {
+    output: body + notes.join('\n'),
+    truncation,
+    ...(hint ? { hint } : {}),
+    meta: {
+      engine: r.engine,
+      matches: r.matches,
+      filesWithMatches: r.filesWithMatches,
+      filesSearched: r.filesSearched,
+      filesVisited: r.filesVisited,
+      skipped: { oversize: r.oversize, binary: r.binary, unreadable: r.unreadable, unreadableDirs: r.unreadableDirs },
+      ignored: { dirs: r.ignoredDirs, files: r.ignoredFiles },
+      ...(r.stop ? { stop: r.stop, totalIsLowerBound: true } : {}),
+    },
+  };
+}
