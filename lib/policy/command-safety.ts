@@ -1,0 +1,220 @@
+/**
+ * Command safety: parse a shell command with a real parser (shell-parse.ts), judge every
+ * sub-command it can run — across lists, pipelines, subshells, substitutions, functions and
+ * the scripts it hands to `sh -c` or `eval` — and fold the verdicts into one decision:
+ *
+ *   tier 1 (catastrophic)  → deny, always
+ *   tier 2 (dangerous)     → ask, tier 2
+ *   opaque (cannot be seen)→ ask, opaque, never a rule key
+ *   all read-only          → allow
+ *   anything else          → ask, with the rule key an "always allow" would save
+ *
+ * Rule keys: each sub-command that is not read-only contributes one key (subRuleKeys): its
+ * prefix by arity (`npm run test`, `git commit`) or, when it is tier 2, its exact text, so a
+ * rule saved for `git push` never covers `git push --force`. `ruleKey` joins them with " && ".
+ * A later rules feature allows a command when every subRuleKey matches a saved rule.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import type { PolicyDecision } from '../tools/types';
+import { isWriteOp, loadShellParser, type ShellCommand, type ShellParser, type Word } from './shell-parse';
+import { checkArgv, finding, q, writeCheck, type Check, type CheckEnv, type Finding, type SubJudgement } from './command-checks';
+import { GIT_FIND_CHECKS } from './command-checks-git-find';
+import { EXEC_ENV, SYSTEM_BIN_DIRS, ruleKeyFor } from './command-tables';
+import { placesOf } from './command-paths';
+
+export interface CommandAssessment extends PolicyDecision {
+  /** each sub-command's text, in order, including those of scripts it runs (for the approval UI) */
+  subcommands: string[];
+  /** one key per sub-command that is not read-only; empty when opaque, tier 1, or all read-only */
+  subRuleKeys: string[];
+}
+
+export interface AssessOptions {
+  /** realpath of the workspace root */
+  workspace: string;
+  /** the home directory `~` and $HOME expand to (default: os.homedir()) */
+  home?: string;
+  /** the directory the command starts in (default: the workspace root) */
+  cwd?: string;
+}
+
+interface JudgeCtx {
+  parser: ShellParser;
+  workspace: string;
+  home: string;
+  /** nesting of scripts run by scripts (sh -c 'eval …') */
+  depth: number;
+}
+
+const MAX_NESTING = 4;
+const MAX_REASONS = 3;
+
+/**
+ * Judge a shell command before it runs. Never throws for bad input: text that does not parse
+ * is "ask, opaque" (fail closed), unless a catastrophic command is still visible in it.
+ */
+export async function assessCommand(command: string, opts: AssessOptions): Promise<CommandAssessment> {
+  const parser = await loadShellParser();
+  const workspace = path.resolve(opts.workspace);
+  const ctx: JudgeCtx = { parser, workspace, home: path.resolve(opts.home ?? os.homedir()), depth: 0 };
+  const { subs, error } = judgeScript(command, ctx, [opts.cwd ? path.resolve(workspace, opts.cwd) : workspace]);
+  return combine(subs, error);
+}
+
+/** The rule keys a command needs (one per sub-command that is not read-only); [] when it can never be saved. */
+export async function ruleKeysFor(command: string, opts: AssessOptions): Promise<string[]> {
+  return (await assessCommand(command, opts)).subRuleKeys;
+}
+
+function judgeScript(source: string, ctx: JudgeCtx, startCwds: (string | null)[]): { subs: SubJudgement[]; error: string | null } {
+  const parsed = ctx.parser.parse(source);
+  const subs: SubJudgement[] = [];
+  // every directory a command may run in: a `cd` that can fail leaves both; `cd x && y` runs y in x
+  const cwds = new Set(startCwds);
+  const afterCd = new Map<number, (string | null)[]>();
+  parsed.commands.forEach((cmd, index) => {
+    const guard = [...cmd.guards].reverse().find((g) => afterCd.has(g));
+    const here = guard !== undefined ? afterCd.get(guard)! : [...cwds];
+    subs.push(judgeCommand(cmd, parsed.commands, here, ctx));
+    const moved = cdTargets(cmd, here, ctx.home);
+    if (moved) {
+      afterCd.set(index, moved);
+      for (const d of moved) cwds.add(d);
+    }
+  });
+  for (const f of parsed.functions) {
+    if (f.recursive && f.spawns) {
+      subs.push({ text: f.text, readOnly: false, nested: [], display: true, findings: [{ tier: 1, reason: `${q(f.text)} is a fork bomb: it copies itself until the machine stops responding` }] });
+    }
+  }
+  for (const s of parsed.substitutions) {
+    subs.push({
+      text: s, readOnly: false, nested: [], display: false,
+      findings: [{ opaque: true, reason: `${q(s)} puts a command's output into the command line, which is only known when it runs` }],
+    });
+  }
+  return { subs, error: parsed.error };
+}
+
+/** Where `cd`/`pushd`/`popd` leaves the shell, for each directory it may start in; null when not a cd. */
+function cdTargets(cmd: ShellCommand, here: (string | null)[], home: string): (string | null)[] | null {
+  const words = cmd.words[0]?.value === 'builtin' ? cmd.words.slice(1) : cmd.words;
+  const name = words[0]?.value;
+  if (cmd.kind !== 'command' || (name !== 'cd' && name !== 'pushd' && name !== 'popd')) return null;
+  if (name === 'popd') return [null];
+  const target: Word | undefined = words.slice(1).find((w) => !(w.value?.startsWith('-') && w.value !== '-'));
+  if (!target) return [home];
+  return placesOf(target, { workspace: '/', home, cwds: here }).map((p) => ('abs' in p ? p.abs : null));
+}
+
+function judgeCommand(cmd: ShellCommand, all: readonly ShellCommand[], cwds: (string | null)[], ctx: JudgeCtx): SubJudgement {
+  const sub: SubJudgement = { text: cmd.text, readOnly: true, findings: [], nested: [], display: true };
+  const env = makeEnv(sub, cmd, all, cwds, ctx);
+  const self: Check = { name: '', base: '', args: [], vals: [], trusted: true, env };
+  for (const a of cmd.assignments) {
+    if (EXEC_ENV.test(a.name)) {
+      finding(self, { opaque: true, reason: `${q(cmd.text)} sets ${a.name}, which changes what programs run and how` });
+      sub.readOnly = false;
+    }
+  }
+  for (const r of cmd.redirects) {
+    if (r.target && isWriteOp(r.op) && writeCheck(self, r.target)) sub.readOnly = false;
+  }
+  if (cmd.kind === 'command') env.argv(cmd.words);
+  else if (cmd.kind === 'redirect' && !sub.readOnly) sub.key = exactKey(cmd.text);
+  return sub;
+}
+
+function makeEnv(sub: SubJudgement, cmd: ShellCommand | null, all: readonly ShellCommand[], cwds: (string | null)[], ctx: JudgeCtx): CheckEnv {
+  const env: CheckEnv = {
+    workspace: ctx.workspace,
+    home: ctx.home,
+    cwds,
+    sub,
+    stdin: cmd?.stdin ?? null,
+    upstream: cmd ? cmd.upstream.map((i) => all[i]!) : [],
+    argv: (words) => judgeArgv(words, env),
+    part: (words) => {
+      const scratch: SubJudgement = { text: sub.text, readOnly: true, findings: [], nested: [], display: false };
+      judgeArgv(words, { ...env, sub: scratch, stdin: null, upstream: [] });
+      sub.findings.push(...scratch.findings.filter((f) => f.tier || f.opaque));
+      sub.nested.push(...scratch.nested);
+    },
+    script: (source, what) => {
+      if (ctx.depth >= MAX_NESTING) {
+        sub.findings.push({ opaque: true, reason: `${q(sub.text)} nests scripts too deeply to check` });
+        return;
+      }
+      const inner = judgeScript(source, { ...ctx, depth: ctx.depth + 1 }, cwds);
+      if (inner.error) sub.findings.push({ opaque: true, reason: `${what} could not be parsed (${inner.error}), so it cannot be checked` });
+      for (const s of inner.subs) {
+        sub.findings.push(...s.findings.filter((f) => f.tier || f.opaque));
+        if (s.display) sub.nested.push(s.text, ...s.nested);
+      }
+    },
+  };
+  return env;
+}
+
+function judgeArgv(words: Word[], env: CheckEnv): void {
+  const head = words[0];
+  if (!head) return;
+  if (head.value === null || head.glob) {
+    env.sub.readOnly = false;
+    env.sub.findings.push({ opaque: true, reason: `${q(env.sub.text)} takes its command name from ${q(head.raw)}, so what runs is only known when it runs` });
+    return;
+  }
+  const name = head.value;
+  const slash = name.includes('/');
+  const args = words.slice(1);
+  checkArgv(
+    {
+      name,
+      base: slash ? path.posix.basename(name) : name,
+      args,
+      vals: args.map((a) => a.value ?? a.raw),
+      trusted: !slash || SYSTEM_BIN_DIRS.has(path.posix.dirname(name)),
+      env,
+    },
+    GIT_FIND_CHECKS,
+    ruleKeyFor,
+  );
+}
+
+function exactKey(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function joinReasons(findings: readonly Finding[]): string {
+  const reasons = [...new Set(findings.map((f) => f.reason))];
+  const shown = reasons.slice(0, MAX_REASONS).join('; ');
+  return reasons.length > MAX_REASONS ? `${shown}; and ${reasons.length - MAX_REASONS} more` : shown;
+}
+
+function combine(subs: SubJudgement[], error: string | null): CommandAssessment {
+  const visible = subs.filter((s) => s.display);
+  const subcommands = [...new Set(visible.flatMap((s) => [exactKey(s.text), ...s.nested.map(exactKey)]))];
+  const findings = subs.flatMap((s) => s.findings);
+  const tier1 = findings.filter((f) => f.tier === 1);
+  if (tier1.length) return { action: 'deny', tier: 1, reason: joinReasons(tier1), subcommands, subRuleKeys: [] };
+  if (error) {
+    return { action: 'ask', opaque: true, reason: `The command could not be parsed as shell (${error}), so it cannot be checked`, subcommands, subRuleKeys: [] };
+  }
+  const tier2 = findings.filter((f) => f.tier === 2);
+  const opaque = findings.filter((f) => f.opaque);
+  const tier = tier2.length ? (2 as const) : undefined;
+  if (opaque.length) return { action: 'ask', tier, opaque: true, reason: joinReasons([...tier2, ...opaque]), subcommands, subRuleKeys: [] };
+  const needRule = subs.filter((s) => !s.readOnly || s.findings.some((f) => f.tier === 2));
+  if (needRule.length === 0) {
+    const names = visible.length ? visible.map((s) => q(s.text)).slice(0, MAX_REASONS).join(', ') : 'nothing';
+    return { action: 'allow', reason: `read-only: ${names}`, subcommands, subRuleKeys: [] };
+  }
+  const subRuleKeys = [...new Set(needRule.map((s) => (s.findings.some((f) => f.tier === 2) || !s.key ? exactKey(s.text) : s.key)))];
+  const notes = needRule.flatMap((s) => {
+    const own = s.findings.filter((f) => !f.tier && !f.opaque);
+    return own.length ? own : [{ reason: `${q(s.text)} is not a known read-only command` }];
+  });
+  const reason = joinReasons(tier2.length ? tier2 : notes);
+  return { action: 'ask', tier, reason, ruleKey: subRuleKeys.join(' && '), subRuleKeys, subcommands };
+}

@@ -1,0 +1,475 @@
+/**
+ * Shell parsing for command safety: source text → a flat list of every command that can run.
+ *
+ * Why tree-sitter-bash through web-tree-sitter: it is a real grammar for bash (the one GitHub and
+ * most editors use), actively maintained, and it handles every construct a model may emit —
+ * lists, pipelines, subshells, `$(…)` and backticks inside strings and arguments, process
+ * substitution, functions, here-docs, if/while/for/case — where regexes or a hand-written
+ * tokenizer silently miss one. It ships as wasm, so there is no native build to break on a
+ * user's machine or inside the Next.js server bundle. Syntax it cannot parse shows up as ERROR
+ * or MISSING nodes, which lets the judge fail closed.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Node as TsNode, Parser as TsParser } from 'web-tree-sitter';
+
+/** One shell word after quote removal, as far as it can be known before it runs. */
+export interface Word {
+  /** the value after quote removal; null when it depends on a run-time expansion */
+  value: string | null;
+  /** the source text */
+  raw: string;
+  /** the value starts with a tilde (or $HOME) that the shell expands to a home directory */
+  tilde: boolean;
+  /** unquoted glob characters (* ? [) remain in the value */
+  glob: boolean;
+  /** unquoted braces remain in the value (a possible {a,b} expansion) */
+  brace: boolean;
+}
+
+export interface Redirect {
+  /** the operator: > >> >| &> &>> <> >& < <& … */
+  op: string;
+  /** the target file; null for a descriptor duplication (2>&1, >&-) */
+  target: Word | null;
+  text: string;
+}
+
+/** What a command reads on stdin from the script itself. */
+export interface StdinText {
+  kind: 'heredoc' | 'herestring';
+  /** the text fed in (raw when it holds expansions) */
+  text: string;
+}
+
+/** One command that can run: a simple command, a [ ] / [[ ]] test, an assignment or a bare redirect. */
+export interface ShellCommand {
+  kind: 'command' | 'test' | 'assign' | 'declare' | 'redirect';
+  /** the command's own source text, with its redirects (for the approval UI) */
+  text: string;
+  /** FOO=1 prefixes (and the assignments of `export`, `local` …) */
+  assignments: { name: string; value: Word | null }[];
+  /** name first, then the arguments; for 'declare' the keyword first */
+  words: Word[];
+  redirects: Redirect[];
+  stdin: StdinText | null;
+  /** indices of the commands in earlier stages of the same pipeline */
+  upstream: number[];
+  /** indices of the commands that must succeed before this one runs (left of &&) */
+  guards: number[];
+  /** inside $(…) or backticks */
+  inSubstitution: boolean;
+}
+
+export interface ShellFunction {
+  name: string;
+  text: string;
+  /** its body calls the function itself */
+  recursive: boolean;
+  /** its body holds a pipeline or a background job */
+  spawns: boolean;
+}
+
+export interface ParsedScript {
+  commands: ShellCommand[];
+  functions: ShellFunction[];
+  /** source texts of every $(…) and backtick substitution */
+  substitutions: string[];
+  /** why the text is not clean shell syntax; null when it parsed */
+  error: string | null;
+}
+
+export interface ShellParser {
+  /** Parse a script synchronously; never throws for bad syntax (see ParsedScript.error). */
+  parse(source: string): ParsedScript;
+}
+
+const MAX_DEPTH = 200;
+const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
+
+let parserPromise: Promise<ShellParser> | null = null;
+
+/**
+ * The shared bash parser, loaded once. The wasm files are located through createRequire on this
+ * module (not process.cwd()), which also resolves from inside a Next.js server chunk because both
+ * packages are serverExternalPackages. A failed load is not cached, so the next call retries.
+ */
+export function loadShellParser(): Promise<ShellParser> {
+  parserPromise ??= createParser().catch((err: unknown) => {
+    parserPromise = null;
+    throw err;
+  });
+  return parserPromise;
+}
+
+async function createParser(): Promise<ShellParser> {
+  const require = createRequire(import.meta.url);
+  const { Parser, Language } = await import('web-tree-sitter');
+  const runtimeWasm = require.resolve('web-tree-sitter/tree-sitter.wasm');
+  await Parser.init({ locateFile: (file: string) => (file.endsWith('.wasm') ? runtimeWasm : file) });
+  const grammarDir = path.dirname(require.resolve('tree-sitter-bash/package.json'));
+  const language = await Language.load(path.join(grammarDir, 'tree-sitter-bash.wasm'));
+  const parser: TsParser = new Parser();
+  parser.setLanguage(language);
+  return {
+    parse(source: string): ParsedScript {
+      const tree = parser.parse(source);
+      if (!tree) return { commands: [], functions: [], substitutions: [], error: 'the parser returned no tree' };
+      try {
+        const b = new Builder();
+        b.walk(tree.rootNode, { inSubst: false, level: 0, upstream: [], guards: [], depth: 0 });
+        return { commands: b.commands, functions: b.functions, substitutions: b.substitutions, error: b.error };
+      } finally {
+        tree.delete(); // trees live in wasm memory; not freeing them leaks
+      }
+    },
+  };
+}
+
+interface WalkCtx {
+  inSubst: boolean;
+  /** which substitution the walk is in (0 = the top level); pipelines and lists link commands of the same one */
+  level: number;
+  upstream: number[];
+  guards: number[];
+  depth: number;
+}
+
+class Builder {
+  commands: ShellCommand[] = [];
+  functions: ShellFunction[] = [];
+  substitutions: string[] = [];
+  error: string | null = null;
+  /** redirect nodes already attached to a command */
+  private attached = new Set<number>();
+  /** command node id → index in commands */
+  private byNode = new Map<number, number>();
+  /** index in commands → the substitution level it was found at */
+  private levels: number[] = [];
+  private nextLevel = 1;
+
+  walk(node: TsNode, ctx: WalkCtx): void {
+    if (ctx.depth > MAX_DEPTH) {
+      this.error ??= 'it is nested too deeply';
+      return;
+    }
+    if (node.isError || node.isMissing) this.error ??= `unexpected \`${clip(node.text || node.type)}\``;
+    const next = { ...ctx, depth: ctx.depth + 1 };
+    switch (node.type) {
+      case 'comment':
+        return;
+      case 'command':
+        this.addCommand(node, ctx);
+        return this.walkChildren(node, next);
+      case 'command_substitution':
+        this.substitutions.push(node.text);
+        return this.walkChildren(node, { inSubst: true, level: this.nextLevel++, upstream: [], guards: [], depth: next.depth });
+      case 'process_substitution':
+        return this.walkChildren(node, { ...next, level: this.nextLevel++, upstream: [], guards: [] });
+      case 'pipeline':
+        return this.walkPipeline(node, next);
+      case 'list':
+        return this.walkList(node, next);
+      case 'function_definition':
+        return this.walkFunction(node, next);
+      case 'test_command':
+        this.push(node, ctx, { kind: 'test', text: node.text });
+        return this.walkChildren(node, next);
+      case 'variable_assignment':
+      case 'variable_assignments':
+        if (node.parent?.type !== 'command' && node.parent?.type !== 'declaration_command' && node.parent?.type !== 'variable_assignments') {
+          const nodes = node.type === 'variable_assignment' ? [node] : named(node).filter((n) => n.type === 'variable_assignment');
+          this.push(node, ctx, { kind: 'assign', text: node.text, assignments: nodes.map(assignmentOf) });
+        }
+        return this.walkChildren(node, next);
+      case 'declaration_command':
+      case 'unset_command':
+        this.addDeclaration(node, ctx);
+        return this.walkChildren(node, next);
+      case 'file_redirect':
+        if (!this.attached.has(node.id)) {
+          const r = redirectOf(node);
+          if (r) this.push(node, ctx, { kind: 'redirect', text: node.text, redirects: [r] });
+        }
+        return this.walkChildren(node, next);
+      case 'heredoc_redirect':
+        return this.walkHeredoc(node, next);
+      default:
+        return this.walkChildren(node, next);
+    }
+  }
+
+  private walkChildren(node: TsNode, ctx: WalkCtx): void {
+    for (const child of children(node)) this.walk(child, ctx);
+  }
+
+  private push(node: TsNode, ctx: WalkCtx, partial: Partial<ShellCommand> & Pick<ShellCommand, 'kind' | 'text'>): number {
+    const index = this.commands.length;
+    this.commands.push({
+      assignments: [],
+      words: [],
+      redirects: [],
+      stdin: null,
+      upstream: ctx.upstream,
+      guards: ctx.guards,
+      inSubstitution: ctx.inSubst,
+      ...partial,
+    });
+    this.byNode.set(node.id, index);
+    this.levels.push(ctx.level);
+    return index;
+  }
+
+  private addCommand(node: TsNode, ctx: WalkCtx): void {
+    const words: Word[] = [];
+    const assignments: ShellCommand['assignments'] = [];
+    const redirects: Redirect[] = [];
+    let stdin: StdinText | null = null;
+    const redirectNodes: TsNode[] = [];
+    node.children.forEach((child, i) => {
+      if (!child) return;
+      const field = node.fieldNameForChild(i);
+      if (child.type === 'variable_assignment') assignments.push(assignmentOf(child));
+      else if (field === 'name') words.push(evalWord(child.namedChildren.length === 1 ? child.namedChildren[0]! : child));
+      else if (field === 'argument') words.push(evalWord(child));
+      else if (child.type.endsWith('_redirect')) redirectNodes.push(child);
+    });
+    const parent = node.parent;
+    if (parent?.type === 'redirected_statement' && parent.childForFieldName('body')?.id === node.id) {
+      for (const r of children(parent)) {
+        if (!r.type.endsWith('_redirect')) continue;
+        redirectNodes.push(r);
+        // a here-doc's own trailing redirects (cat <<EOF > out) sit inside the heredoc node
+        if (r.type === 'heredoc_redirect') redirectNodes.push(...children(r).filter((c) => c.type === 'file_redirect'));
+      }
+    }
+    const texts: string[] = [];
+    for (const r of redirectNodes) {
+      this.attached.add(r.id);
+      if (r.type === 'file_redirect') {
+        const red = redirectOf(r);
+        if (red) redirects.push(red);
+        if (r.parent?.id !== node.id) texts.push(r.text);
+      } else if (r.type === 'herestring_redirect') {
+        const w = r.namedChildren.find((c) => c && c.type !== 'file_descriptor');
+        stdin = { kind: 'herestring', text: w ? (evalWord(w).value ?? w.text) : '' };
+      } else if (r.type === 'heredoc_redirect') {
+        const body = r.namedChildren.find((c) => c?.type === 'heredoc_body');
+        stdin = { kind: 'heredoc', text: body?.text ?? '' };
+        const start = r.namedChildren.find((c) => c?.type === 'heredoc_start');
+        texts.push(`${r.child(0)?.text ?? '<<'}${start?.text ?? ''}`);
+      }
+    }
+    const text = [node.text, ...texts].join(' ');
+    this.push(node, ctx, { kind: 'command', text, words, assignments, redirects, stdin });
+  }
+
+  private addDeclaration(node: TsNode, ctx: WalkCtx): void {
+    const keyword = node.child(0);
+    const words: Word[] = keyword ? [literalWord(keyword.text)] : [];
+    const assignments: ShellCommand['assignments'] = [];
+    for (const child of named(node)) {
+      if (child.type === 'variable_assignment') assignments.push(assignmentOf(child));
+      else if (child.type === 'variable_name') assignments.push({ name: child.text, value: null });
+      else words.push(evalWord(child));
+    }
+    this.push(node, ctx, { kind: 'declare', text: node.text, words, assignments });
+  }
+
+  private walkPipeline(node: TsNode, ctx: WalkCtx): void {
+    // `cat <<EOF | sh`: the grammar hangs the rest of the pipeline under the here-doc node,
+    // so the command owning the here-doc is the first stage
+    const upstream: number[] = [];
+    if (node.parent?.type === 'heredoc_redirect') {
+      const owner = this.ownerOf(node.parent);
+      if (owner !== undefined) upstream.push(owner);
+    }
+    for (const stage of children(node)) {
+      if (!stage.isNamed) continue;
+      const before = this.commands.length;
+      this.walk(stage, { ...ctx, upstream: [...ctx.upstream, ...upstream] });
+      upstream.push(...this.sameLevelSince(before, ctx.level));
+    }
+  }
+
+  private walkList(node: TsNode, ctx: WalkCtx): void {
+    let guards = ctx.guards;
+    let pendingAnd = false;
+    let left: number[] = [];
+    for (const child of children(node)) {
+      if (!child.isNamed) {
+        if (child.type === '&&') pendingAnd = true;
+        continue;
+      }
+      // the right side of `a && b` runs only when a succeeded; `||` gives no such promise
+      if (pendingAnd) guards = [...guards, ...left];
+      pendingAnd = false;
+      const before = this.commands.length;
+      this.walk(child, { ...ctx, guards });
+      left = this.sameLevelSince(before, ctx.level);
+    }
+  }
+
+  private walkHeredoc(node: TsNode, ctx: WalkCtx): void {
+    // `cat <<EOF && rm x`: the grammar nests the rest of the list inside the here-doc node
+    let guards = ctx.guards;
+    for (const child of children(node)) {
+      if (child.type === '&&') {
+        const owner = this.ownerOf(node);
+        if (owner !== undefined) guards = [...guards, owner];
+      }
+      if (child.isNamed) this.walk(child, { ...ctx, guards });
+    }
+  }
+
+  private walkFunction(node: TsNode, ctx: WalkCtx): void {
+    const name = node.childForFieldName('name')?.text ?? '';
+    const before = this.commands.length;
+    this.walkChildren(node, ctx);
+    const body = node.childForFieldName('body');
+    const inner = this.commands.slice(before);
+    this.functions.push({
+      name,
+      text: node.text,
+      recursive: inner.some((c) => c.kind === 'command' && c.words[0]?.value === name),
+      spawns: body ? hasSpawn(body) : false,
+    });
+  }
+
+  private ownerOf(redirect: TsNode): number | undefined {
+    const parent = redirect.parent;
+    if (!parent) return undefined;
+    const owner = parent.type === 'redirected_statement' ? parent.childForFieldName('body') : parent;
+    return owner ? this.byNode.get(owner.id) : undefined;
+  }
+
+  private sameLevelSince(start: number, level: number): number[] {
+    const out: number[] = [];
+    for (let i = start; i < this.commands.length; i++) if (this.levels[i] === level) out.push(i);
+    return out;
+  }
+}
+
+function children(node: TsNode): TsNode[] {
+  return node.children.filter((c): c is TsNode => c !== null);
+}
+
+function named(node: TsNode): TsNode[] {
+  return node.namedChildren.filter((c): c is TsNode => c !== null);
+}
+
+function hasSpawn(node: TsNode): boolean {
+  if (node.type === 'pipeline' || node.type === '&') return true;
+  return children(node).some(hasSpawn);
+}
+
+function clip(s: string): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length > 40 ? `${one.slice(0, 39)}…` : one;
+}
+
+function assignmentOf(node: TsNode): { name: string; value: Word | null } {
+  const value = node.childForFieldName('value');
+  return { name: node.childForFieldName('name')?.text ?? '', value: value ? evalWord(value) : literalWord('') };
+}
+
+function redirectOf(node: TsNode): Redirect | null {
+  const op = children(node).find((c) => !c.isNamed)?.text ?? '';
+  const dest = node.childForFieldName('destination');
+  if (!dest) return null;
+  // >&2, 2>&1, >&- duplicate or close a descriptor; >&file writes a file like &>file
+  const dup = (op === '>&' || op === '<&') && (dest.type === 'number' || dest.text === '-');
+  return { op, target: dup ? null : evalWord(dest), text: node.text };
+}
+
+/** A word known exactly (a keyword or a synthetic argument). */
+export function literalWord(value: string): Word {
+  return { value, raw: value, tilde: false, glob: false, brace: false };
+}
+
+interface WordState {
+  value: string | null;
+  tilde: boolean;
+  glob: boolean;
+  brace: boolean;
+}
+
+/** Evaluate a word node as far as static analysis allows. */
+function evalWord(node: TsNode): Word {
+  const st: WordState = { value: '', tilde: false, glob: false, brace: false };
+  appendPart(node, st, true);
+  return { ...st, raw: node.text };
+}
+
+function add(st: WordState, text: string): void {
+  if (st.value !== null) st.value += text;
+}
+
+function appendPart(node: TsNode, st: WordState, atStart: boolean): void {
+  switch (node.type) {
+    case 'word': {
+      const text = node.text;
+      if (atStart && text.startsWith('~')) st.tilde = true;
+      let out = '';
+      for (let i = 0; i < text.length; i++) {
+        const ch = text[i]!;
+        if (ch === '\\') {
+          const nextCh = text[i + 1];
+          if (nextCh !== undefined && nextCh !== '\n') out += nextCh;
+          i++;
+          continue;
+        }
+        if (ch === '*' || ch === '?' || ch === '[') st.glob = true;
+        if (ch === '{' || ch === '}') st.brace = true;
+        out += ch;
+      }
+      return add(st, out);
+    }
+    case 'number':
+      return add(st, node.text);
+    case 'raw_string':
+      return add(st, node.text.slice(1, -1));
+    case 'ansi_c_string':
+      return add(st, decodeAnsiC(node.text.slice(2, -1)));
+    case 'string':
+    case 'translated_string':
+      for (const child of children(node)) {
+        if (!child.isNamed) continue;
+        if (child.type === 'string_content') add(st, child.text.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c)));
+        else appendExpansion(child, st, atStart && st.value === '');
+      }
+      return;
+    case 'concatenation':
+      children(node).forEach((child, i) => appendPart(child, st, atStart && i === 0));
+      return;
+    default:
+      return appendExpansion(node, st, atStart);
+  }
+}
+
+/** $HOME and $PWD at the start of a word are known; any other expansion is not. */
+function appendExpansion(node: TsNode, st: WordState, atStart: boolean): void {
+  if ((node.type === 'simple_expansion' || node.type === 'expansion') && atStart) {
+    const text = node.text;
+    if (text === '$HOME' || text === '${HOME}') {
+      st.tilde = true;
+      return add(st, '~');
+    }
+    if (text === '$PWD' || text === '${PWD}') return add(st, '.');
+  }
+  st.value = null;
+}
+
+function decodeAnsiC(body: string): string {
+  const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+  return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|.)/g, (_m, esc: string) => {
+    if (esc[0] === 'x' || esc[0] === 'u' || esc[0] === 'U') return String.fromCodePoint(parseInt(esc.slice(1), 16));
+    if (/^[0-7]+$/.test(esc)) return String.fromCharCode(parseInt(esc, 8));
+    return simple[esc] ?? `\\${esc}`;
+  });
+}
+
+/** True for an operator that writes its target (>, >>, &>, <> …). */
+export function isWriteOp(op: string): boolean {
+  return WRITE_OPS.has(op);
+}
