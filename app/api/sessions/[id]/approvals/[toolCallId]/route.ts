@@ -1,0 +1,16 @@
+import { answerToolCall, approvalAnswerSchema } from '@/lib/server/approvals';
+import { errorResponse, json, parseJson, routeId, serverConfig } from '@/lib/server/http';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+export async function POST(req: Request, { params }: { params: Promise<{ id: string; toolCallId: string }> }) {
+  try {
+    const { id, toolCallId } = await params;
+    const body = await parseJson(req, approvalAnswerSchema, 256 * 1024);
+    const approval = answerToolCall(serverConfig(), routeId(id, 'Session'), routeId(toolCallId, 'Tool call'), body);
+    return json({ approval });
+  } catch (err) {
+    return errorResponse(err);
+  }
+}

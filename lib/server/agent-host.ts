@@ -1,0 +1,38 @@
+import type { AgentHost } from '../agent/host';
+import type { Db } from '../store/db';
+import { getSession } from '../store/sessions';
+import { getByToolCallId, markConsumed, recordPending } from '../store/approvals';
+import { ruleVerdict } from '../store/rules';
+import type { ToolServices } from '../tools/types';
+
+/** The approval id Clamp's store uses for a tool call of a session (the page answers by tool call id). */
+export function approvalKey(sessionId: string, toolCallId: string): string {
+  return `${sessionId}/${toolCallId}`;
+}
+
+/** An AgentHost backed by the session store: mode, rules and approvals are read at call time. */
+export function storeHost(db: Db, o: { sessionId: string; workspace: string; dataDir: string; services?: ToolServices }): AgentHost {
+  return {
+    sessionId: o.sessionId,
+    workspace: o.workspace,
+    dataDir: o.dataDir,
+    services: o.services ?? {},
+    mode: () => getSession(db, o.sessionId)?.mode ?? 'default',
+    ruleVerdict: (tool, _input, d) => {
+      const keys = tool.effect === 'system' && d.subRuleKeys ? d.subRuleKeys : tool.name === 'run_command' ? [] : null;
+      return ruleVerdict(db, o.workspace, o.sessionId, tool.name, keys, !!d.opaque);
+    },
+    recordPending: (info, input) => {
+      recordPending(db, { approvalId: approvalKey(o.sessionId, info.toolCallId), sessionId: o.sessionId, toolCallId: info.toolCallId, toolName: info.toolName, input, info });
+    },
+    answerFor: (toolCallId) => {
+      const a = getByToolCallId(db, o.sessionId, toolCallId);
+      if (!a || a.status !== 'answered' || !a.answer) return undefined;
+      return { answer: a.answer, editedCommand: a.editedCommand, reason: a.reason };
+    },
+    markConsumed: (toolCallId) => {
+      const a = getByToolCallId(db, o.sessionId, toolCallId);
+      if (a && a.status === 'answered') markConsumed(db, a.approvalId);
+    },
+  };
+}

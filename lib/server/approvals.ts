@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import type { ApprovalAnswerBody, StoredApproval } from '../agent/protocol';
+import { openDb } from '../store/db';
+import { answerApproval, getByToolCallId } from '../store/approvals';
+import { addRule } from '../store/rules';
+import { requireSession } from '../store/sessions';
+import { HttpError, type ServerConfig } from './http';
+
+export const approvalAnswerSchema = z.object({
+  answer: z.enum(['once', 'session', 'always', 'edit', 'deny']),
+  editedCommand: z.string().max(100_000).optional(),
+  reason: z.string().max(10_000).optional(),
+});
+
+/** The rule patterns an approval would save: one per sub-command, or '*' for a tool that is not a command. */
+export function rulePatterns(a: StoredApproval): string[] | undefined {
+  const d = a.info?.decision;
+  if (!d || d.opaque || d.tier === 1) return undefined;
+  if (a.toolName === 'run_command' || d.subRuleKeys) {
+    const keys = d.subRuleKeys?.length ? d.subRuleKeys : d.ruleKey ? [d.ruleKey] : [];
+    return keys.length ? [...new Set(keys)] : undefined;
+  }
+  return ['*'];
+}
+
+/**
+ * Record a person's answer to a pending call (by tool call id) and save the rule it implies:
+ * "this session" and "always" save the safety policy's rule key(s); opaque commands cannot be saved.
+ * Throws HttpError / StoreError (404 unknown, 409 already answered, 400 an answer that cannot apply).
+ */
+export function answerToolCall(cfg: ServerConfig, sessionId: string, toolCallId: string, body: ApprovalAnswerBody): StoredApproval {
+  const db = openDb(cfg.dataDir);
+  requireSession(db, sessionId, cfg.workspace);
+  const stored = getByToolCallId(db, sessionId, toolCallId);
+  if (!stored) throw new HttpError(404, `No approval is pending for tool call ${toolCallId} in this session. Reload the page.`);
+  if (body.answer === 'edit' && typeof (stored.input as { command?: unknown })?.command !== 'string') {
+    throw new HttpError(400, `Only commands can be edited before approval; ${stored.toolName} cannot. Approve or deny it.`);
+  }
+  let patterns: string[] | undefined;
+  if (body.answer === 'session' || body.answer === 'always') {
+    patterns = rulePatterns(stored);
+    if (!patterns) {
+      throw new HttpError(400, 'This call cannot be saved as a rule (Clamp cannot judge what it would run). Approve it once instead.');
+    }
+  }
+  return db.transaction(() => {
+    const answered = answerApproval(db, sessionId, stored.approvalId, body);
+    for (const pattern of patterns ?? []) {
+      addRule(db, { workspace: cfg.workspace, sessionId: body.answer === 'session' ? sessionId : null, tool: stored.toolName, pattern, action: 'allow' });
+    }
+    return answered;
+  })();
+}

@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FilePage } from '../agent/protocol';
+import { isInside } from '../policy/workspace';
+import { HttpError } from './http';
+
+/** Most bytes one page of the viewer carries. */
+export const FILE_PAGE_MAX_BYTES = 512 * 1024;
+
+/** Resolve a viewer path: only files inside the data dir (spilled outputs, task logs) can be read. */
+export function viewerPath(dataDir: string, p: string): string {
+  if (!p || p.includes('\0')) throw new HttpError(400, 'Give the file to show in ?path=.');
+  let real: string;
+  try {
+    real = fs.realpathSync.native(path.resolve(dataDir, p));
+  } catch {
+    throw new HttpError(404, `File not found: ${p}. Spilled outputs and logs are kept in the data dir; it may have been removed.`);
+  }
+  if (!isInside(dataDir, real) || real === dataDir) throw new HttpError(403, 'Only spilled outputs and task logs in the data dir can be shown.');
+  return real;
+}
+
+/**
+ * One page of a file, cut on line boundaries: from offset (moved forward to the next line start when it
+ * falls inside a line) up to limit bytes, ending after the last whole line unless the file ends first.
+ * Memory is bounded by the page size whatever the file's size.
+ */
+export function readFilePage(file: string, offset: number, limit: number): FilePage {
+  const size = fs.statSync(file).size;
+  const want = Math.max(1, Math.min(limit, FILE_PAGE_MAX_BYTES));
+  let start = Math.max(0, Math.min(offset, size));
+  const fd = fs.openSync(file, 'r');
+  try {
+    if (start > 0 && start < size) {
+      // land on a line start: skip the rest of a line we were dropped into
+      const probe = Buffer.alloc(1);
+      fs.readSync(fd, probe, 0, 1, start - 1);
+      if (probe[0] !== 0x0a) {
+        const look = Buffer.alloc(Math.min(64 * 1024, size - start));
+        const n = fs.readSync(fd, look, 0, look.length, start);
+        const nl = look.subarray(0, n).indexOf(0x0a);
+        if (nl !== -1) start += nl + 1;
+      }
+    }
+    const buf = Buffer.alloc(Math.min(want, size - start));
+    const n = fs.readSync(fd, buf, 0, buf.length, start);
+    let end = n;
+    const eof = start + n >= size;
+    if (!eof) {
+      const nl = buf.subarray(0, n).lastIndexOf(0x0a);
+      if (nl !== -1) end = nl + 1;
+      else while (end > 0 && (buf[end] & 0xc0) === 0x80) end--; // one huge line: cut on a character boundary
+    }
+    return { path: file, text: buf.subarray(0, end).toString('utf8'), offset: start, nextOffset: start + end, totalBytes: size, eof: start + end >= size };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Parse ?offset=&limit= with defaults; 400 on nonsense. */
+export function pageParams(url: URL): { offset: number; limit: number } {
+  const num = (name: string, dflt: number) => {
+    const v = url.searchParams.get(name);
+    if (v === null || v === '') return dflt;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new HttpError(400, `?${name}= must be a whole number of bytes, not ${v}.`);
+    return n;
+  };
+  return { offset: num('offset', 0), limit: num('limit', 256 * 1024) };
+}
