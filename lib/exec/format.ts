@@ -40,7 +40,11 @@ function decode(s: CaptureSnapshot): { whole?: string; head: string; tail: strin
   // drop a character the head cut in two, and skip continuation bytes the tail starts with
   let k = end;
   while (k > 0 && (s.head[k - 1] & 0xc0) === 0x80) k--;
-  if (k > 0 && s.head[k - 1] >= 0xc0) end = k - 1;
+  if (k > 0 && s.head[k - 1] >= 0xc0) {
+    const lead = s.head[k - 1];
+    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+    if (end - (k - 1) < need) end = k - 1;
+  }
   let start = 0;
   while (start < s.tail.length && (s.tail[start] & 0xc0) === 0x80) start++;
   return { head: s.head.subarray(0, end).toString('utf8'), tail: s.tail.subarray(start).toString('utf8') };

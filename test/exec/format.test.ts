@@ -93,8 +93,7 @@ describe('formatRun', () => {
     const f = formatRun(run({ exitCode: 1, out }), O);
     expect(bytes(f.text)).toBeLessThanOrEqual(20_000);
     expect(f.text).toContain('stdout:\nstep 1\nstep 2\n');
-    expect(f.text).toMatch(/\nstep (\d+)\n… \[lines (\d+)–([\d,]+) omitted: [\d.]+ KB\] …\nstep (\d+)\n/);
-    const [, lastHead, from, to, firstTail] = /\nstep (\d+)\n… \[lines (\d+)–([\d,]+) omitted/.exec(f.text)!.concat(/omitted: [\d.]+ KB\] …\nstep (\d+)/.exec(f.text)![1]);
+    const [, lastHead, from, to, firstTail] = /\nstep (\d+)\n… \[lines (\d+)–([\d,]+) omitted: [\d.]+ KB\] …\nstep (\d+)\n/.exec(f.text)!;
     expect(Number(from)).toBe(Number(lastHead) + 1);
     expect(Number(firstTail)).toBe(Number(to.replace(/,/g, '')) + 1);
     expect(f.text).toContain('step 50000\n[stdout cut: ');
@@ -122,6 +121,23 @@ describe('formatRun', () => {
     expect(f.text.endsWith('stderr:\njust one warning')).toBe(true);
     expect(bytes(f.text)).toBeLessThanOrEqual(20_000);
     expect(bytes(f.text)).toBeGreaterThan(18_000);
+  });
+
+  it('cuts multi-byte text on character boundaries, at the capture edges too', () => {
+    const out = '日本語のテキスト\n'.repeat(20_000);
+    const r = run({ exitCode: 1, out });
+    // a head of 2,502 bytes ends 2 bytes into a 3-byte character: that character is dropped
+    r.stdout = snap(out, 10_010);
+    let f = formatRun(r, O);
+    expect(f.text).not.toContain('\ufffd');
+    expect(f.text).toContain('stdout:\n日本語のテキスト\n');
+    expect(f.text).toContain('日本語のテキスト\n… [lines 101–');
+    expect(f.text).toContain('日本語のテキスト\n[stdout cut: ');
+    // a head of 2,503 bytes ends right after a whole character: it is kept
+    r.stdout = snap(out, 10_012);
+    f = formatRun(r, O);
+    expect(f.text).not.toContain('\ufffd');
+    expect(f.text).toContain('日本語のテキスト\n日\n… [');
   });
 
   it('output past the in-memory capture is still reported from its head and tail', () => {
