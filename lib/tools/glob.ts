@@ -8,7 +8,7 @@ import { ToolError } from './types';
 import type { Budget } from './budget';
 import { formatCount } from './text';
 import { resolveInWorkspace } from '../policy/workspace';
-import { CLAMPIGNORE_FILE, IgnoreRules, comparePaths, nearPaths } from './ignore';
+import { CLAMPIGNORE_FILE, IgnoreRules, comparePaths, ignoredNote, nearPaths } from './ignore';
 
 const schema = z.strictObject({
   pattern: z.string().describe("Glob relative to path, e.g. '**/*.ts', 'src/**/test_*.py' or '*.{json,yaml}'."),
@@ -81,6 +81,7 @@ export const globTool = defineTool({
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     try {
       for await (const entry of stream) {
+        if (ctx.signal.aborted) throw new Error('aborted');
         const file = prefix + String(entry);
         if (rules.pathIgnored(file)) continue;
         total++;
@@ -98,19 +99,15 @@ export const globTool = defineTool({
     if (total === 0) {
       notes.push(`No files match "${input.pattern}" in ${where}.`);
       if (!/[/\\]|\*\*/.test(pattern)) notes.push(`"${pattern}" only matches files directly in ${where}; use "**/${pattern}" to search every folder below it.`);
-      if (rules.stats.dirs + rules.stats.files > 0) {
-        const d = rules.stats;
-        const dirs = d.dirs ? `${formatCount(d.dirs)} folder${d.dirs === 1 ? '' : 's'} (${d.dirSamples.join(', ')}${d.dirs > d.dirSamples.length ? ', …' : ''})` : '';
-        const files = d.files ? `${formatCount(d.files)} file${d.files === 1 ? '' : 's'}` : '';
-        notes.push(`Not searched by the ignore rules (default skip list, .gitignore, ${CLAMPIGNORE_FILE}): ${[dirs, files].filter(Boolean).join(' and ')}; pass path to look inside an ignored folder.`);
-      }
+      const ignored = ignoredNote(rules.stats, 'look');
+      if (ignored) notes.push(ignored);
       return { output: notes.join('\n'), truncation: null, meta: { total, ignored: { dirs: rules.stats.dirs, files: rules.stats.files } } };
     }
     const capped = total > cap;
     const next = 'Narrow the pattern (e.g. "src/**/*.ts") or pass a narrower path.';
     const note = capped
       ? `[Capped at ${formatCount(cap)} files: showing the first ${formatCount(cap)} of ${formatCount(total)} matching files (sorted by path). ${next}]`
-      : `${formatCount(total)} file${total === 1 ? '' : 's'} match.`;
+      : `${formatCount(total)} file${total === 1 ? ' matches' : 's match'}.`;
     return {
       output: `${shown.join('\n')}\n\n${note}`,
       truncation: capped ? { unit: 'files', shown: shown.length, total, by: 'tool' } : null,

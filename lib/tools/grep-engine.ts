@@ -87,6 +87,8 @@ export interface SearchResult {
   notIncluded: number;
   /** which engine answered, for meta (the output never depends on it) */
   engine: 'builtin' | 'builtin+rg';
+  /** files rg ruled out, so they were never read here */
+  rgRuledOut: number;
 }
 
 function skipped(): Skipped {
@@ -233,7 +235,7 @@ export async function search(req: SearchRequest): Promise<SearchResult> {
   const res: SearchResult = {
     lines: [], matches: 0, filesWithMatches: 0, shown: 0, filesSearched: 0, filesVisited: 0, stop: null,
     oversize: skipped(), binary: skipped(), unreadable: skipped(), unreadableDirs: skipped(),
-    ignoredDirs: 0, ignoredFiles: 0, ignoredDirSamples: [], notIncluded: 0, engine: 'builtin',
+    ignoredDirs: 0, ignoredFiles: 0, ignoredDirSamples: [], notIncluded: 0, engine: 'builtin', rgRuledOut: 0,
   };
   const pool: { buf: Buffer | null } = { buf: null };
   const rules = req.startIsFile ? null : new IgnoreRules(req.workspace, req.startRel, req.ignoreEnv);
@@ -276,6 +278,7 @@ export async function search(req: SearchRequest): Promise<SearchResult> {
       if (rg && !pre && res.filesVisited === AUTO_RG_AFTER_FILES) startRg();
       if ((pre as RgPrefilter | null)?.noMatch(f.relToStart)) {
         res.filesSearched++;
+        res.rgRuledOut++;
         continue;
       }
       const scan = scanFile(f.abs, req, pool);

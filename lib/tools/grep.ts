@@ -5,7 +5,7 @@ import { ToolError, type Truncation } from './types';
 import type { Budget } from './budget';
 import { formatBytes, formatCount } from './text';
 import { resolveInWorkspace } from '../policy/workspace';
-import { CLAMPIGNORE_FILE, globToRegExp, nearPaths } from './ignore';
+import { CLAMPIGNORE_FILE, globToRegExp, ignoredNote, nearPaths } from './ignore';
 import { search, type CompiledPattern, type EngineChoice, type SearchResult, type Skipped } from './grep-engine';
 
 const schema = z.strictObject({
@@ -195,13 +195,13 @@ function plural(n: number, word: string): string {
 }
 
 function names(s: Skipped): string {
-  return s.samples.join(', ') + (s.count > s.samples.length ? ', …' : '');
+  return s.samples.join(', ') + (s.count > s.samples.length ? ` and ${formatCount(s.count - s.samples.length)} more` : '');
 }
 
 function skipNotes(r: SearchResult, b: Budget): string[] {
   const out: string[] = [];
   if (r.oversize.count) {
-    out.push(`${plural(r.oversize.count, 'file')} over ${formatBytes(b.GREP_MAX_FILE_BYTES)} skipped (not searched): ${names(r.oversize)}. They may contain matches; page through one with read_file (offset/limit).`);
+    out.push(`${plural(r.oversize.count, 'file')} over ${formatBytes(b.GREP_MAX_FILE_BYTES)} skipped (not searched): ${names(r.oversize)}. ${r.oversize.count === 1 ? 'It may contain matches; page through it' : 'They may contain matches; page through one'} with read_file (offset/limit).`);
   }
   if (r.binary.count) out.push(`${plural(r.binary.count, 'binary file')} with a match not shown: ${names(r.binary)}.`);
   if (r.unreadable.count) out.push(`${plural(r.unreadable.count, 'file')} could not be read: ${names(r.unreadable)}.`);
@@ -292,17 +292,16 @@ function present(r: SearchResult, s: Shown) {
   } else if (!r.stop) {
     notes.push(
       s.mode === 'files_with_matches'
-        ? `${plural(r.filesWithMatches, 'file')} match (${searched}).`
+        ? `${plural(r.filesWithMatches, 'file')} match${r.filesWithMatches === 1 ? 'es' : ''} (${searched}).`
         : `Found ${plural(r.matches, 'matching line')} in ${plural(r.filesWithMatches, 'file')} (${searched}).`,
     );
   }
   const skips = skipNotes(r, s.b);
   notes.push(...skips);
   if (r.oversize.count && !hint) hint = 'Files over the size cap were skipped; page through them with read_file (offset/limit).';
-  if (r.filesWithMatches === 0 && !r.stop && r.ignoredDirs + r.ignoredFiles > 0) {
-    const dirs = r.ignoredDirs ? `${plural(r.ignoredDirs, 'folder')} (${r.ignoredDirSamples.join(', ')}${r.ignoredDirs > r.ignoredDirSamples.length ? ', …' : ''})` : '';
-    const files = r.ignoredFiles ? plural(r.ignoredFiles, 'file') : '';
-    notes.push(`Not searched by the ignore rules (default skip list, .gitignore, ${CLAMPIGNORE_FILE}): ${[dirs, files].filter(Boolean).join(' and ')}; pass path to search inside an ignored folder.`);
+  if (r.filesWithMatches === 0 && !r.stop) {
+    const ignored = ignoredNote({ dirs: r.ignoredDirs, files: r.ignoredFiles, dirSamples: r.ignoredDirSamples }, 'search');
+    if (ignored) notes.push(ignored);
   }
   if (s.contextAsked > s.context) notes.push(`context was capped at ${plural(s.b.GREP_MAX_CONTEXT_LINES, 'line')}.`);
   const body = r.lines.length ? `${r.lines.join('\n')}\n\n` : '';
@@ -312,6 +311,7 @@ function present(r: SearchResult, s: Shown) {
     ...(hint ? { hint } : {}),
     meta: {
       engine: r.engine,
+      ...(r.engine === 'builtin+rg' ? { rgRuledOut: r.rgRuledOut } : {}),
       matches: r.matches,
       filesWithMatches: r.filesWithMatches,
       filesSearched: r.filesSearched,

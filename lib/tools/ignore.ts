@@ -59,7 +59,7 @@ export interface IgnoreStats {
   dirs: number;
   /** files skipped by ignore rules */
   files: number;
-  /** the first few skipped folder paths, for notes */
+  /** the first three skipped folder paths in path order, for notes */
   dirSamples: string[];
 }
 
@@ -90,7 +90,7 @@ export class IgnoreRules {
     startRel: string,
     env: string | undefined,
   ) {
-    const rootRules = [readText(`${workspace}/.gitignore`), readText(`${workspace}/${CLAMPIGNORE_FILE}`), (env ?? '').split(',').join('\n')]
+    const rootRules = [readText(`${workspace}/.gitignore`), readText(`${workspace}/${CLAMPIGNORE_FILE}`), (env ?? '').split(',').map((x) => x.trim()).join('\n')]
       .filter((t): t is string => !!t && t.trim() !== '')
       .join('\n');
     const root: DirInfo = { rel: '', layers: rootRules ? [{ base: '', ig: ignore({ ignorecase: false }).add(rootRules) }] : [] };
@@ -132,7 +132,13 @@ export class IgnoreRules {
     const rel = join(parent.rel, name);
     if (SKIP.has(name) || (parent.layers.length > 0 && this.layeredIgnores(parent.layers, `${rel}/`))) {
       this.stats.dirs++;
-      if (this.stats.dirSamples.length < 3) this.stats.dirSamples.push(rel);
+      // keep the first three in path order, whatever order the caller visits folders in
+      const samples = this.stats.dirSamples;
+      if (samples.length < 3 || comparePaths(rel, samples[2]) < 0) {
+        samples.push(rel);
+        samples.sort(comparePaths);
+        samples.length = Math.min(samples.length, 3);
+      }
       return null;
     }
     return this.withGitignore({ rel, layers: parent.layers });
@@ -167,6 +173,19 @@ export class IgnoreRules {
     const parent = this.dir(slash === -1 ? '' : rel.slice(0, slash));
     return parent === null || this.fileIgnored(parent, rel);
   }
+}
+
+function count(n: number, word: string): string {
+  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The sentence saying what the ignore rules kept out of a search, or '' when they kept out nothing. */
+export function ignoredNote(stats: IgnoreStats, verb: string): string {
+  if (stats.dirs + stats.files === 0) return '';
+  const more = stats.dirs > stats.dirSamples.length ? ` and ${(stats.dirs - stats.dirSamples.length).toLocaleString('en-US')} more` : '';
+  const dirs = stats.dirs ? `${count(stats.dirs, 'folder')} (${stats.dirSamples.join(', ')}${more})` : '';
+  const files = stats.files ? count(stats.files, 'file') : '';
+  return `Not searched by the ignore rules (default skip list, .gitignore, ${CLAMPIGNORE_FILE}): ${[dirs, files].filter(Boolean).join(' and ')}; pass path to ${verb} inside an ignored folder.`;
 }
 
 /** Lowercase edit distance, small and bounded; for "did you mean" suggestions. */
