@@ -42,15 +42,24 @@ export interface ResolvedPath {
   rel: string;
 }
 
+/** Folders outside the workspace that read tools may read: the data dir's spilled outputs and command logs. */
+export function outputRoots(dataDir: string): string[] {
+  return [path.join(dataDir, 'spill'), path.join(dataDir, 'logs')];
+}
+
 /**
  * Resolve a model-supplied path against the workspace, through symlinks, and confine it.
  * Throws PathPolicyError (with the next step in its text) when it lands outside or writes into .git.
  */
-export function resolveInWorkspace(workspace: string, input: string, access: 'read' | 'write' = 'read'): ResolvedPath {
+export function resolveInWorkspace(workspace: string, input: string, access: 'read' | 'write' = 'read', readRoots: readonly string[] = []): ResolvedPath {
   if (input.includes('\0')) throw new PathPolicyError(`Path contains a NUL byte: ${JSON.stringify(input)}. Pass a plain path inside the workspace.`);
   const expanded = input === '~' || input.startsWith('~/') ? input : input; // "~" is not expanded: it is a plain name here
   const joined = path.resolve(workspace, expanded);
   const abs = realpathLoose(joined);
+  if (access === 'read' && !isInside(workspace, abs) && readRoots.some((r) => isInside(r, abs))) {
+    // Clamp's own spilled outputs and command logs: the notes that cut a result point here
+    return { abs, rel: abs };
+  }
   if (!isInside(workspace, abs)) {
     const via = abs !== joined ? ` (through a symlink, it resolves to ${abs})` : '';
     throw new PathPolicyError(

@@ -2,55 +2,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../config';
 import { checkDoor } from './door';
 import { runShutdownHooks } from './shutdown';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SOURCE_DIRS = ['app', 'lib', 'components', 'public'];
-const SOURCE_FILES = ['next.config.mjs', 'package.json', 'postcss.config.mjs', 'tsconfig.json'];
-
-function newestSourceMtime(): number {
-  let newest = 0;
-  const visit = (p: string) => {
-    let st: fs.Stats;
-    try {
-      st = fs.statSync(p);
-    } catch {
-      return;
-    }
-    if (st.isDirectory()) {
-      for (const name of fs.readdirSync(p)) visit(path.join(p, name));
-    } else if (st.mtimeMs > newest) newest = st.mtimeMs;
-  };
-  for (const d of SOURCE_DIRS) visit(path.join(ROOT, d));
-  for (const f of SOURCE_FILES) visit(path.join(ROOT, f));
-  return newest;
-}
-
-/** Build the page when there is no build or the sources changed since the last one. */
-function ensureBuild(force: boolean): void {
-  const buildId = path.join(ROOT, '.next', 'BUILD_ID');
-  let builtAt = 0;
-  try {
-    builtAt = fs.statSync(buildId).mtimeMs;
-  } catch {
-    builtAt = 0;
-  }
-  if (!force && builtAt > 0 && builtAt >= newestSourceMtime()) return;
-  process.stdout.write(builtAt ? 'Sources changed since the last build; rebuilding Clamp…\n' : 'Building Clamp (first start, about a minute)…\n');
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/next/dist/bin/next'), 'build'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
-  });
-  if (r.status !== 0) {
-    process.stderr.write('The build failed (see above). Fix it, or run `npm run build` to see the error again.\n');
-    process.exit(1);
-  }
-}
+import { ensureBuild, ROOT } from './build';
 
 /** Start Clamp: configuration, build if needed, the Next.js app behind the door, shutdown on signals. */
 export async function launch(argv: string[]): Promise<void> {
@@ -71,7 +26,10 @@ export async function launch(argv: string[]): Promise<void> {
   process.env.CLAMP_WORKSPACE = cfg.workspace;
   process.env.CLAMP_DATA_DIR = cfg.dataDir;
   process.env.CLAMP_MODE = cfg.mode;
-  if (!dev) ensureBuild(argv.includes('--rebuild'));
+  if (!dev && !ensureBuild(argv.includes('--rebuild'))) {
+    process.stderr.write('The build failed (see above). Fix it, or run `npm run build` to see the error again.\n');
+    process.exit(1);
+  }
 
   const { default: next } = await import('next');
   const app = next({ dev, dir: ROOT, hostname: cfg.host, port: cfg.port });

@@ -4,7 +4,7 @@ import type { Registry } from './registry';
 import { lookupTool } from './registry';
 import { formatZodIssues, describeThrown } from './errors';
 import { clampResult } from './clamp';
-import { resolveInWorkspace, PathPolicyError } from '../policy/workspace';
+import { outputRoots, resolveInWorkspace, PathPolicyError } from '../policy/workspace';
 import { combineDecisions, modeDecision, modeAllowsEffect } from '../policy/modes';
 
 /** How a host answers "may this call run?" beyond the mode and the tool's own policy. */
@@ -77,7 +77,7 @@ export function prepareCall(reg: Registry, name: string, args: unknown, ctx: Too
   if (empty) return { ok: false, result: result('error', empty) };
   if (tool.paths) {
     try {
-      for (const p of tool.paths(parsed.data)) resolveInWorkspace(ctx.workspace, p.path, p.access);
+      for (const p of tool.paths(parsed.data)) resolveInWorkspace(ctx.workspace, p.path, p.access, outputRoots(ctx.dataDir));
     } catch (err) {
       if (err instanceof PathPolicyError || err instanceof ToolError) {
         return { ok: false, result: result('denied', err.message, { meta: { policy: { action: 'deny', reason: err.message } } }) };

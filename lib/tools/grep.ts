@@ -4,7 +4,7 @@ import { defineTool } from './registry';
 import { ToolError, type Truncation } from './types';
 import type { Budget } from './budget';
 import { formatBytes, formatCount } from './text';
-import { resolveInWorkspace } from '../policy/workspace';
+import { outputRoots, resolveInWorkspace } from '../policy/workspace';
 import { CLAMPIGNORE_FILE, globToRegExp, ignoredNote, nearPaths } from './ignore';
 import { search, type CompiledPattern, type EngineChoice, type SearchResult, type Skipped } from './grep-engine';
 
@@ -224,7 +224,7 @@ export const grepTool = defineTool({
     const b = ctx.budget;
     const pattern = compilePattern(input.pattern, input.literal ?? false, input.ignore_case ?? false);
     const include = input.include ? compileInclude(input.include) : undefined;
-    const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path ?? '.', 'read');
+    const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path ?? '.', 'read', outputRoots(ctx.dataDir));
     let st: fs.Stats;
     try {
       st = fs.statSync(abs);

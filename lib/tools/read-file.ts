@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { defineTool } from './registry';
 import { ToolError, type ToolContext } from './types';
 import type { Budget } from './budget';
-import { resolveInWorkspace } from '../policy/workspace';
+import { outputRoots, resolveInWorkspace } from '../policy/workspace';
 import { formatBytes, formatCount } from './text';
 import { sniffBinary } from './binary';
 import { notFoundError, pathArg } from './near-names';
@@ -168,7 +168,7 @@ function describe(b: Budget): string {
 
 async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
   const b = ctx.budget;
-  const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path, 'read');
+  const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path, 'read', outputRoots(ctx.dataDir));
   let stat: fs.Stats;
   try {
     stat = await fs.promises.stat(abs);

@@ -6,7 +6,7 @@ export const dynamic = 'force-dynamic';
 
 export async function GET() {
   try {
-    return json(getTaskManager(serverConfig().dataDir).list());
+    return json({ tasks: getTaskManager(serverConfig().dataDir).list() });
   } catch (err) {
     return errorResponse(err);
   }
