@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Word } from './shell-parse';
 import { placesOf, worstPlace } from './command-paths';
 import { DELETERS, GIT_EXEC_CONFIG, GIT_GLOBAL_VALUE_OPTS, GIT_READ_ONLY } from './command-tables';
-import { finding, q, writeCheck, type Checker } from './command-checks';
+import { finding, q, writeCheck, type Checker } from './command-check-kit';
 
 const shortHas = (v: string, letter: string): boolean => /^-[a-zA-Z]+$/.test(v) && v.includes(letter);
 

@@ -18,9 +18,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { PolicyDecision } from '../tools/types';
 import { isWriteOp, loadShellParser, type ShellCommand, type ShellParser, type Word } from './shell-parse';
-import { checkArgv, finding, q, writeCheck, type Check, type CheckEnv, type Finding, type SubJudgement } from './command-checks';
-import { GIT_FIND_CHECKS } from './command-checks-git-find';
-import { EXEC_ENV, SYSTEM_BIN_DIRS, ruleKeyFor } from './command-tables';
+import { finding, q, writeCheck, type Check, type CheckEnv, type Finding, type SubJudgement } from './command-check-kit';
+import { checkArgv } from './command-checks';
+import { EXEC_ENV, SYSTEM_BIN_DIRS } from './command-tables';
 import { placesOf } from './command-paths';
 
 export interface CommandAssessment extends PolicyDecision {
@@ -51,11 +51,18 @@ const MAX_NESTING = 4;
 const MAX_REASONS = 3;
 
 /**
- * Judge a shell command before it runs. Never throws for bad input: text that does not parse
- * is "ask, opaque" (fail closed), unless a catastrophic command is still visible in it.
+ * Judge a shell command before it runs. Never throws: text that does not parse is "ask, opaque"
+ * (fail closed) unless a catastrophic command is still visible in it, and so is every command
+ * when the parser itself cannot load.
  */
 export async function assessCommand(command: string, opts: AssessOptions): Promise<CommandAssessment> {
-  const parser = await loadShellParser();
+  let parser: ShellParser;
+  try {
+    parser = await loadShellParser();
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return { action: 'ask', opaque: true, reason: `The shell parser could not load (${why}), so the command cannot be checked`, subcommands: [command], subRuleKeys: [] };
+  }
   const workspace = path.resolve(opts.workspace);
   const ctx: JudgeCtx = { parser, workspace, home: path.resolve(opts.home ?? os.homedir()), depth: 0 };
   const { subs, error } = judgeScript(command, ctx, [opts.cwd ? path.resolve(workspace, opts.cwd) : workspace]);
@@ -168,18 +175,14 @@ function judgeArgv(words: Word[], env: CheckEnv): void {
   const name = head.value;
   const slash = name.includes('/');
   const args = words.slice(1);
-  checkArgv(
-    {
-      name,
-      base: slash ? path.posix.basename(name) : name,
-      args,
-      vals: args.map((a) => a.value ?? a.raw),
-      trusted: !slash || SYSTEM_BIN_DIRS.has(path.posix.dirname(name)),
-      env,
-    },
-    GIT_FIND_CHECKS,
-    ruleKeyFor,
-  );
+  checkArgv({
+    name,
+    base: slash ? path.posix.basename(name) : name,
+    args,
+    vals: args.map((a) => a.value ?? a.raw),
+    trusted: !slash || SYSTEM_BIN_DIRS.has(path.posix.dirname(name)),
+    env,
+  });
 }
 
 function exactKey(text: string): string {

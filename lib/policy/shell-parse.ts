@@ -12,72 +12,10 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Node as TsNode, Parser as TsParser } from 'web-tree-sitter';
+import { evalWord, literalWord, type ParsedScript, type Redirect, type ShellCommand, type ShellFunction, type StdinText, type Word } from './shell-ir';
 
-/** One shell word after quote removal, as far as it can be known before it runs. */
-export interface Word {
-  /** the value after quote removal; null when it depends on a run-time expansion */
-  value: string | null;
-  /** the source text */
-  raw: string;
-  /** the value starts with a tilde (or $HOME) that the shell expands to a home directory */
-  tilde: boolean;
-  /** unquoted glob characters (* ? [) remain in the value */
-  glob: boolean;
-  /** unquoted braces remain in the value (a possible {a,b} expansion) */
-  brace: boolean;
-}
-
-export interface Redirect {
-  /** the operator: > >> >| &> &>> <> >& < <& … */
-  op: string;
-  /** the target file; null for a descriptor duplication (2>&1, >&-) */
-  target: Word | null;
-  text: string;
-}
-
-/** What a command reads on stdin from the script itself. */
-export interface StdinText {
-  kind: 'heredoc' | 'herestring';
-  /** the text fed in (raw when it holds expansions) */
-  text: string;
-}
-
-/** One command that can run: a simple command, a [ ] / [[ ]] test, an assignment or a bare redirect. */
-export interface ShellCommand {
-  kind: 'command' | 'test' | 'assign' | 'declare' | 'redirect';
-  /** the command's own source text, with its redirects (for the approval UI) */
-  text: string;
-  /** FOO=1 prefixes (and the assignments of `export`, `local` …) */
-  assignments: { name: string; value: Word | null }[];
-  /** name first, then the arguments; for 'declare' the keyword first */
-  words: Word[];
-  redirects: Redirect[];
-  stdin: StdinText | null;
-  /** indices of the commands in earlier stages of the same pipeline */
-  upstream: number[];
-  /** indices of the commands that must succeed before this one runs (left of &&) */
-  guards: number[];
-  /** inside $(…) or backticks */
-  inSubstitution: boolean;
-}
-
-export interface ShellFunction {
-  name: string;
-  text: string;
-  /** its body calls the function itself */
-  recursive: boolean;
-  /** its body holds a pipeline or a background job */
-  spawns: boolean;
-}
-
-export interface ParsedScript {
-  commands: ShellCommand[];
-  functions: ShellFunction[];
-  /** source texts of every $(…) and backtick substitution */
-  substitutions: string[];
-  /** why the text is not clean shell syntax; null when it parsed */
-  error: string | null;
-}
+export { literalWord } from './shell-ir';
+export type { ParsedScript, Redirect, ShellCommand, ShellFunction, StdinText, Word } from './shell-ir';
 
 export interface ShellParser {
   /** Parse a script synchronously; never throws for bad syntax (see ParsedScript.error). */
@@ -382,92 +320,6 @@ function redirectOf(node: TsNode): Redirect | null {
   return { op, target: dup ? null : evalWord(dest), text: node.text };
 }
 
-/** A word known exactly (a keyword or a synthetic argument). */
-export function literalWord(value: string): Word {
-  return { value, raw: value, tilde: false, glob: false, brace: false };
-}
-
-interface WordState {
-  value: string | null;
-  tilde: boolean;
-  glob: boolean;
-  brace: boolean;
-}
-
-/** Evaluate a word node as far as static analysis allows. */
-function evalWord(node: TsNode): Word {
-  const st: WordState = { value: '', tilde: false, glob: false, brace: false };
-  appendPart(node, st, true);
-  return { ...st, raw: node.text };
-}
-
-function add(st: WordState, text: string): void {
-  if (st.value !== null) st.value += text;
-}
-
-function appendPart(node: TsNode, st: WordState, atStart: boolean): void {
-  switch (node.type) {
-    case 'word': {
-      const text = node.text;
-      if (atStart && text.startsWith('~')) st.tilde = true;
-      let out = '';
-      for (let i = 0; i < text.length; i++) {
-        const ch = text[i]!;
-        if (ch === '\\') {
-          const nextCh = text[i + 1];
-          if (nextCh !== undefined && nextCh !== '\n') out += nextCh;
-          i++;
-          continue;
-        }
-        if (ch === '*' || ch === '?' || ch === '[') st.glob = true;
-        if (ch === '{' || ch === '}') st.brace = true;
-        out += ch;
-      }
-      return add(st, out);
-    }
-    case 'number':
-      return add(st, node.text);
-    case 'raw_string':
-      return add(st, node.text.slice(1, -1));
-    case 'ansi_c_string':
-      return add(st, decodeAnsiC(node.text.slice(2, -1)));
-    case 'string':
-    case 'translated_string':
-      for (const child of children(node)) {
-        if (!child.isNamed) continue;
-        if (child.type === 'string_content') add(st, child.text.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c)));
-        else appendExpansion(child, st, atStart && st.value === '');
-      }
-      return;
-    case 'concatenation':
-      children(node).forEach((child, i) => appendPart(child, st, atStart && i === 0));
-      return;
-    default:
-      return appendExpansion(node, st, atStart);
-  }
-}
-
-/** $HOME and $PWD at the start of a word are known; any other expansion is not. */
-function appendExpansion(node: TsNode, st: WordState, atStart: boolean): void {
-  if ((node.type === 'simple_expansion' || node.type === 'expansion') && atStart) {
-    const text = node.text;
-    if (text === '$HOME' || text === '${HOME}') {
-      st.tilde = true;
-      return add(st, '~');
-    }
-    if (text === '$PWD' || text === '${PWD}') return add(st, '.');
-  }
-  st.value = null;
-}
-
-function decodeAnsiC(body: string): string {
-  const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
-  return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|.)/g, (_m, esc: string) => {
-    if (esc[0] === 'x' || esc[0] === 'u' || esc[0] === 'U') return String.fromCodePoint(parseInt(esc.slice(1), 16));
-    if (/^[0-7]+$/.test(esc)) return String.fromCharCode(parseInt(esc, 8));
-    return simple[esc] ?? `\\${esc}`;
-  });
-}
 
 /** True for an operator that writes its target (>, >>, &>, <> …). */
 export function isWriteOp(op: string): boolean {
