@@ -93,6 +93,11 @@ export const BUDGET = {
   /** todo_write: most items. */
   TODO_MAX_ITEMS: 50,
 
+  /** Sessions: longest title, in characters (code points); the first user message is cut to it. */
+  SESSION_TITLE_MAX_CHARS: 80,
+  /** REST routes: largest JSON body a settings/sessions/rules request may send (413 past it). */
+  API_BODY_MAX_BYTES: 64 * 1024,
+
   /** Per-step budget: share of the remaining context window given to one step's results. */
   TURN_BUDGET_SHARE: 0.35,
   TURN_BUDGET_MIN_BYTES: 4000,

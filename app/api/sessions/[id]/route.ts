@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { errorResponse, json, parseJson, routeId, serverConfig } from '@/lib/server/http';
+import { openDb } from '@/lib/store/db';
+import { deleteSession, loadSessionDetail, updateSession } from '@/lib/store/sessions';
+import { BUDGET } from '@/lib/tools/budget';
+import { PERMISSION_MODES, type PermissionMode } from '@/lib/tools/types';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+type Params = { params: Promise<{ id: string }> };
+
+const patchBody = z
+  .strictObject({
+    title: z.string().trim().min(1).max(BUDGET.SESSION_TITLE_MAX_CHARS).optional(),
+    mode: z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]]).optional(),
+  })
+  .refine((b) => b.title !== undefined || b.mode !== undefined, { message: 'send a title, a mode, or both' });
+
+/** One session with its whole conversation and pending approvals (SessionDetail); 404 when unknown. */
+export async function GET(_req: Request, { params }: Params): Promise<Response> {
+  try {
+    const id = routeId((await params).id, 'Session');
+    const cfg = serverConfig();
+    return json(loadSessionDetail(openDb(cfg.dataDir), cfg.workspace, id));
+  } catch (err) {
+    return errorResponse(err);
+  }
+}
+
+/** Rename a session and/or switch its mode ({ title?, mode? }): { session: SessionSummary }. */
+export async function PATCH(req: Request, { params }: Params): Promise<Response> {
+  try {
+    const id = routeId((await params).id, 'Session');
+    const body = await parseJson(req, patchBody, BUDGET.API_BODY_MAX_BYTES);
+    const cfg = serverConfig();
+    return json({ session: updateSession(openDb(cfg.dataDir), cfg.workspace, id, body) });
+  } catch (err) {
+    return errorResponse(err);
+  }
+}
+
+/** Delete a session with its messages, approvals and session rules: { deleted: id }; 404 when unknown. */
+export async function DELETE(_req: Request, { params }: Params): Promise<Response> {
+  try {
+    const id = routeId((await params).id, 'Session');
+    const cfg = serverConfig();
+    if (!deleteSession(openDb(cfg.dataDir), cfg.workspace, id)) return json({ error: `Session ${id} not found.` }, 404);
+    return json({ deleted: id });
+  } catch (err) {
+    return errorResponse(err);
+  }
+}

@@ -1,0 +1,145 @@
+import type { ApprovalAnswer, ApprovalAnswerBody, ApprovalInfo, StoredApproval } from '../agent/protocol';
+import { stamp, StoreError, type Db } from './db';
+
+/** A second answer to the same approval; the approval route maps it to 409. */
+export class ApprovalAnsweredError extends StoreError {
+  constructor(
+    public readonly approvalId: string,
+    public readonly previous: ApprovalAnswer | null,
+  ) {
+    super(`Approval ${approvalId} was already answered${previous ? ` (${previous})` : ''}. Reload the session to see its current state.`, 'conflict');
+    this.name = 'ApprovalAnsweredError';
+  }
+}
+
+interface ApprovalRow {
+  approval_id: string;
+  session_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  input_json: string;
+  info_json: string | null;
+  status: StoredApproval['status'];
+  answer: ApprovalAnswer | null;
+  edited_command: string | null;
+  reason: string | null;
+  created_at: number;
+  answered_at: number | null;
+}
+
+function toApproval(r: ApprovalRow): StoredApproval {
+  return {
+    approvalId: r.approval_id,
+    sessionId: r.session_id,
+    toolCallId: r.tool_call_id,
+    toolName: r.tool_name,
+    input: JSON.parse(r.input_json) as unknown,
+    info: r.info_json === null ? null : (JSON.parse(r.info_json) as ApprovalInfo),
+    status: r.status,
+    answer: r.answer,
+    editedCommand: r.edited_command,
+    reason: r.reason,
+    createdAt: r.created_at,
+    answeredAt: r.answered_at,
+  };
+}
+
+function notFound(approvalId: string): StoreError {
+  return new StoreError(`Approval ${approvalId} not found in this session. Reload the session to see what is pending.`, 'not-found');
+}
+
+export interface PendingInit {
+  approvalId: string;
+  sessionId: string;
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  info?: ApprovalInfo | null;
+}
+
+/**
+ * Record that a tool call waits for a person. Idempotent: recording the same tool call again
+ * returns the first record unchanged. Throws 'not-found' for an unknown session.
+ */
+export function recordPending(db: Db, init: PendingInit): StoredApproval {
+  return db.transaction(() => {
+    if (!db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(init.sessionId)) {
+      throw new StoreError(`Session ${init.sessionId} not found; cannot record an approval for it.`, 'not-found');
+    }
+    db.prepare(
+      `INSERT INTO approvals (approval_id, session_id, tool_call_id, tool_name, input_json, info_json, status, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT DO NOTHING`,
+    ).run(
+      init.approvalId,
+      init.sessionId,
+      init.toolCallId,
+      init.toolName,
+      JSON.stringify(init.input ?? null),
+      init.info ? JSON.stringify(init.info) : null,
+      stamp(),
+    );
+    const stored = getByToolCallId(db, init.sessionId, init.toolCallId);
+    if (!stored) throw new StoreError(`Approval id ${init.approvalId} is already used by another tool call.`, 'conflict');
+    return stored;
+  })();
+}
+
+/** An approval by its id, or undefined. */
+export function getApproval(db: Db, approvalId: string): StoredApproval | undefined {
+  const row = db.prepare('SELECT * FROM approvals WHERE approval_id = ?').get(approvalId) as ApprovalRow | undefined;
+  return row && toApproval(row);
+}
+
+/** The approval of a session's tool call, or undefined. */
+export function getByToolCallId(db: Db, sessionId: string, toolCallId: string): StoredApproval | undefined {
+  const row = db.prepare('SELECT * FROM approvals WHERE session_id = ? AND tool_call_id = ?').get(sessionId, toolCallId) as ApprovalRow | undefined;
+  return row && toApproval(row);
+}
+
+/**
+ * Answer a pending approval of a session. Only a pending approval can be answered: a second answer
+ * throws ApprovalAnsweredError (409); an unknown one 'not-found'; 'edit' without a command 'invalid'.
+ * The edited command is kept only for 'edit', the reason only for 'deny'.
+ */
+export function answerApproval(db: Db, sessionId: string, approvalId: string, body: ApprovalAnswerBody): StoredApproval {
+  const edited = body.answer === 'edit' ? (body.editedCommand ?? '') : null;
+  if (edited !== null && edited.trim() === '') {
+    throw new StoreError('An "edit" answer needs the edited command in editedCommand.', 'invalid');
+  }
+  const reason = body.answer === 'deny' && body.reason?.trim() ? body.reason.trim() : null;
+  return db.transaction(() => {
+    const res = db
+      .prepare(
+        `UPDATE approvals SET status = 'answered', answer = ?, edited_command = ?, reason = ?, answered_at = ?
+         WHERE approval_id = ? AND session_id = ? AND status = 'pending'`,
+      )
+      .run(body.answer, edited, reason, stamp(), approvalId, sessionId);
+    const stored = getApproval(db, approvalId);
+    if (!stored || stored.sessionId !== sessionId) throw notFound(approvalId);
+    if (res.changes === 0) throw new ApprovalAnsweredError(approvalId, stored.answer);
+    return stored;
+  })();
+}
+
+/**
+ * Mark an answered approval as used by the loop, so it is not applied twice. Returns false when it
+ * was already consumed; throws 'not-found' for an unknown one and 'conflict' while still pending.
+ */
+export function markConsumed(db: Db, approvalId: string): boolean {
+  return db.transaction(() => {
+    const stored = getApproval(db, approvalId);
+    if (!stored) throw new StoreError(`Approval ${approvalId} not found.`, 'not-found');
+    if (stored.status === 'consumed') return false;
+    if (stored.status === 'pending') throw new StoreError(`Approval ${approvalId} has not been answered yet.`, 'conflict');
+    db.prepare(`UPDATE approvals SET status = 'consumed' WHERE approval_id = ?`).run(approvalId);
+    return true;
+  })();
+}
+
+/** A session's approvals still waiting for a person, oldest first. */
+export function listPending(db: Db, sessionId: string): StoredApproval[] {
+  const rows = db
+    .prepare(`SELECT * FROM approvals WHERE session_id = ? AND status = 'pending' ORDER BY created_at, rowid`)
+    .all(sessionId) as ApprovalRow[];
+  return rows.map(toApproval);
+}

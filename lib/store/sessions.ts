@@ -1,0 +1,165 @@
+import { PERMISSION_MODES, type PermissionMode } from '../tools/types';
+import type { ClampMessage, SessionDetail, SessionSummary } from '../agent/protocol';
+import { BUDGET } from '../tools/budget';
+import { newId, stamp, StoreError, type Db } from './db';
+import { loadMessages } from './messages';
+import { listPending } from './approvals';
+import { getModelSettings } from './settings';
+
+/** The title of a session before its first user message names it. */
+export const PLACEHOLDER_TITLE = 'New session';
+
+/** A stored session: the summary plus the workspace it belongs to. */
+export interface SessionRecord extends SessionSummary {
+  workspace: string;
+}
+
+interface SessionRow {
+  id: string;
+  workspace: string;
+  title: string;
+  mode: string;
+  created_at: number;
+  updated_at: number;
+  message_count: number;
+  pending_approvals: number;
+}
+
+const SELECT = `
+  SELECT s.id, s.workspace, s.title, s.mode, s.created_at, s.updated_at,
+    (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count,
+    (SELECT COUNT(*) FROM approvals a WHERE a.session_id = s.id AND a.status = 'pending') AS pending_approvals
+  FROM sessions s`;
+
+function toMode(value: string): PermissionMode {
+  return (PERMISSION_MODES as readonly string[]).includes(value) ? (value as PermissionMode) : 'default';
+}
+
+function toRecord(r: SessionRow): SessionRecord {
+  return {
+    id: r.id,
+    workspace: r.workspace,
+    title: r.title,
+    mode: toMode(r.mode),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    messageCount: r.message_count,
+    pendingApprovals: r.pending_approvals,
+  };
+}
+
+function summary(r: SessionRecord): SessionSummary {
+  const { workspace: _workspace, ...rest } = r;
+  return rest;
+}
+
+function assertMode(mode: string): asserts mode is PermissionMode {
+  if (!(PERMISSION_MODES as readonly string[]).includes(mode)) {
+    throw new StoreError(`"${mode}" is not a permission mode. Use one of: ${PERMISSION_MODES.join(', ')}.`, 'invalid');
+  }
+}
+
+/** A title cut to SESSION_TITLE_MAX_CHARS code points with an ellipsis; whitespace collapsed. */
+export function clipTitle(text: string, maxChars: number = BUDGET.SESSION_TITLE_MAX_CHARS): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const chars = Array.from(flat);
+  return chars.length <= maxChars ? flat : `${chars.slice(0, maxChars - 1).join('').trimEnd()}…`;
+}
+
+/** The title the first user message with text gives a session, or undefined when none has text yet. */
+export function titleFromMessages(messages: readonly ClampMessage[]): string | undefined {
+  for (const m of messages) {
+    if (m.role !== 'user') continue;
+    const text = m.parts
+      .map((p) => (p.type === 'text' ? p.text : ''))
+      .join(' ')
+      .trim();
+    if (text) return clipTitle(text);
+  }
+  return undefined;
+}
+
+/**
+ * Create a session in a workspace (its realpath). Without a title, the first user message names it;
+ * without a mode, it starts in the settings' default mode (which falls back to defaultMode, CLAMP_MODE).
+ */
+export function createSession(
+  db: Db,
+  init: { workspace: string; mode?: PermissionMode; title?: string },
+  defaultMode: PermissionMode = 'default',
+): SessionRecord {
+  const mode = init.mode ?? getModelSettings(db, defaultMode).defaultMode;
+  assertMode(mode);
+  const id = newId();
+  const now = stamp();
+  const title = init.title?.trim() ? clipTitle(init.title, BUDGET.SESSION_TITLE_MAX_CHARS) : undefined;
+  db.prepare('INSERT INTO sessions (id, workspace, title, title_set, mode, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+    id,
+    init.workspace,
+    title ?? PLACEHOLDER_TITLE,
+    title ? 1 : 0,
+    mode,
+    now,
+    now,
+  );
+  return requireSession(db, id);
+}
+
+/** A session by id, or undefined. */
+export function getSession(db: Db, id: string): SessionRecord | undefined {
+  const row = db.prepare(`${SELECT} WHERE s.id = ?`).get(id) as SessionRow | undefined;
+  return row && toRecord(row);
+}
+
+/** A session by id, optionally required to belong to a workspace; throws StoreError 'not-found' otherwise. */
+export function requireSession(db: Db, id: string, workspace?: string): SessionRecord {
+  const s = getSession(db, id);
+  if (!s || (workspace !== undefined && s.workspace !== workspace)) {
+    throw new StoreError(`Session ${id} not found. List the sessions with GET /api/sessions.`, 'not-found');
+  }
+  return s;
+}
+
+/** The sessions of a workspace, most recently active first, with message and pending-approval counts. */
+export function listSessions(db: Db, workspace: string): SessionSummary[] {
+  const rows = db.prepare(`${SELECT} WHERE s.workspace = ? ORDER BY s.updated_at DESC, s.rowid DESC`).all(workspace) as SessionRow[];
+  return rows.map((r) => summary(toRecord(r)));
+}
+
+/** Rename and/or switch the mode of a workspace's session; returns the updated summary. Throws 'not-found'. */
+export function updateSession(db: Db, workspace: string, id: string, patch: { title?: string; mode?: PermissionMode }): SessionSummary {
+  requireSession(db, id, workspace);
+  if (patch.mode !== undefined) assertMode(patch.mode);
+  const title = patch.title === undefined ? undefined : clipTitle(patch.title, BUDGET.SESSION_TITLE_MAX_CHARS);
+  if (title === '') throw new StoreError('A session title cannot be empty.', 'invalid');
+  db.transaction(() => {
+    if (title !== undefined) db.prepare('UPDATE sessions SET title = ?, title_set = 1 WHERE id = ?').run(title, id);
+    if (patch.mode !== undefined) db.prepare('UPDATE sessions SET mode = ? WHERE id = ?').run(patch.mode, id);
+    db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(stamp(), id);
+  })();
+  return summary(requireSession(db, id));
+}
+
+/** Delete a workspace's session with its messages, approvals and session rules; false when there was none. */
+export function deleteSession(db: Db, workspace: string, id: string): boolean {
+  return db.prepare('DELETE FROM sessions WHERE id = ? AND workspace = ?').run(id, workspace).changes > 0;
+}
+
+/** Mark a session active now (called when its messages change). */
+export function touchSession(db: Db, id: string, now = stamp()): void {
+  db.prepare('UPDATE sessions SET updated_at = MAX(updated_at, ?) WHERE id = ?').run(now, id);
+}
+
+/** Name a placeholder-titled session after its first user message (once). */
+export function nameFromMessages(db: Db, id: string, messages: readonly ClampMessage[]): void {
+  const row = db.prepare('SELECT title_set FROM sessions WHERE id = ?').get(id) as { title_set: number } | undefined;
+  if (!row || row.title_set) return;
+  const title = titleFromMessages(messages);
+  if (title) db.prepare('UPDATE sessions SET title = ?, title_set = 1 WHERE id = ?').run(title, id);
+}
+
+/** A workspace's session with its whole conversation and pending approvals (GET /api/sessions/[id]). */
+export function loadSessionDetail(db: Db, workspace: string, id: string): SessionDetail {
+  const s = requireSession(db, id, workspace);
+  return { session: summary(s), messages: loadMessages(db, id), pendingApprovals: listPending(db, id) };
+}

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import type { ModelSettings, SettingsUpdate, SettingsView } from '../agent/protocol';
+import { PERMISSION_MODES, type PermissionMode } from '../tools/types';
+import type { Db } from './db';
+import { envSecretStatus, secretStatus, writeSecrets } from './secrets';
+
+const MODEL_SETTINGS_KEY = 'model';
+
+const PROVIDERS = ['anthropic', 'openai', 'openai-compatible', 'ollama', 'scripted'] as const;
+
+const httpUrl = z
+  .string()
+  .trim()
+  .max(2000)
+  .refine((s) => /^https?:\/\/[^\s/]+/i.test(s) && URL.canParse(s), { message: 'must be an http:// or https:// URL' });
+
+const apiKey = z.string().trim().min(1, 'must not be empty; send null to remove the key').max(1000).nullable().optional();
+
+/** The PUT /api/settings body: any subset of ModelSettings, plus API keys to store (null removes one). */
+export const settingsUpdateSchema = z
+  .object({
+    provider: z.enum(PROVIDERS).nullable(),
+    model: z.string().trim().min(1).max(200).nullable(),
+    baseUrl: httpUrl.nullable(),
+    contextWindow: z.int().min(1024).max(100_000_000).nullable(),
+    defaultMode: z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]]),
+    keys: z.strictObject({ anthropic: apiKey, openai: apiKey, 'openai-compatible': apiKey }).optional(),
+  })
+  .partial()
+  .strict() satisfies z.ZodType<SettingsUpdate>;
+
+/** A stored JSON setting, or undefined. */
+export function getSetting<T>(db: Db, key: string): T | undefined {
+  const row = db.prepare('SELECT json FROM settings WHERE key = ?').get(key) as { json: string } | undefined;
+  return row ? (JSON.parse(row.json) as T) : undefined;
+}
+
+/** Store a JSON setting (replacing it). */
+export function setSetting(db: Db, key: string, value: unknown): void {
+  db.prepare('INSERT INTO settings (key, json, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at').run(
+    key,
+    JSON.stringify(value),
+    Date.now(),
+  );
+}
+
+/** The model settings: what the settings page saved over the defaults (defaultMode from CLAMP_MODE). */
+export function getModelSettings(db: Db, defaultMode: PermissionMode = 'default'): ModelSettings {
+  const saved = getSetting<Partial<ModelSettings>>(db, MODEL_SETTINGS_KEY) ?? {};
+  return { provider: null, model: null, baseUrl: null, contextWindow: null, defaultMode, ...saved };
+}
+
+/** Merge a change into the saved model settings; returns the result. */
+export function setModelSettings(db: Db, patch: Partial<ModelSettings>, defaultMode: PermissionMode = 'default'): ModelSettings {
+  return db.transaction(() => {
+    const saved = getSetting<Partial<ModelSettings>>(db, MODEL_SETTINGS_KEY) ?? {};
+    const next: Partial<ModelSettings> = { ...saved };
+    for (const [k, v] of Object.entries(patch) as [keyof ModelSettings, unknown][]) {
+      if (v !== undefined) (next as Record<string, unknown>)[k] = v;
+    }
+    setSetting(db, MODEL_SETTINGS_KEY, next);
+    return getModelSettings(db, defaultMode);
+  })();
+}
+
+/** GET /api/settings: the settings and which keys are set, in the data dir and in the environment (never the keys). */
+export function settingsView(db: Db, dataDir: string, defaultMode: PermissionMode, env: NodeJS.ProcessEnv = process.env): SettingsView {
+  return { settings: getModelSettings(db, defaultMode), keys: secretStatus(dataDir), envKeys: envSecretStatus(env) };
+}
+
+/** PUT /api/settings: save the settings (database) and keys (0600 file); returns the new view. */
+export function updateSettings(db: Db, dataDir: string, update: SettingsUpdate, defaultMode: PermissionMode, env: NodeJS.ProcessEnv = process.env): SettingsView {
+  const { keys, ...settings } = update;
+  if (keys) writeSecrets(dataDir, keys);
+  setModelSettings(db, settings, defaultMode);
+  return settingsView(db, dataDir, defaultMode, env);
+}
