@@ -6,6 +6,7 @@ import { ToolError, type ToolContext } from './types';
 import type { Budget } from './budget';
 import { clipLine, formatBytes, formatCount } from './text';
 import { resolveInWorkspace } from '../policy/workspace';
+import { assessCommand } from '../policy/command-safety';
 import { commandEnv, runCommand } from '../exec/runner';
 import { formatRun, formatSeconds } from '../exec/format';
 import { tasksFor } from '../tasks/manager';
@@ -90,6 +91,8 @@ export const runCommandTool = defineTool({
   schema,
   nonEmpty: ['command'],
   paths: (input) => (input.cwd !== undefined ? [{ path: input.cwd, access: 'read' as const, field: 'cwd' }] : []),
+  // every sub-command is judged before anything runs: tier 1 is refused, tier 2 and opaque ask, read-only runs
+  policy: (input, ctx) => assessCommand(input.command, { workspace: ctx.workspace, cwd: input.cwd }),
   describe: (b) =>
     [
       'Run a shell command (bash -c) in the workspace root, or in cwd, and return how it ended ("exit code N", or "killed: timed out after N s", or "killed by the user"), its duration, and its stdout and stderr sections.',

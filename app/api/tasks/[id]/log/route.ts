@@ -11,7 +11,7 @@ export async function GET(req: Request, { params }: { params: Promise<{ id: stri
     const url = new URL(req.url);
     const task = getTaskManager(serverConfig().dataDir).get(id);
     if (!task) throw new HttpError(404, `Task ${id} not found.`);
-    const stream = url.searchParams.get('stream') ?? 'combined';
+    const stream = url.searchParams.get('stream') ?? 'stdout';
     const paths = task.logPaths as Record<string, string | undefined>;
     const file = paths[stream];
     if (!file) throw new HttpError(400, `?stream= is one of ${Object.keys(paths).join(', ')}.`);
