@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineTool } from './registry';
 import { ToolError } from './types';
 import type { Budget } from './budget';
-import { formatCount } from './text';
+import { formatBytes, formatCount } from './text';
 import { resolveInWorkspace } from '../policy/workspace';
 import { CLAMPIGNORE_FILE, IgnoreRules, comparePaths, ignoredNote, nearPaths } from './ignore';
 
@@ -22,6 +22,9 @@ The pattern is relative to path (default: the workspace root): '*.ts' matches on
 Skips .git, node_modules, build output, caches and vendor folders, .gitignored paths and patterns listed in ${CLAMPIGNORE_FILE}; pass path to look inside one of them. Returns files only; symlinks are not followed.
 To search file contents use grep; to see every entry of a folder (ignored ones included) use list_dir.`;
 }
+
+/** Bytes kept free under the exit clamp for the note. */
+const NOTES_RESERVE_BYTES = 1000;
 
 type Readdir = (p: string, ...rest: unknown[]) => void;
 
@@ -93,7 +96,16 @@ export const globTool = defineTool({
       ctx.signal.removeEventListener('abort', onAbort);
     }
     kept.sort(comparePaths);
-    const shown = kept.slice(0, cap);
+    // stop before the exit clamp would cut: the note with the total and the next step must arrive whole
+    const maxBytes = Math.max(1000, (ctx.outputMaxBytes ?? ctx.budget.TOOL_OUTPUT_MAX_BYTES) - NOTES_RESERVE_BYTES);
+    const shown: string[] = [];
+    let bytes = 0;
+    for (const f of kept.slice(0, cap)) {
+      const b = Buffer.byteLength(f) + 1;
+      if (bytes + b > maxBytes) break;
+      shown.push(f);
+      bytes += b;
+    }
     const where = rel === '.' ? 'the workspace' : rel;
     const notes: string[] = [];
     if (total === 0) {
@@ -103,15 +115,16 @@ export const globTool = defineTool({
       if (ignored) notes.push(ignored);
       return { output: notes.join('\n'), truncation: null, meta: { total, ignored: { dirs: rules.stats.dirs, files: rules.stats.files } } };
     }
-    const capped = total > cap;
+    const capped = total > shown.length;
     const next = 'Narrow the pattern (e.g. "src/**/*.ts") or pass a narrower path.';
+    const why = shown.length < Math.min(cap, total) ? `Output limit of ${formatBytes(bytes)} reached` : `Capped at ${formatCount(cap)} files`;
     const note = capped
-      ? `[Capped at ${formatCount(cap)} files: showing the first ${formatCount(cap)} of ${formatCount(total)} matching files (sorted by path). ${next}]`
+      ? `[${why}: showing the first ${formatCount(shown.length)} of ${formatCount(total)} matching files (sorted by path). ${next}]`
       : `${formatCount(total)} file${total === 1 ? ' matches' : 's match'}.`;
     return {
       output: `${shown.join('\n')}\n\n${note}`,
       truncation: capped ? { unit: 'files', shown: shown.length, total, by: 'tool' } : null,
-      ...(capped ? { hint: next } : {}),
+      ...(capped ? { hint: `Showing the first ${formatCount(shown.length)} of ${formatCount(total)} matching files. ${next}` } : {}),
       meta: { total, ignored: { dirs: rules.stats.dirs, files: rules.stats.files } },
     };
   },

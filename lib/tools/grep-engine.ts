@@ -45,6 +45,8 @@ export interface SearchRequest {
   mode: OutputMode;
   context: number;
   maxEntries: number;
+  /** the output lines stop before they pass this many bytes (leaves room for notes under the exit clamp) */
+  maxOutputBytes: number;
   maxLineBytes: number;
   maxFileBytes: number;
   maxFilesVisited: number;
@@ -75,7 +77,9 @@ export interface SearchResult {
   /** files the walk reached after ignore rules and include */
   filesVisited: number;
   /** why the search stopped early, and the file it stopped in or before */
-  stop: null | { reason: 'entries' | 'files'; at: string };
+  stop: null | { reason: 'entries' | 'files' | 'bytes'; at: string };
+  /** UTF-8 bytes of lines (each with its newline) */
+  outputBytes: number;
   oversize: Skipped;
   binary: Skipped;
   unreadable: Skipped;
@@ -194,15 +198,21 @@ function splitLines(text: string): string[] {
   return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
 }
 
+interface OutLine {
+  text: string;
+  /** a matching line (counts toward the cap), not context or a separator */
+  match: boolean;
+}
+
 /** Render up to `quota` matches of one file, with context like rg (`path:n:text`, `path-n-text`, `--` between groups). */
-function renderContent(rel: string, scan: { text: string; hits: number[] }, quota: number, req: SearchRequest, out: string[]) {
+function renderContent(rel: string, scan: { text: string; hits: number[] }, quota: number, req: SearchRequest, first: boolean): OutLine[] {
+  const out: OutLine[] = [];
   const shown = scan.hits.slice(0, quota);
-  if (req.context === 0) {
-    const lines = splitLines(scan.text);
-    for (const n of shown) out.push(`${rel}:${n}:${clipLine(lines[n - 1], req.maxLineBytes)}`);
-    return;
-  }
   const lines = splitLines(scan.text);
+  if (req.context === 0) {
+    for (const n of shown) out.push({ text: `${rel}:${n}:${clipLine(lines[n - 1], req.maxLineBytes)}`, match: true });
+    return out;
+  }
   const isHit = new Set(shown);
   // context after the last shown match stops before the first match that is not shown
   const limit = scan.hits.length > shown.length ? scan.hits[shown.length] - 1 : lines.length;
@@ -215,12 +225,13 @@ function renderContent(rel: string, scan: { text: string; hits: number[] }, quot
     else ranges.push([s, e]);
   }
   for (const [s, e] of ranges) {
-    if (out.length > 0) out.push('--');
+    if (!first || out.length > 0) out.push({ text: '--', match: false });
     for (let n = s; n <= e; n++) {
       const sep = isHit.has(n) ? ':' : '-';
-      out.push(`${rel}${sep}${n}${sep}${clipLine(lines[n - 1], req.maxLineBytes)}`);
+      out.push({ text: `${rel}${sep}${n}${sep}${clipLine(lines[n - 1], req.maxLineBytes)}`, match: sep === ':' });
     }
   }
+  return out;
 }
 
 function yieldToLoop(): Promise<void> {
@@ -233,7 +244,7 @@ function yieldToLoop(): Promise<void> {
  */
 export async function search(req: SearchRequest): Promise<SearchResult> {
   const res: SearchResult = {
-    lines: [], matches: 0, filesWithMatches: 0, shown: 0, filesSearched: 0, filesVisited: 0, stop: null,
+    lines: [], matches: 0, filesWithMatches: 0, shown: 0, filesSearched: 0, filesVisited: 0, stop: null, outputBytes: 0,
     oversize: skipped(), binary: skipped(), unreadable: skipped(), unreadableDirs: skipped(),
     ignoredDirs: 0, ignoredFiles: 0, ignoredDirSamples: [], notIncluded: 0, engine: 'builtin', rgRuledOut: 0,
   };
@@ -299,20 +310,30 @@ export async function search(req: SearchRequest): Promise<SearchResult> {
       res.matches += scan.hits.length;
       res.filesWithMatches++;
       const quota = req.maxEntries - res.shown;
-      if (req.mode === 'content') {
-        if (quota > 0) renderContent(f.rel, scan, quota, req, res.lines);
-        res.shown += Math.min(quota, scan.hits.length);
-        if (scan.hits.length > quota) {
-          res.stop = { reason: 'entries', at: f.rel };
+      const rendered: OutLine[] =
+        quota === 0 ? []
+        : req.mode === 'content' ? renderContent(f.rel, scan, quota, req, res.lines.length === 0)
+        : [{ text: req.mode === 'count' ? `${f.rel}:${scan.hits.length}` : f.rel, match: true }];
+      const entries = req.mode === 'content' ? scan.hits.length : 1;
+      let added = 0;
+      for (const l of rendered) {
+        const bytes = Buffer.byteLength(l.text) + 1;
+        if (res.outputBytes + bytes > req.maxOutputBytes) {
+          res.stop = { reason: 'bytes', at: f.rel };
           break;
         }
-      } else {
-        if (quota === 0) {
-          res.stop = { reason: 'entries', at: f.rel };
-          break;
-        }
-        res.lines.push(req.mode === 'count' ? `${f.rel}:${scan.hits.length}` : f.rel);
-        res.shown++;
+        res.lines.push(l.text);
+        res.outputBytes += bytes;
+        if (l.match) added++;
+      }
+      res.shown += added;
+      if (res.stop) {
+        if (res.lines[res.lines.length - 1] === '--') res.lines.pop();
+        break;
+      }
+      if (entries > quota) {
+        res.stop = { reason: 'entries', at: f.rel };
+        break;
       }
     }
   } finally {

@@ -209,6 +209,9 @@ function skipNotes(r: SearchResult, b: Budget): string[] {
   return out;
 }
 
+/** Bytes kept free under the exit clamp for the summary, cap and skip notes. */
+const NOTES_RESERVE_BYTES = 2000;
+
 function engineChoice(v: unknown): EngineChoice {
   return v === 'builtin' || v === 'rg' ? v : 'auto';
 }
@@ -241,7 +244,10 @@ export const grepTool = defineTool({
     const r = await search({
       workspace: ctx.workspace, startAbs: abs, startRel: rel, startIsFile: st.isFile(),
       pattern, include, mode, context,
-      maxEntries: b.GREP_MAX_MATCHES, maxLineBytes: b.GREP_MAX_LINE_BYTES, maxFileBytes: b.GREP_MAX_FILE_BYTES,
+      maxEntries: b.GREP_MAX_MATCHES,
+      // leave room for the notes under the exit clamp, so the counts and next step are never the part that is cut
+      maxOutputBytes: Math.max(1000, (ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES) - NOTES_RESERVE_BYTES),
+      maxLineBytes: b.GREP_MAX_LINE_BYTES, maxFileBytes: b.GREP_MAX_FILE_BYTES,
       maxFilesVisited: b.GREP_MAX_FILES_VISITED, sniffBytes: b.BINARY_SNIFF_BYTES,
       ignoreEnv: process.env.CLAMP_IGNORE,
       engine: engineChoice(ctx.services.grepEngine ?? process.env.CLAMP_GREP_ENGINE),
@@ -269,18 +275,21 @@ function present(r: SearchResult, s: Shown) {
   let truncation: Truncation | null = null;
   let hint: string | undefined;
   const narrow = 'Narrow it with path, include or a more specific pattern';
-  if (r.stop?.reason === 'entries') {
-    if (s.mode === 'content') {
-      notes.push(`[Capped at ${plural(s.b.GREP_MAX_MATCHES, 'matching line')}: showing the first ${formatCount(r.shown)} of at least ${formatCount(r.matches)} (sorted by path, then line). The search stopped in ${r.stop.at} after ${plural(r.filesSearched, 'file')} searched; later files were not searched. ${narrow}, or use output_mode "files_with_matches" to list the matching files.]`);
-    } else {
-      notes.push(`[Capped at ${plural(s.b.GREP_MAX_MATCHES, 'file')}: showing the first ${formatCount(r.shown)} files with matches (sorted by path); more files match. The search stopped at ${r.stop.at}; later files were not searched. ${narrow}.]`);
-    }
+  const stopped = r.stop && r.stop.reason !== 'files';
+  if (r.stop && stopped) {
+    const why = r.stop.reason === 'bytes' ? `Output limit of ${formatBytes(r.outputBytes)} reached` : `Capped at ${plural(s.b.GREP_MAX_MATCHES, s.mode === 'content' ? 'matching line' : 'file')}`;
+    const shown =
+      s.mode === 'content'
+        ? `showing the first ${formatCount(r.shown)} of at least ${plural(r.matches, 'matching line')} (sorted by path, then line)`
+        : `showing the first ${formatCount(r.shown)} of at least ${plural(r.filesWithMatches, 'file')} with matches (sorted by path)`;
+    const more = s.mode === 'content' ? ', or use output_mode "files_with_matches" to list the matching files' : '';
+    notes.push(`[${why}: ${shown}. The search stopped in ${r.stop.at} after ${plural(r.filesSearched, 'file')} searched; later files were not searched. ${narrow}${more}.]`);
     truncation = { unit: s.mode === 'content' ? 'matches' : 'files', shown: r.shown, total: s.mode === 'content' ? r.matches : r.filesWithMatches, by: 'tool' };
-    hint = `${narrow}.`;
+    hint = `${shown[0].toUpperCase()}${shown.slice(1)}. ${narrow}.`;
   } else if (r.stop?.reason === 'files') {
     notes.push(`[Stopped after visiting ${plural(s.b.GREP_MAX_FILES_VISITED, 'file')} (the limit): files from ${r.stop.at} on were not searched. ${narrow}.]`);
     truncation = { unit: 'files', shown: r.filesVisited, total: r.filesVisited + 1, by: 'tool' };
-    hint = `${narrow}.`;
+    hint = `Stopped after ${plural(s.b.GREP_MAX_FILES_VISITED, 'file')}. ${narrow}.`;
   }
   const searched = `${plural(r.filesSearched, 'file')} searched`;
   if (r.filesWithMatches === 0 && !r.stop) {

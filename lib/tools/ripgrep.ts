@@ -58,7 +58,7 @@ export function startRgPrefilter(o: RgPrefilterOptions): RgPrefilter {
     '--no-config', '--no-ignore', '--hidden', '--no-messages',
     '--text', // never skip binary files: binary detection is the built-in path's
     '--encoding', 'none', // search raw bytes like the built-in path (no UTF-16 BOM transcoding)
-    '--count', '--include-zero', '--null',
+    '--files-without-match', '--null', // exactly the misses, each path followed by NUL
     '--max-filesize', String(o.maxFileBytes),
     ...(o.ignoreCase ? ['--ignore-case'] : ['--case-sensitive']),
     ...o.skipDirs.flatMap((d) => ['--glob', `!${d}/`]),
@@ -84,15 +84,9 @@ export function startRgPrefilter(o: RgPrefilterOptions): RgPrefilter {
   let rest = '';
   child.stdout!.setEncoding('utf8');
   child.stdout!.on('data', (chunk: string) => {
-    const text = rest + chunk;
-    let start = 0;
-    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-      const rec = text.slice(start, nl);
-      start = nl + 1;
-      const z = rec.lastIndexOf('\0');
-      if (z > 0 && rec.slice(z + 1) === '0') misses.add(rec.slice(0, z));
-    }
-    rest = text.slice(start);
+    const recs = (rest + chunk).split('\0');
+    rest = recs.pop()!; // an unfinished path waits for the next chunk
+    for (const r of recs) misses.add(r);
   });
   child.on('error', finish);
   // exit code 2 (some file unreadable) still leaves valid records for the files rg did search

@@ -72,7 +72,7 @@ describe('glob: cap', () => {
       'f0.txt\nf1.txt\nf2.txt\nf3.txt\nf4.txt\n\n[Capped at 5 files: showing the first 5 of 6 matching files (sorted by path). Narrow the pattern (e.g. "src/**/*.ts") or pass a narrower path.]',
     );
     expect(r.truncation).toEqual({ unit: 'files', shown: 5, total: 6, by: 'tool' });
-    expect(r.hint).toBe('Narrow the pattern (e.g. "src/**/*.ts") or pass a narrower path.');
+    expect(r.hint).toBe('Showing the first 5 of 6 matching files. Narrow the pattern (e.g. "src/**/*.ts") or pass a narrower path.');
   });
 
   it('keeps the first N in path order when far more match', async () => {
@@ -80,6 +80,18 @@ describe('glob: cap', () => {
     const r = await h.call('glob', { pattern: '**/*.txt' }, { budget: { GLOB_MAX_RESULTS: 2 } });
     expect(r.output.split('\n').slice(0, 2)).toEqual(['d0/f000.txt', 'd0/f003.txt']);
     expect(r.truncation).toEqual({ unit: 'files', shown: 2, total: 300, by: 'tool' });
+  });
+
+  it('stops before the exit clamp would cut, so the total and next step arrive whole', async () => {
+    for (let i = 0; i < 40; i++) ws.write(`${'d'.repeat(90)}/f${String(i).padStart(2, '0')}.txt`, '');
+    // 2,000 bytes for the result leaves 1,000 for paths: 10 paths of 99 bytes with their newlines
+    const r = await h.call('glob', { pattern: '**/*.txt' }, { outputMaxBytes: 2000 });
+    const lines = r.output.split('\n');
+    expect(lines.slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => `${'d'.repeat(90)}/f0${i}.txt`));
+    expect(lines.slice(10).join('\n')).toBe(
+      '\n[Output limit of 990 bytes reached: showing the first 10 of 40 matching files (sorted by path). Narrow the pattern (e.g. "src/**/*.ts") or pass a narrower path.]',
+    );
+    expect(r.truncation).toEqual({ unit: 'files', shown: 10, total: 40, by: 'tool' });
   });
 });
 

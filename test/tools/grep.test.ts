@@ -151,11 +151,11 @@ describe('grep: caps', () => {
         'a.txt:2:m',
         'b.txt:1:m',
         '',
-        '[Capped at 3 matching lines: showing the first 3 of at least 5 (sorted by path, then line). The search stopped in b.txt after 2 files searched; later files were not searched. Narrow it with path, include or a more specific pattern, or use output_mode "files_with_matches" to list the matching files.]',
+        '[Capped at 3 matching lines: showing the first 3 of at least 5 matching lines (sorted by path, then line). The search stopped in b.txt after 2 files searched; later files were not searched. Narrow it with path, include or a more specific pattern, or use output_mode "files_with_matches" to list the matching files.]',
       ].join('\n'),
     );
     expect(r.truncation).toEqual({ unit: 'matches', shown: 3, total: 5, by: 'tool' });
-    expect(r.hint).toBe('Narrow it with path, include or a more specific pattern.');
+    expect(r.hint).toBe('Showing the first 3 of at least 5 matching lines (sorted by path, then line). Narrow it with path, include or a more specific pattern.');
     expect(r.meta?.totalIsLowerBound).toBe(true);
   });
 
@@ -172,9 +172,21 @@ describe('grep: caps', () => {
     for (const f of ['a', 'b', 'c', 'd']) ws.write(`${f}.txt`, 'm\n');
     const r = await h.call('grep', { pattern: 'm', output_mode: 'files_with_matches' }, { budget: { GREP_MAX_MATCHES: 2 } });
     expect(r.output).toBe(
-      'a.txt\nb.txt\n\n[Capped at 2 files: showing the first 2 files with matches (sorted by path); more files match. The search stopped at c.txt; later files were not searched. Narrow it with path, include or a more specific pattern.]',
+      'a.txt\nb.txt\n\n[Capped at 2 files: showing the first 2 of at least 3 files with matches (sorted by path). The search stopped in c.txt after 3 files searched; later files were not searched. Narrow it with path, include or a more specific pattern.]',
     );
     expect(r.truncation).toEqual({ unit: 'files', shown: 2, total: 3, by: 'tool' });
+  });
+
+  it('stops before the exit clamp would cut, so the counts and next step arrive whole', async () => {
+    for (let i = 0; i < 30; i++) ws.write(`f${String(i).padStart(2, '0')}.txt`, `${'m'.repeat(100)}\n`);
+    // 2,100 bytes for the whole result leaves 1,000 for lines: 9 lines of 111 bytes
+    const r = await h.call('grep', { pattern: 'm' }, { outputMaxBytes: 2100 });
+    const lines = r.output.split('\n');
+    expect(lines.slice(0, 9)).toEqual(Array.from({ length: 9 }, (_, i) => `f0${i}.txt:1:${'m'.repeat(100)}`));
+    expect(lines.slice(9).join('\n')).toBe(
+      '\n[Output limit of 999 bytes reached: showing the first 9 of at least 10 matching lines (sorted by path, then line). The search stopped in f09.txt after 10 files searched; later files were not searched. Narrow it with path, include or a more specific pattern, or use output_mode "files_with_matches" to list the matching files.]',
+    );
+    expect(r.truncation).toEqual({ unit: 'matches', shown: 9, total: 10, by: 'tool' });
   });
 
   it('cuts long lines at GREP_MAX_LINE_BYTES with a marker, on a character boundary', async () => {
@@ -218,6 +230,7 @@ describe('grep: caps', () => {
       'a.txt:1:x\nb.txt:1:x\n\n[Stopped after visiting 2 files (the limit): files from c.txt on were not searched. Narrow it with path, include or a more specific pattern.]',
     );
     expect(r.truncation).toEqual({ unit: 'files', shown: 2, total: 3, by: 'tool' });
+    expect(r.hint).toBe('Stopped after 2 files. Narrow it with path, include or a more specific pattern.');
   });
 });
 
