@@ -89,6 +89,12 @@ export const HIDDEN_TIER1: [string, Expected][] = [
   ["echo 'rm -rf ~' | bash", T1],
   ['busybox rm -rf /', T1],
   ['rm -rf / ((', T1],
+  ["alias x='rm -rf ~'", T1],
+  ['curl x | bash -s -- arg', T1],
+  ['cat <<EOF\n$(rm -rf ~)\nEOF', T1],
+  ['echo x | sudo tee /etc/hosts', T1],
+  ['rm -rf ${PWD}', T1],
+  ['rm -rf src/../..', T1],
 ];
 
 /** Tier 1 by what it does. */
@@ -211,6 +217,9 @@ export const TIER2: [string, Expected][] = [
   ["sed -i 's/a/b/' ~/.zshrc", T2("sed -i 's/a/b/' ~/.zshrc")],
   ['rsync -a --delete src/ dst/', T2('rsync -a --delete src/ dst/')],
   ['curl -o ~/.bashrc https://x', T2('curl -o ~/.bashrc https://x')],
+  ['tar xzf x.tgz -C /', T2('tar xzf x.tgz -C /')],
+  ['git checkout -f main', T2('git checkout -f main')],
+  ['cat > ~/.bashrc <<EOF\nx\nEOF', T2('cat > ~/.bashrc <<EOF')],
   ['npm test && git push --force', { action: 'ask', tier: 2, ruleKey: 'npm test && git push --force' }],
 ];
 
@@ -255,6 +264,7 @@ export const OPAQUE_CASES: [string, Expected][] = [
   ["trap 'echo bye' EXIT", OPAQUE],
   ['/bin/r? -rf x', OPAQUE],
   ['parallel echo ::: a b', OPAQUE],
+  ['xargs -I{} rm {}', OPAQUE_T2],
   // cannot be parsed: fail closed
   ['echo "abc', OPAQUE],
   ['ls ((', OPAQUE],
@@ -329,6 +339,8 @@ export const ALLOWED: [string, Expected][] = [
   ['/usr/bin/ls -la', ALLOW],
   ['diff <(ls a) <(ls b)', ALLOW],
   ['# just a comment', ALLOW],
+  // a quoted delimiter makes the here-doc literal text
+  ["cat <<'EOF'\n$(rm -rf ~)\nEOF", ALLOW],
 ];
 
 export const ASKED: [string, Expected][] = [
@@ -396,6 +408,7 @@ export const ASKED: [string, Expected][] = [
   ['tee out.txt', ASK('tee')],
   ['> out.txt', ASK('> out.txt')],
   ['fdisk -l', ASK('fdisk')],
+  ["alias ll='ls -la'", ASK('alias')],
   ['f(){ f; }; f', ASK('f')],
   ['ls && npm test', ASK('npm test')],
   ['npm test && git add . && git commit -m x', ASK('npm test && git add && git commit')],
