@@ -149,3 +149,21 @@ export interface SettingsView {
 export interface SettingsUpdate extends Partial<ModelSettings> {
   keys?: Partial<Record<SecretName, string | null>>;
 }
+
+/**
+ * GET /api/files?path=… and GET /api/tasks/[id]/log: one page of a (possibly huge) file in the
+ * data dir, cut on line boundaries. Ask again from nextOffset for more.
+ */
+export interface FilePage {
+  path: string;
+  /** the page's text, UTF-8 decoded */
+  text: string;
+  /** byte offset where text starts */
+  offset: number;
+  /** byte offset to ask for next */
+  nextOffset: number;
+  /** the file's size in bytes when the page was read */
+  totalBytes: number;
+  /** text reaches the end of the file (as it was when read) */
+  eof: boolean;
+}

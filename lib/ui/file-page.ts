@@ -1,0 +1,72 @@
+import type { FilePage } from '@/lib/agent/protocol';
+
+/**
+ * The page's client for paged files: GET /api/files (spilled outputs) and GET /api/tasks/:id/log
+ * (task logs), both answering one FilePage per request.
+ */
+
+export type PageSource = { kind: 'file'; path: string } | { kind: 'task'; taskId: string };
+
+/** bytes asked for per request: a few thousand lines of a typical log */
+export const PAGE_BYTES = 256 * 1024;
+
+/** A failed page request, with the server's message when it sent one. */
+export class PageError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = 'PageError';
+  }
+}
+
+/** The URL of one page of a source. */
+export function pageUrl(source: PageSource, offset: number, limit: number): string {
+  const q = new URLSearchParams({ offset: String(Math.max(0, Math.floor(offset))), limit: String(Math.max(0, Math.floor(limit))) });
+  if (source.kind === 'file') {
+    q.set('path', source.path);
+    return `/api/files?${q}`;
+  }
+  return `/api/tasks/${encodeURIComponent(source.taskId)}/log?${q}`;
+}
+
+/** A stable string for a source, for React keys and effect dependencies. */
+export function sourceKey(source: PageSource): string {
+  return source.kind === 'file' ? `file:${source.path}` : `task:${source.taskId}`;
+}
+
+/** Fetch one page; throws PageError with the server's message on a non-2xx answer or a malformed body. */
+export async function fetchPage(source: PageSource, offset: number, limit: number, signal?: AbortSignal): Promise<FilePage> {
+  const res = await fetch(pageUrl(source, offset, limit), { signal, headers: { accept: 'application/json' } });
+  if (!res.ok) throw new PageError(await responseMessage(res), res.status);
+  const body: unknown = await res.json().catch(() => null);
+  if (!isFilePage(body)) throw new PageError('The server answered with something that is not a page of the file.', res.status);
+  return body;
+}
+
+/** Shape check of a page from the server (the page trusts no JSON blindly). */
+export function isFilePage(v: unknown): v is FilePage {
+  if (!v || typeof v !== 'object') return false;
+  const p = v as Record<string, unknown>;
+  return (
+    typeof p.text === 'string' &&
+    Number.isFinite(p.offset) &&
+    Number.isFinite(p.nextOffset) &&
+    Number.isFinite(p.totalBytes) &&
+    typeof p.eof === 'boolean'
+  );
+}
+
+/** The message of a failed response: the server's { error } when it sent one, else its text or status. */
+export async function responseMessage(res: Response): Promise<string> {
+  const raw = await res.text().catch(() => '');
+  try {
+    const j = JSON.parse(raw) as { error?: unknown; message?: unknown };
+    const msg = typeof j.error === 'string' ? j.error : typeof j.message === 'string' ? j.message : null;
+    if (msg) return msg;
+  } catch {
+    // not JSON: fall through to the raw text
+  }
+  return raw.trim().slice(0, 300) || `The server answered ${res.status} ${res.statusText}.`;
+}
