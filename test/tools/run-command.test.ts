@@ -65,9 +65,12 @@ describe('run_command', () => {
     const r = await h.call('run_command', { command: 'for i in $(seq 1 30000); do echo "tick $i"; sleep 0.01; done', timeout_ms: 2000 });
     const took = Date.now() - t0;
     expect(took).toBeGreaterThanOrEqual(2000);
-    expect(took).toBeLessThan(3500);
+    // far from the 5 minutes it would run; loose enough for a loaded 2-core machine
+    expect(took).toBeLessThan(6000);
     expect(r.status).toBe('error');
-    expect(r.output.startsWith('killed: timed out after 2 s\nIt did not finish within 2 s; its whole process group was stopped. If it needs longer, pass a larger timeout_ms (at most 600,000), or run it with background: true and follow it with task_output.\nduration: 2.0 s\nstdout:\ntick 1\n')).toBe(true);
+    expect(r.output).toMatch(
+      /^killed: timed out after 2 s\nIt did not finish within 2 s; its whole process group was stopped\. If it needs longer, pass a larger timeout_ms \(at most 600,000\), or run it with background: true and follow it with task_output\.\nduration: [2-5]\.\d s\nstdout:\ntick 1\n/,
+    );
     expect(r.meta).toMatchObject({ timedOut: true, killedByUser: false, exitCode: null, timeoutMs: 2000 });
     await expectGroupGone(r.meta!.pid as number);
   });
@@ -180,6 +183,6 @@ describe('run_command', () => {
     expect(d).toContain('Timeout: 30 s by default, at most 300 s');
     expect(d).toContain('use edit_file');
     expect(runCommandTool.effect).toBe('system');
-    expect(runCommandTool.policy).toBeUndefined();
+    expect(runCommandTool.policy).toBeTypeOf('function');
   });
 });
