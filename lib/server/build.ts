@@ -37,11 +37,23 @@ export function ensureBuild(force = false): boolean {
   }
   if (!force && builtAt > 0 && builtAt >= newestSourceMtime()) return true;
   process.stdout.write(builtAt ? 'Sources changed since the last build; rebuilding Clamp…\n' : 'Building Clamp (first start, about a minute)…\n');
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/next/dist/bin/next'), 'build'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
-  });
-  return r.status === 0;
+  // another build of the same folder (a second launcher, a test run) holds Next's lock: wait for it
+  for (let attempt = 1; ; attempt++) {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/next/dist/bin/next'), 'build'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const out = `${r.stdout?.toString() ?? ''}${r.stderr?.toString() ?? ''}`;
+    if (r.status === 0) return true;
+    if (attempt < 6 && /Another next build process is already running/.test(out)) {
+      process.stdout.write('Another build of Clamp is running; waiting for it…\n');
+      spawnSync('sleep', ['15']);
+      continue;
+    }
+    process.stderr.write(out);
+    return false;
+  }
 }
 
