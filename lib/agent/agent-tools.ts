@@ -19,6 +19,8 @@ export interface AgentToolsOptions {
   /** live output of running tools, and approval details, for the page */
   onProgress?: (toolCallId: string, p: ToolProgress) => void;
   onApprovalInfo?: (info: ApprovalInfo) => void;
+  /** every finished call's result (the plan panel follows todo_write through it) */
+  onResult?: (toolCallId: string, toolName: string, result: ToolResult) => void;
   signal: AbortSignal;
 }
 
@@ -71,6 +73,7 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
     if (edited && typeof input === 'object' && input !== null && 'command' in input) args = { ...input, command: edited };
     const r = await dispatch(o.reg, name, args, ctx, { approver: { ...approver, approved } });
     if (approved) o.host.markConsumed(toolCallId);
+    o.onResult?.(toolCallId, name, r);
     if (edited) {
       const proposed = (input as { command?: string }).command;
       return {

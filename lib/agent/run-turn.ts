@@ -3,7 +3,7 @@ import type { Registry } from '../tools/registry';
 import { listedTools } from '../tools/registry';
 import { budgetTable, type Budget } from '../tools/budget';
 import type { AgentHost } from './host';
-import type { ClampMessage, ModelStatus } from './protocol';
+import type { ClampMessage, ModelStatus, TodoItem } from './protocol';
 import { buildAgentTools } from './agent-tools';
 import { CallScheduler } from './scheduler';
 import { applyTurnBudget, type TurnCut } from './turn-budget';
@@ -70,6 +70,10 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           if (p.kind === 'output') writer.write({ type: 'data-tool-progress', data: { toolCallId, stream: p.stream, text: p.text }, transient: true });
         },
         onApprovalInfo: (info) => writer.write({ type: 'data-approval-info', id: `approval-${info.toolCallId}`, data: info }),
+        onResult: (_id, _name, r) => {
+          const todos = r.meta?.todos;
+          if (Array.isArray(todos)) writer.write({ type: 'data-todos', id: 'todos', data: { items: todos as TodoItem[] } });
+        },
       });
       const system = buildSystemPrompt({ workspace: o.host.workspace, extra: o.systemExtra }).prompt;
       const modelMessages = await convertToModelMessages(o.messages, { tools, ignoreIncompleteToolCalls: true });
