@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { grepTool, requiredLiteral } from '../../lib/tools/grep';
+import { compilePattern, grepTool, requiredLiteral } from '../../lib/tools/grep';
+import { search } from '../../lib/tools/grep-engine';
 import { findRg } from '../../lib/tools/ripgrep';
 import { budgetTable } from '../../lib/tools/budget';
 import { harness, tempWorkspace } from '../helpers';
@@ -386,6 +387,25 @@ describe('grep: engines', () => {
       }
     }
     expect((await h.call('grep', { pattern: 'needle' }, { budget: { GREP_MAX_FILE_BYTES: 200 } })).output).toContain('1 file over 200 bytes skipped (not searched): big/huge.txt');
+  });
+});
+
+describe('grep: the auto engine racing rg', () => {
+  it('gives the built-in result while rg answers part-way through the walk', async () => {
+    for (let i = 0; i < 300; i++) ws.write(`d${i % 7}/f${String(i).padStart(3, '0')}.txt`, i % 37 === 0 ? `x\nneedle ${i}\n` : 'nothing\n');
+    ws.write('d1/big.txt', 'needle '.repeat(100));
+    const base = {
+      workspace: ws.workspace, startAbs: ws.workspace, startRel: '.', startIsFile: false,
+      pattern: compilePattern('needle \\d+', false, false), mode: 'content' as const, context: 0,
+      maxEntries: 200, maxOutputBytes: 100_000, maxLineBytes: 240, maxFileBytes: 500, maxFilesVisited: 10_000, sniffBytes: 8192,
+      envPath: process.env.PATH, signal: new AbortController().signal,
+    };
+    const builtin = await search({ ...base, engine: 'builtin' });
+    const raced = await search({ ...base, engine: 'auto', autoRgAfterFiles: 1, autoRgMinCores: 1 });
+    expect(builtin.lines).toHaveLength(9);
+    expect(raced.lines).toEqual(builtin.lines);
+    expect({ ...raced, engine: 'builtin', rgRuledOut: 0 }).toEqual(builtin);
+    expect(raced.engine).toBe(findRg(process.env.PATH) ? 'builtin+rg' : 'builtin');
   });
 });
 
