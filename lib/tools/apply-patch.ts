@@ -128,7 +128,7 @@ function hunkFailure(t: Touched, op: Extract<PatchOp, { kind: 'update' }>, e: Hu
 }
 
 /** Check every operation in memory; returns the files to write and what changed, or throws. */
-function plan(ws: string, ops: PatchOp[], b: Budget): { touched: Touched[]; changes: Change[]; notes: string[] } {
+function check(ws: string, ops: PatchOp[], b: Budget): { touched: Touched[]; changes: Change[]; notes: string[] } {
   const seen = new Map<string, string>();
   const touched: Touched[] = [];
   const changes: Change[] = [];
@@ -227,7 +227,19 @@ function rollback(done: Touched[], madeDirs: string[]): string[] {
   return failed;
 }
 
-async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
+/** What an apply_patch call would do: the files to write, the combined diff and the result to return. */
+interface PatchPlan {
+  touched: Touched[];
+  /** "A src/new.ts (+1 −0 lines)", one per changed file */
+  lines: string[];
+  added: number;
+  removed: number;
+  diff: string;
+  result: ToolOutput;
+}
+
+/** Parse the patch, check every operation and compute the diffs; writes nothing. Throws the ToolErrors run() reports. */
+function plan(input: Input, ctx: ToolContext): PatchPlan {
   const b = ctx.budget;
   let ops: PatchOp[];
   try {
@@ -238,9 +250,7 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
     }
     throw err;
   }
-  const { touched, changes, notes } = plan(ctx.workspace, ops, b);
-  if (ctx.signal.aborted) throw new ToolError(`apply_patch was stopped by the user before it wrote anything; ${NOTHING}.`);
-  commit(ctx.workspace, touched);
+  const { touched, changes, notes } = check(ctx.workspace, ops, b);
 
   let added = 0;
   let removed = 0;
@@ -258,11 +268,41 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
   const shown = diffForModel(diff, b.DIFF_MAX_BYTES);
   const head = `Applied the patch: ${formatCount(changes.length)} file${changes.length === 1 ? '' : 's'} changed (${diffSummary(added, removed)}).`;
   return {
-    output: [head, ...lines, ...notes, shown.text.trimEnd()].filter(Boolean).join('\n'),
-    truncation: shown.truncation,
-    ...(shown.truncation ? { hint: 'The diff was cut; read_file the changed files to see the result.' } : {}),
-    meta: { files, diff, added, removed },
+    touched,
+    lines,
+    added,
+    removed,
+    diff,
+    result: {
+      output: [head, ...lines, ...notes, shown.text.trimEnd()].filter(Boolean).join('\n'),
+      truncation: shown.truncation,
+      ...(shown.truncation ? { hint: 'The diff was cut; read_file the changed files to see the result.' } : {}),
+      meta: { files, diff, added, removed },
+    },
   };
+}
+
+async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
+  const p = plan(input, ctx);
+  if (ctx.signal.aborted) throw new ToolError(`apply_patch was stopped by the user before it wrote anything; ${NOTHING}.`);
+  commit(ctx.workspace, p.touched);
+  return p.result;
+}
+
+/**
+ * The approval bar's view of a call: "apply_patch: A src/new.ts (+1 −0 lines), M src/a.ts (+2 −1 lines)"
+ * and the combined diff, or why it would fail. Never throws, never writes.
+ */
+async function preview(input: Input, ctx: ToolContext): Promise<{ summary: string; diff?: string }> {
+  try {
+    const p = plan(input, ctx);
+    return { summary: `apply_patch: ${p.lines.join(', ')}`, diff: p.diff || undefined };
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    // every plan error starts "apply_patch failed; nothing was written." — the preview says "would fail" instead
+    const why = msg.startsWith(`apply_patch failed; ${NOTHING}.\n`) ? msg.slice(`apply_patch failed; ${NOTHING}.\n`.length) : msg;
+    return { summary: `apply_patch — would fail: ${why}` };
+  }
 }
 
 export const applyPatchTool = defineTool({
@@ -273,4 +313,5 @@ export const applyPatchTool = defineTool({
   nonEmpty: ['patch'],
   paths: (input) => patchPaths(input.patch).map((p) => ({ path: p.path, access: 'write' as const, field: 'patch' })),
   run,
+  preview,
 });

@@ -13,7 +13,7 @@ import type { Budget } from './budget';
 import { resolveInWorkspace } from '../policy/workspace';
 import { notFoundError } from './near-names';
 import { atomicWrite, encodeText, readTextFile, statPath, toWorkingEol } from './file-io';
-import { diffFiles, diffForModel, diffSummary } from './diff';
+import { diffFiles, diffForModel, diffSummary, type FileDiff } from './diff';
 import {
   applyCandidates,
   closestRegion,
@@ -120,8 +120,21 @@ function listLines(lines: number[], max: number): string {
   return lines.length > max ? `${shown} and ${formatCount(lines.length - max)} more` : shown;
 }
 
-/** Create a missing file (or fill an empty one) from new_string. */
-function create(abs: string, rel: string, content: string, existed: boolean, b: Budget): ToolOutput {
+/**
+ * What an edit_file call would do, computed without touching the disk: the bytes to write (none
+ * when the file would not change), the diff and the result to return once written.
+ */
+interface EditPlan {
+  abs: string;
+  rel: string;
+  /** bytes to write and the mode to keep; undefined when the file already says new_string */
+  write?: { data: Buffer | string; mode?: number };
+  diff: FileDiff;
+  result: ToolOutput;
+}
+
+/** Plan creating a missing file (or filling an empty one) from new_string. */
+function planCreate(abs: string, rel: string, content: string, existed: boolean, b: Budget): EditPlan {
   const size = byteLength(content);
   if (size > b.EDIT_MAX_FILE_BYTES) {
     throw new ToolError(
@@ -129,22 +142,28 @@ function create(abs: string, rel: string, content: string, existed: boolean, b: 
       'Write smaller files.',
     );
   }
-  atomicWrite(abs, content);
   const d = diffFiles(rel, rel, '', content, b.DIFF_COMPUTE_MAX_MS);
   const verb = existed ? 'Filled the empty file' : 'Created';
   return {
-    output: `${verb} ${rel} with new_string (${diffSummary(d.added, 0)}, ${formatBytes(size)}).`,
-    meta: { path: rel, diff: d.diff, added: d.added, removed: 0, created: !existed, matcher: null, matches: 0 },
+    abs,
+    rel,
+    write: { data: content },
+    diff: d,
+    result: {
+      output: `${verb} ${rel} with new_string (${diffSummary(d.added, 0)}, ${formatBytes(size)}).`,
+      meta: { path: rel, diff: d.diff, added: d.added, removed: 0, created: !existed, matcher: null, matches: 0 },
+    },
   };
 }
 
-async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
+/** Read, match and compute the new text and its diff; writes nothing. Throws the ToolErrors run() reports. */
+function plan(input: Input, ctx: ToolContext): EditPlan {
   const b = ctx.budget;
   if (input.old_string === input.new_string) throw identicalError();
   const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path, 'write');
   const st = statPath(abs);
   if (st.kind === 'missing') {
-    if (input.old_string === '') return create(abs, rel, input.new_string, false, b);
+    if (input.old_string === '') return planCreate(abs, rel, input.new_string, false, b);
     const nf = notFoundError(ctx.workspace, rel);
     throw new ToolError(
       `${nf.message} To create a new file use write_file (or edit_file with an empty old_string).`,
@@ -154,7 +173,7 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
   }
   const file = readTextFile(abs, rel, { maxBytes: b.EDIT_MAX_FILE_BYTES, sniffBytes: b.BINARY_SNIFF_BYTES, tool: 'edit_file' });
   if (input.old_string === '') {
-    if (file.text === '') return create(abs, rel, input.new_string, true, b);
+    if (file.text === '') return planCreate(abs, rel, input.new_string, true, b);
     throw new ToolError(
       `old_string is empty but ${rel} already exists (${formatCount(countLines(file.text))} lines). ` +
         'To replace the whole file use write_file; to change part of it, give old_string copied exactly from read_file.',
@@ -191,20 +210,60 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
   const at = `line${lines.length === 1 ? '' : 's'} ${listLines(lines, b.EDIT_MATCH_LINES_MAX_LISTED)}`;
   const where = `${candidates.length === 1 ? '1 match' : `${candidates.length} matches`} at ${at}`;
   if (after === file.text) {
-    return { output: [`${rel} is unchanged: the text matched at ${at} already equals new_string.`, ...notes].join('\n'), meta };
+    return { abs, rel, diff: d, result: { output: [`${rel} is unchanged: the text matched at ${at} already equals new_string.`, ...notes].join('\n'), meta } };
   }
   const encoded = encodeText(after, file);
   if (encoded.length > b.EDIT_MAX_FILE_BYTES) throw tooLargeAfter(rel, encoded.length, b);
-  if (ctx.signal.aborted) throw new ToolError('edit_file was stopped by the user before it wrote anything.');
-  atomicWrite(abs, encoded, file.mode);
 
   const shown = diffForModel(d.diff, b.DIFF_MAX_BYTES);
   return {
-    output: [`Edited ${rel}: replaced ${where} (${diffSummary(d.added, d.removed)}).`, ...notes, shown.text.trimEnd()].join('\n'),
-    truncation: shown.truncation,
-    ...(shown.truncation ? { hint: `The diff was cut; read_file ${rel} to see the result.` } : {}),
-    meta,
+    abs,
+    rel,
+    write: { data: encoded, mode: file.mode },
+    diff: d,
+    result: {
+      output: [`Edited ${rel}: replaced ${where} (${diffSummary(d.added, d.removed)}).`, ...notes, shown.text.trimEnd()].join('\n'),
+      truncation: shown.truncation,
+      ...(shown.truncation ? { hint: `The diff was cut; read_file ${rel} to see the result.` } : {}),
+      meta,
+    },
   };
+}
+
+/** Write what plan() decided; the only step with a side effect. */
+function commit(p: EditPlan, ctx: ToolContext): ToolOutput {
+  if (p.write) {
+    if (ctx.signal.aborted) throw new ToolError('edit_file was stopped by the user before it wrote anything.');
+    atomicWrite(p.abs, p.write.data, p.write.mode);
+  }
+  return p.result;
+}
+
+async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
+  return commit(plan(input, ctx), ctx);
+}
+
+/** The approval bar's view of a call: the diff it would make, or why it would fail. Never throws, never writes. */
+async function preview(input: Input, ctx: ToolContext): Promise<{ summary: string; diff?: string }> {
+  return previewOf('edit_file', input.path, () => plan(input, ctx));
+}
+
+/**
+ * Shared by the write tools' previews: "<tool> <path> (+3 −1 lines)" and the full diff, or
+ * "<tool> <path> — would fail: <error>" with no diff. Never throws.
+ */
+export function previewOf(
+  tool: string,
+  label: string,
+  planned: () => { rel: string; diff: FileDiff; write?: unknown; summary?: string },
+): { summary: string; diff?: string } {
+  try {
+    const p = planned();
+    if (!p.write) return { summary: `${tool} ${p.rel} (no change: the file already holds this text)` };
+    return { summary: p.summary ?? `${tool} ${p.rel} (${diffSummary(p.diff.added, p.diff.removed)})`, diff: p.diff.diff || undefined };
+  } catch (err) {
+    return { summary: `${tool} ${label} — would fail: ${err instanceof Error ? err.message : String(err)}` };
+  }
 }
 
 function tooLargeAfter(rel: string, size: number, b: Budget): ToolError {
@@ -222,4 +281,5 @@ export const editFileTool = defineTool({
   nonEmpty: ['path'],
   paths: (input) => [{ path: input.path, access: 'write', field: 'path' }],
   run,
+  preview,
 });

@@ -10,7 +10,8 @@ import { ToolError, type ToolContext, type ToolOutput } from './types';
 import type { Budget } from './budget';
 import { resolveInWorkspace } from '../policy/workspace';
 import { atomicWrite, blockingAncestor, decodeText, encodeText, notAFileError, statPath, tooLargeError, type TextLayout } from './file-io';
-import { diffFiles, diffForModel, diffSummary } from './diff';
+import { diffFiles, diffForModel, diffSummary, type FileDiff } from './diff';
+import { previewOf } from './edit-file';
 import { byteLength, countLines, formatBytes, formatCount } from './text';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -46,7 +47,19 @@ function previous(abs: string, rel: string, b: Budget): { text?: string; layout?
   }
 }
 
-async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
+/** What a write_file call would do: the bytes to write (none when unchanged), the diff and the result. */
+interface WritePlan {
+  abs: string;
+  rel: string;
+  write?: { data: Buffer | string; mode?: number };
+  diff: FileDiff;
+  /** what the approval bar says when a line diff does not describe the change */
+  summary?: string;
+  result: ToolOutput;
+}
+
+/** Check the target and compute the new bytes and the diff; writes nothing. Throws the ToolErrors run() reports. */
+function plan(input: Input, ctx: ToolContext): WritePlan {
   const b = ctx.budget;
   const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path, 'write');
   const size = byteLength(input.content);
@@ -64,12 +77,17 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
       const b2 = path.relative(ctx.workspace, blocker).split(path.sep).join('/');
       throw new ToolError(`Cannot create ${rel}: ${b2} is a file, not a folder.`, 'Choose a path whose folders are folders (list_dir shows them).');
     }
-    if (ctx.signal.aborted) throw new ToolError('write_file was stopped by the user before it wrote anything.');
-    atomicWrite(abs, input.content);
     const d = diffFiles(rel, rel, '', input.content, b.DIFF_COMPUTE_MAX_MS);
     return {
-      output: `Created ${rel} (${diffSummary(d.added, 0)}, ${formatBytes(size)}).`,
-      meta: { path: rel, diff: d.diff, added: d.added, removed: 0, created: true },
+      abs,
+      rel,
+      write: { data: input.content },
+      diff: d,
+      summary: `write_file ${rel} (new file, ${diffSummary(d.added, 0)}, ${formatBytes(size)})`,
+      result: {
+        output: `Created ${rel} (${diffSummary(d.added, 0)}, ${formatBytes(size)}).`,
+        meta: { path: rel, diff: d.diff, added: d.added, removed: 0, created: true },
+      },
     };
   }
   if (st.size > b.EDIT_MAX_FILE_BYTES) throw tooLargeError(rel, st.size, b.EDIT_MAX_FILE_BYTES, 'write_file');
@@ -91,30 +109,66 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
     }
   }
   const encoded = encodeText(text, layout);
+  const none = { diff: '', added: 0, removed: 0, exact: true };
   if (encoded.equals(prev.raw)) {
     return {
-      output: `${rel} is unchanged: content is identical to what the file already holds.`,
-      meta: { path: rel, diff: '', added: 0, removed: 0, created: false },
+      abs,
+      rel,
+      diff: none,
+      result: {
+        output: `${rel} is unchanged: content is identical to what the file already holds.`,
+        meta: { path: rel, diff: '', added: 0, removed: 0, created: false },
+      },
     };
   }
-  if (ctx.signal.aborted) throw new ToolError('write_file was stopped by the user before it wrote anything.');
-  atomicWrite(abs, encoded, st.mode);
-
+  const write = { data: encoded, mode: st.mode };
   if (prev.text === undefined) {
     const added = countLines(text);
+    const lines = `${formatCount(added)} line${added === 1 ? '' : 's'} (${formatBytes(encoded.length)})`;
     return {
-      output: `Overwrote ${rel}, which held ${formatCount(prev.raw.length)} bytes of binary or non-UTF-8 data (no line diff), with ${formatCount(added)} line${added === 1 ? '' : 's'} (${formatBytes(encoded.length)}).`,
-      meta: { path: rel, diff: '', added, removed: 0, created: false, replacedBinary: true },
+      abs,
+      rel,
+      write,
+      diff: { ...none, added },
+      summary: `write_file ${rel} (replaces ${formatCount(prev.raw.length)} bytes of binary or non-UTF-8 data with ${lines})`,
+      result: {
+        output: `Overwrote ${rel}, which held ${formatCount(prev.raw.length)} bytes of binary or non-UTF-8 data (no line diff), with ${lines}.`,
+        meta: { path: rel, diff: '', added, removed: 0, created: false, replacedBinary: true },
+      },
     };
   }
   const d = diffFiles(rel, rel, prev.text, text, b.DIFF_COMPUTE_MAX_MS);
   const shown = diffForModel(d.diff, b.DIFF_MAX_BYTES);
   return {
-    output: [`Overwrote ${rel} (${diffSummary(d.added, d.removed)}).`, ...notes, shown.text.trimEnd()].filter(Boolean).join('\n'),
-    truncation: shown.truncation,
-    ...(shown.truncation ? { hint: `The diff was cut; read_file ${rel} to see the result.` } : {}),
-    meta: { path: rel, diff: d.diff, added: d.added, removed: d.removed, created: false },
+    abs,
+    rel,
+    write,
+    diff: d,
+    result: {
+      output: [`Overwrote ${rel} (${diffSummary(d.added, d.removed)}).`, ...notes, shown.text.trimEnd()].filter(Boolean).join('\n'),
+      truncation: shown.truncation,
+      ...(shown.truncation ? { hint: `The diff was cut; read_file ${rel} to see the result.` } : {}),
+      meta: { path: rel, diff: d.diff, added: d.added, removed: d.removed, created: false },
+    },
   };
+}
+
+/** Write what plan() decided; the only step with a side effect. */
+function commit(p: WritePlan, ctx: ToolContext): ToolOutput {
+  if (p.write) {
+    if (ctx.signal.aborted) throw new ToolError('write_file was stopped by the user before it wrote anything.');
+    atomicWrite(p.abs, p.write.data, p.write.mode);
+  }
+  return p.result;
+}
+
+async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
+  return commit(plan(input, ctx), ctx);
+}
+
+/** The approval bar's view of a call: the diff it would make, or why it would fail. Never throws, never writes. */
+async function preview(input: Input, ctx: ToolContext): Promise<{ summary: string; diff?: string }> {
+  return previewOf('write_file', input.path, () => plan(input, ctx));
 }
 
 export const writeFileTool = defineTool({
@@ -125,4 +179,5 @@ export const writeFileTool = defineTool({
   nonEmpty: ['path'],
   paths: (input) => [{ path: input.path, access: 'write', field: 'path' }],
   run,
+  preview,
 });

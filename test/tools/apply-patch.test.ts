@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { applyPatchTool } from '../../lib/tools/apply-patch';
 import { budgetTable } from '../../lib/tools/budget';
+import { createContext } from '../../lib/tools/context';
 import { harness, tempWorkspace } from '../helpers';
 
 let ws: ReturnType<typeof tempWorkspace>;
@@ -287,5 +288,66 @@ describe('apply_patch: errors with a next step', () => {
   it('an empty patch is refused before any I/O', async () => {
     const r = await apply('  ');
     expect(r.output).toBe('Invalid arguments for apply_patch:\n- `patch`: must not be empty.\nPass a non-empty patch and call apply_patch again.');
+  });
+});
+
+/** Every entry under dir with its content and mtime: a preview must leave this identical. */
+function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const abs = path.join(e.parentPath, e.name);
+    const st = fs.statSync(abs);
+    out[path.relative(dir, abs)] = e.isFile() ? `${st.mtimeMs} ${fs.readFileSync(abs, 'hex')}` : `dir ${st.mtimeMs}`;
+  }
+  return out;
+}
+
+describe('apply_patch: preview (approval bar)', () => {
+  const preview = (text: string) => applyPatchTool.preview!({ patch: text }, createContext({ workspace: ws.workspace, dataDir: ws.dataDir }));
+
+  it('shows every file and the same diff run produces; creates, moves and deletes nothing', async () => {
+    ws.write('src/a.ts', 'line1\nline2\nline3\n');
+    ws.write('src/old.ts', 'keep\nrename me\n');
+    ws.write('src/gone.ts', 'bye\n');
+    const p = patch(
+      '*** Add File: src/new/b.ts',
+      '+export const b = 1;',
+      '*** Update File: src/a.ts',
+      '@@',
+      ' line1',
+      '-line2',
+      '+LINE2',
+      '*** Update File: src/old.ts',
+      '*** Move to: src/moved/renamed.ts',
+      '@@',
+      ' keep',
+      '-rename me',
+      '+renamed',
+      '*** Delete File: src/gone.ts',
+    );
+    const before = tree(ws.workspace);
+    const pv = await preview(p);
+    expect(tree(ws.workspace)).toEqual(before);
+    expect(exists('src/new')).toBe(false);
+    expect(exists('src/moved')).toBe(false);
+    expect(pv.summary).toBe(
+      'apply_patch: A src/new/b.ts (+1 −0 lines), M src/a.ts (+1 −1 lines), R src/old.ts → src/moved/renamed.ts (+1 −1 lines), D src/gone.ts (+0 −1 lines)',
+    );
+    const r = await apply(p);
+    expect(r.status).toBe('ok');
+    expect(pv.diff).toBe(r.meta?.diff);
+    expect(pv.diff).toContain('--- a/src/gone.ts\n+++ b/src/gone.ts\n@@ -1,1 +0,0 @@\n-bye\n');
+  });
+
+  it('a patch that would fail says why, with no diff, and writes nothing; never throws', async () => {
+    ws.write('one.txt', 'a\n');
+    const before = tree(ws.workspace);
+    const pv = await preview(patch('*** Add File: two.txt', '+x', '*** Delete File: missing.txt'));
+    expect(pv.diff).toBeUndefined();
+    expect(pv.summary).toBe(
+      'apply_patch — would fail: Delete File missing.txt: File not found: missing.txt. Nothing with a similar name is in the workspace root; use list_dir to see the workspace root, or glob to search the tree by pattern.',
+    );
+    expect(tree(ws.workspace)).toEqual(before);
+    expect(await preview('not a patch')).toEqual({ summary: expect.stringMatching(/^apply_patch — would fail: Invalid patch, /) });
   });
 });

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { editFileTool } from '../../lib/tools/edit-file';
 import { budgetTable } from '../../lib/tools/budget';
+import { createContext } from '../../lib/tools/context';
 import { harness, tempWorkspace } from '../helpers';
 
 let ws: ReturnType<typeof tempWorkspace>;
@@ -317,5 +318,63 @@ describe('edit_file: loose matchers say which one matched', () => {
     expect(r.status).toBe('error');
     expect(r.output.split('\n')[0]).toContain("lines 1–5, a span much larger than old_string (413 bytes of text against old_string's 11;");
     expect(ws.read('w.txt')).toBe(`a()\n\n${long}\nb()\nc()\n`);
+  });
+});
+
+/** Every entry under dir with its content and mtime: a preview must leave this identical. */
+function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const abs = path.join(e.parentPath, e.name);
+    const st = fs.statSync(abs);
+    out[path.relative(dir, abs)] = e.isFile() ? `${st.mtimeMs} ${fs.readFileSync(abs, 'hex')}` : `dir ${st.mtimeMs}`;
+  }
+  return out;
+}
+
+describe('edit_file: preview (approval bar)', () => {
+  const preview = (args: Parameters<typeof editFileTool.run>[0]) =>
+    editFileTool.preview!(args, createContext({ workspace: ws.workspace, dataDir: ws.dataDir }));
+
+  it('shows the same diff run produces, and writes nothing', async () => {
+    ws.write('src/a.ts', 'one\ntwo\nthree\n');
+    const args = { path: 'src/a.ts', old_string: 'two\n', new_string: '2\n2b\n2c\n' };
+    const before = tree(ws.workspace);
+    const p = await preview(args);
+    expect(tree(ws.workspace)).toEqual(before);
+    expect(p.summary).toBe('edit_file src/a.ts (+3 −1 lines)');
+    const r = await edit(args);
+    expect(r.status).toBe('ok');
+    expect(p.diff).toBe(r.meta?.diff);
+    expect(p.diff).toBe('--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,3 +1,5 @@\n one\n-two\n+2\n+2b\n+2c\n three\n');
+  });
+
+  it('previews creating a file without creating it', async () => {
+    const before = tree(ws.workspace);
+    const p = await preview({ path: 'new/b.txt', old_string: '', new_string: 'x\n' });
+    expect(p).toEqual({ summary: 'edit_file new/b.txt (+1 −0 lines)', diff: '--- a/new/b.txt\n+++ b/new/b.txt\n@@ -0,0 +1,1 @@\n+x\n' });
+    expect(tree(ws.workspace)).toEqual(before);
+    expect(fs.existsSync(path.join(ws.workspace, 'new'))).toBe(false);
+  });
+
+  it('says when the edit would change nothing', async () => {
+    ws.write('s.txt', 'a  \nb\n');
+    const p = await preview({ path: 's.txt', old_string: 'a\nb\n', new_string: 'a  \nb\n' });
+    expect(p).toEqual({ summary: 'edit_file s.txt (no change: the file already holds this text)' });
+  });
+
+  it('turns a plan error into "would fail" with the error text and no diff; never throws', async () => {
+    ws.write('c.txt', 'alpha\n');
+    const before = tree(ws.workspace);
+    const p = await preview({ path: 'c.txt', old_string: 'zzz', new_string: 'y' });
+    expect(p.diff).toBeUndefined();
+    expect(p.summary).toBe(
+      'edit_file c.txt — would fail: old_string was not found in c.txt (tried an exact match, then trailing whitespace, indentation, tabs/spaces, escaped characters, blank lines and first/last-line anchors). Nothing in the file looks like it.\n' +
+        'read_file the region and copy old_string exactly (every space and line break), then call edit_file again.',
+    );
+    expect(await preview({ path: '../outside.txt', old_string: '', new_string: 'x' })).toEqual({
+      summary: expect.stringMatching(/^edit_file \.\.\/outside\.txt — would fail: /),
+    });
+    expect(tree(ws.workspace)).toEqual(before);
   });
 });

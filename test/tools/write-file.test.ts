@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { writeFileTool } from '../../lib/tools/write-file';
 import { budgetTable } from '../../lib/tools/budget';
+import { createContext } from '../../lib/tools/context';
 import { harness, tempWorkspace } from '../helpers';
 
 let ws: ReturnType<typeof tempWorkspace>;
@@ -149,5 +150,71 @@ describe('write_file: errors with a next step', () => {
   it('a missing content field names the field', async () => {
     const r = await write({ path: 'a.txt' });
     expect(r.output).toBe('Invalid arguments for write_file:\n- `content`: expected string, got nothing (the field is missing)\nFix the arguments and call write_file again.');
+  });
+});
+
+/** Every entry under dir with its content and mtime: a preview must leave this identical. */
+function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const abs = path.join(e.parentPath, e.name);
+    const st = fs.statSync(abs);
+    out[path.relative(dir, abs)] = e.isFile() ? `${st.mtimeMs} ${fs.readFileSync(abs, 'hex')}` : `dir ${st.mtimeMs}`;
+  }
+  return out;
+}
+
+describe('write_file: preview (approval bar)', () => {
+  const preview = (args: Parameters<typeof writeFileTool.run>[0], budget = {}) =>
+    writeFileTool.preview!(args, createContext({ workspace: ws.workspace, dataDir: ws.dataDir, budget }));
+
+  it('an overwrite: the same diff run produces, and nothing written', async () => {
+    ws.write('f.txt', 'one\ntwo\nthree\n');
+    const args = { path: 'f.txt', content: 'one\n2\nthree\nfour\n' };
+    const before = tree(ws.workspace);
+    const p = await preview(args);
+    expect(tree(ws.workspace)).toEqual(before);
+    expect(p.summary).toBe('write_file f.txt (+2 −1 lines)');
+    const r = await write(args);
+    expect(p.diff).toBe(r.meta?.diff);
+    expect(p.diff).toBe('--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n three\n+four\n');
+  });
+
+  it('a new file: summary and full diff, no file or folder created', async () => {
+    const before = tree(ws.workspace);
+    const p = await preview({ path: 'a/b/c.txt', content: 'hello\nworld\n' });
+    expect(p).toEqual({
+      summary: 'write_file a/b/c.txt (new file, +2 −0 lines, 12 bytes)',
+      diff: '--- a/a/b/c.txt\n+++ b/a/b/c.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n',
+    });
+    expect(tree(ws.workspace)).toEqual(before);
+    expect(fs.existsSync(path.join(ws.workspace, 'a'))).toBe(false);
+  });
+
+  it('keeps CRLF in the preview as run would, and says when nothing would change', async () => {
+    ws.write('w.txt', 'a\r\nb\r\n');
+    expect(await preview({ path: 'w.txt', content: 'a\nb\n' })).toEqual({ summary: 'write_file w.txt (no change: the file already holds this text)' });
+    const p = await preview({ path: 'w.txt', content: 'a\nc\n' });
+    expect(p.summary).toBe('write_file w.txt (+1 −1 lines)');
+    expect(ws.read('w.txt')).toBe('a\r\nb\r\n');
+  });
+
+  it('a binary file replaced whole says so, with no diff', async () => {
+    ws.write('blob.bin', Buffer.from([0, 1, 2, 3]));
+    expect(await preview({ path: 'blob.bin', content: 'text\n' })).toEqual({
+      summary: 'write_file blob.bin (replaces 4 bytes of binary or non-UTF-8 data with 1 line (5 bytes))',
+    });
+    expect([...fs.readFileSync(path.join(ws.workspace, 'blob.bin'))]).toEqual([0, 1, 2, 3]);
+  });
+
+  it('a plan error becomes "would fail" with the error text and no diff; never throws', async () => {
+    fs.mkdirSync(path.join(ws.workspace, 'dir'));
+    expect(await preview({ path: 'dir', content: 'x' })).toEqual({
+      summary: 'write_file dir — would fail: dir is a directory, not a file; write_file changes files.',
+    });
+    expect(await preview({ path: 'x.txt', content: 'x'.repeat(20) }, { EDIT_MAX_FILE_BYTES: 10 })).toEqual({
+      summary: 'write_file x.txt — would fail: content is 20 bytes, over the 10 bytes limit of write_file; nothing was written.',
+    });
+    expect(fs.existsSync(path.join(ws.workspace, 'x.txt'))).toBe(false);
   });
 });
