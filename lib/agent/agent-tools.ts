@@ -52,6 +52,9 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
     });
 
   const needsApproval = (name: string) => async (input: unknown, { toolCallId }: { toolCallId: string }) => {
+    // the SDK asks again when an approved call resumes, and would drop an answer a rule has since made
+    // unnecessary: a call a person has answered did need approval
+    if (o.host.answerFor(toolCallId)) return true;
     const ctx = ctxFor(toolCallId);
     const j = await judge(o.reg, name, input, ctx, approver);
     if (!j.ok || j.decision.action !== 'ask') return false;
