@@ -42,6 +42,19 @@ export function cutsFromMessages(messages: ClampMessage[]): Map<string, TurnCut>
   return known;
 }
 
+/** After Stop, calls that never finished are stored as stopped (an error the model and the page can read), not as running forever. */
+export function markStopped(messages: ClampMessage[]): ClampMessage[] {
+  const last = messages[messages.length - 1];
+  if (!last || last.role !== 'assistant') return messages;
+  const parts = last.parts.map((p) => {
+    const t = p as { type: string; state?: string; toolCallId?: string };
+    if (!(t.type.startsWith('tool-') || t.type === 'dynamic-tool') || !t.toolCallId) return p;
+    if (t.state !== 'input-available' && t.state !== 'input-streaming') return p;
+    return { ...p, state: 'output-error', errorText: 'Stopped by the user before it finished.' } as unknown as typeof p;
+  });
+  return [...messages.slice(0, -1), { ...last, parts }];
+}
+
 /**
  * Run one turn of the agent loop and return the UI message stream for the page.
  * Never throws: provider failures reach the page as a notice with the next step.
@@ -56,7 +69,7 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
       return `${p.message} ${p.next}`;
     },
     onStepFinish: ({ messages }) => o.save(messages),
-    onFinish: ({ messages }) => o.save(messages),
+    onFinish: ({ messages, isAborted }) => o.save(isAborted ? markStopped(messages) : messages),
     execute: async ({ writer }) => {
       const known = cutsFromMessages(o.messages);
       const scheduler = new CallScheduler();

@@ -16,6 +16,12 @@ import type { ServerConfig } from './http';
 
 const RUNNING = Symbol.for('clamp.runningTurns');
 
+/** The step limit of one turn: CLAMP_MAX_STEPS, or the loop's default. */
+function maxSteps(): number | undefined {
+  const n = Number(process.env.CLAMP_MAX_STEPS);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
 /** The turns in flight, by session, so a stop request (or a second tab) can find them. */
 function runningTurns(): Map<string, AbortController> {
   const g = globalThis as unknown as Record<symbol, Map<string, AbortController> | undefined>;
@@ -73,6 +79,7 @@ export async function handleChat(cfg: ServerConfig, body: ChatBody, requestSigna
     messages,
     signal: abort.signal,
     approvalSecret: getApprovalSecret(cfg.dataDir),
+    maxSteps: maxSteps(),
     save: (all) => {
       try {
         saveMessages(db, body.sessionId, all);
