@@ -36,6 +36,8 @@ export type EngineChoice = 'builtin' | 'rg' | 'auto';
 const AUTO_RG_AFTER_FILES = 2000;
 /** Fewer cores than this and auto never starts rg: measured slower than the built-in walk alone on 2 cores. */
 const AUTO_RG_MIN_CORES = 4;
+/** The first read of every file; larger files are measured with fstat and read on. */
+const FIRST_READ_BYTES = 64 * 1024;
 /** Longest stretch of synchronous work before yielding to the event loop. */
 const SLICE_MS = 12;
 
@@ -163,21 +165,33 @@ function scanFile(abs: string, req: SearchRequest, pool: { buf: Buffer | null })
   }
   let n = 0;
   try {
-    const size = fs.fstatSync(fd).size;
-    if (size > req.maxFileBytes) return { kind: 'oversize' };
-    if (size === 0) return { kind: 'none' };
-    // one buffer reused for every file, grown on demand (a file that grows meanwhile is read as it was)
-    if (!pool.buf || pool.buf.length < size) pool.buf = Buffer.allocUnsafe(Math.max(size, 64 * 1024));
-    while (n < size) {
-      const r = fs.readSync(fd, pool.buf, n, size - n, n);
-      if (r === 0) break;
-      n += r;
+    // Most files fit in the first read, so open+read+close is all they cost (no fstat): a short read
+    // means end of file; reading one byte past the cap is enough to know a file is over it.
+    const first = Math.min(FIRST_READ_BYTES, req.maxFileBytes + 1);
+    if (!pool.buf || pool.buf.length < first) pool.buf = Buffer.allocUnsafe(first);
+    n = fs.readSync(fd, pool.buf, 0, first, 0);
+    if (n > req.maxFileBytes) return { kind: 'oversize' };
+    if (n === first) {
+      const size = fs.fstatSync(fd).size;
+      if (size > req.maxFileBytes) return { kind: 'oversize' };
+      if (pool.buf.length < size) {
+        const grown = Buffer.allocUnsafe(size);
+        pool.buf.copy(grown, 0, 0, n);
+        pool.buf = grown;
+      }
+      // a file that grows meanwhile is read as it was when measured
+      while (n < size) {
+        const r = fs.readSync(fd, pool.buf, n, size - n, n);
+        if (r === 0) break;
+        n += r;
+      }
     }
   } catch {
     return { kind: 'unreadable' };
   } finally {
     fs.closeSync(fd);
   }
+  if (n === 0) return { kind: 'none' };
   const buf = pool.buf!.subarray(0, n);
   const p = req.pattern;
   if (p.literalBytes && buf.indexOf(p.literalBytes) === -1) return { kind: 'none' };

@@ -207,6 +207,17 @@ describe('grep: caps', () => {
     expect(r.meta?.skipped).toMatchObject({ oversize: { count: 1, samples: ['logs/big.log'] } });
   });
 
+  it('reads files past the first 64 KB read, and measures files near the cap exactly', async () => {
+    ws.write('a-long.txt', `${'filler line\n'.repeat(9000)}needle at the end\n`); // 108,018 bytes
+    ws.write('b-over.txt', `${'x'.repeat(120_000)}\nneedle\n`);
+    ws.write('c-exact.txt', `needle${'y'.repeat(110_000 - 7)}\n`); // exactly the cap: searched
+    const r = await h.call('grep', { pattern: 'needle', output_mode: 'count' }, { budget: { GREP_MAX_FILE_BYTES: 110_000 } });
+    expect(r.output).toBe(
+      'a-long.txt:1\nc-exact.txt:1\n\nFound 2 matching lines in 2 files (2 files searched).\n1 file over 107.4 KB skipped (not searched): b-over.txt. It may contain matches; page through it with read_file (offset/limit).',
+    );
+    expect((await h.call('grep', { pattern: 'end$', path: 'a-long.txt' })).output).toBe('a-long.txt:9001:needle at the end\n\nFound 1 matching line in 1 file (1 file searched).');
+  });
+
   it('names at most three skipped files and counts the rest', async () => {
     for (const f of ['a', 'b', 'c', 'd']) ws.write(`${f}.log`, 'y'.repeat(50));
     ws.write('e.txt', 'y\n');
