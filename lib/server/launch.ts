@@ -1,7 +1,5 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import { ConfigError, loadConfig } from '../config';
 import { checkDoor } from './door';
 import { runShutdownHooks } from './shutdown';
