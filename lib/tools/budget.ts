@@ -92,6 +92,42 @@ export const BUDGET = {
   SKILL_BODY_MAX_BYTES: 20_000,
   /** todo_write: most items. */
   TODO_MAX_ITEMS: 50,
+  /** todo_write: longest item text (a plan step, not a document). */
+  TODO_ITEM_MAX_BYTES: 500,
+  /** todo lists kept in process memory (the most recently written sessions); the database holds them all. */
+  TODO_CACHE_MAX_SESSIONS: 200,
+
+  /** git_status: most changed paths listed (the rest are counted). */
+  GIT_STATUS_MAX_ENTRIES: 200,
+  /** git_diff: most bytes of diff text shown; the full diff stays in the run's log file. */
+  GIT_DIFF_MAX_BYTES: 16_000,
+  /** git_log: commits shown by default, and at most. */
+  GIT_LOG_DEFAULT_COMMITS: 20,
+  GIT_LOG_MAX_COMMITS: 100,
+  /** git_log: a commit subject is cut to this many bytes. */
+  GIT_LOG_SUBJECT_MAX_BYTES: 200,
+  /** git tools: a git process is killed after this long (hooks run by git_commit included). */
+  GIT_TIMEOUT_MS: 60_000,
+
+  /** memory_save: longest memory (one self-contained sentence). */
+  MEMORY_MAX_BYTES: 500,
+  /** memory_search: most memories returned, and most bytes of them. */
+  MEMORY_SEARCH_MAX_RESULTS: 20,
+  MEMORY_SEARCH_MAX_BYTES: 6000,
+  /** GET /api/memories: most memories listed for the page (newest first). */
+  MEMORY_LIST_MAX_ITEMS: 1000,
+
+  /** Skills: most skills found (the rest are counted and skipped). */
+  SKILLS_MAX_COUNT: 100,
+  /** Skills: a SKILL.md larger than this is skipped (counted as invalid). */
+  SKILL_FILE_MAX_BYTES: 1024 * 1024,
+  /** Skills: the system-prompt section listing names and descriptions. */
+  SKILLS_PROMPT_MAX_BYTES: 4000,
+  /** Skills: a description longer than this is cut in the listing. */
+  SKILL_DESCRIPTION_MAX_BYTES: 300,
+
+  /** Tool definitions (name + description + JSON schema) listed on every request, in o200k_base tokens. */
+  TOOL_DEFINITIONS_MAX_TOKENS: 4000,
 
   /** Sessions: longest title, in characters (code points); the first user message is cut to it. */
   SESSION_TITLE_MAX_CHARS: 80,
