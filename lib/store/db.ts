@@ -121,6 +121,22 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 2,
+    name: 'todos (the plan of each session)',
+    sql: `
+      -- todo_write replaces the whole list at once, so one row per session holds it as JSON.
+      -- No foreign key: the tool CLI keeps its list under a fixed key that names no session.
+      CREATE TABLE todos (
+        session_id  TEXT PRIMARY KEY,
+        json        TEXT NOT NULL,
+        updated_at  INTEGER NOT NULL
+      );
+      CREATE TRIGGER sessions_after_delete_todos AFTER DELETE ON sessions BEGIN
+        DELETE FROM todos WHERE session_id = old.id;
+      END;
+    `,
+  },
 ];
 
 /** The schema version this code expects. */
