@@ -1,10 +1,92 @@
-export const dynamic = 'force-dynamic';
+'use client';
 
-export default function Home() {
+import { useSearchParams } from 'next/navigation';
+import { Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import type { PermissionMode } from '@/lib/agent/protocol';
+import { useCreateSession, usePatchSession, useSessionDetail, useSessions, useStatus } from '@/components/api';
+import { Chat, type ContextUse } from '@/components/chat';
+import { EmptyState } from '@/components/empty-state';
+import { Header } from '@/components/header';
+import { SessionSidebar } from '@/components/session-sidebar';
+import { SettingsDialog } from '@/components/settings-dialog';
+import { TaskPanel } from '@/components/task-panel';
+
+/** The selected session lives in the URL (?s=…), so a reload comes back to it. */
+function selectSession(id: string | null) {
+  const url = new URL(window.location.href);
+  if (id) url.searchParams.set('s', id);
+  else url.searchParams.delete('s');
+  window.history.replaceState(null, '', url);
+}
+
+function Notice({ children }: { children: React.ReactNode }) {
+  return <div className="flex h-full items-center justify-center p-6 text-sm text-zinc-500">{children}</div>;
+}
+
+function ClampApp() {
+  const params = useSearchParams();
+  const status = useStatus();
+  const sessions = useSessions();
+  const create = useCreateSession();
+  const patch = usePatchSession();
+  const [settingsOpen, setSettingsOpen] = useState(false);
+  const [context, setContext] = useState<ContextUse | null>(null);
+
+  const list = sessions.data;
+  const wanted = params.get('s');
+  const active = list?.find((s) => s.id === wanted) ?? list?.[0] ?? null;
+  const activeId = active?.id ?? null;
+  const detail = useSessionDetail(activeId);
+
+  // a workspace with no session gets one, so the page always opens ready to type
+  const creatingFirst = useRef(false);
+  useEffect(() => {
+    if (list && list.length === 0 && !creatingFirst.current) {
+      creatingFirst.current = true;
+      create.mutate({}, { onSuccess: (s) => selectSession(s.id) });
+    }
+  }, [list, create]);
+
+  const onNew = useCallback(() => create.mutate({}, { onSuccess: (s) => selectSession(s.id) }), [create]);
+  const onMode = (mode: PermissionMode) => activeId && patch.mutate({ id: activeId, mode });
+  const onSelect = (id: string | null) => {
+    setContext(null);
+    selectSession(id);
+  };
+
+  const model = status.data?.model;
+  let main: React.ReactNode;
+  if (status.error) main = <Notice>Clamp&apos;s server did not answer: {status.error.message}. Is it still running?</Notice>;
+  else if (sessions.error) main = <Notice>The sessions could not be loaded: {sessions.error.message}</Notice>;
+  else if (model && !model.configured) main = <EmptyState help={model.help} onOpenSettings={() => setSettingsOpen(true)} />;
+  else if (detail.error) main = <Notice>This session could not be loaded: {detail.error.message}</Notice>;
+  else if (!detail.data || !status.data) main = <Notice>Loading…</Notice>;
+  else main = <Chat key={detail.data.session.id} detail={detail.data} onContext={setContext} />;
+
   return (
-    <main className="mx-auto max-w-2xl p-8">
-      <h1 className="text-2xl font-semibold">Clamp</h1>
-      <p className="mt-2 text-zinc-600 dark:text-zinc-400">Workspace: {process.env.CLAMP_WORKSPACE ?? '(not set)'}</p>
-    </main>
+    <div className="flex h-screen flex-col">
+      <Header status={status.data} session={active} context={context} onModeChange={onMode} onOpenSettings={() => setSettingsOpen(true)} />
+      {patch.error && (
+        <p role="alert" className="border-b border-rose-200 bg-rose-50 px-3 py-1 text-xs text-rose-800 dark:border-rose-900 dark:bg-rose-950 dark:text-rose-200">
+          {patch.error.message}
+        </p>
+      )}
+      <div className="flex min-h-0 flex-1">
+        <SessionSidebar sessions={list} activeId={activeId} onSelect={onSelect} onNew={onNew} creating={create.isPending} />
+        <main className="min-w-0 flex-1">{main}</main>
+        <aside aria-label="Background tasks" className="hidden w-96 shrink-0 border-l border-zinc-200 bg-white lg:block dark:border-zinc-800 dark:bg-zinc-900">
+          <TaskPanel />
+        </aside>
+      </div>
+      <SettingsDialog open={settingsOpen} onClose={() => setSettingsOpen(false)} />
+    </div>
+  );
+}
+
+export default function Page() {
+  return (
+    <Suspense fallback={<Notice>Loading…</Notice>}>
+      <ClampApp />
+    </Suspense>
   );
 }

@@ -1,0 +1,175 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type {
+  ApprovalAnswerBody,
+  ModelStatus,
+  PermissionMode,
+  SavedRule,
+  SessionDetail,
+  SessionSummary,
+  SettingsUpdate,
+  SettingsView,
+  StoredApproval,
+} from '@/lib/agent/protocol';
+
+/** GET /api/status */
+export interface StatusView {
+  workspace: string;
+  dataDir: string;
+  model: ModelStatus;
+  defaultMode: PermissionMode;
+}
+
+/** A failed API call: the HTTP status and the server's own message (it names the next step). */
+export class ApiError extends Error {
+  constructor(
+    public readonly status: number,
+    message: string,
+    public readonly body: unknown,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** Fetch JSON from a same-origin route; throws ApiError with the server's { error } text on a non-2xx answer. */
+export async function fetchJson<T>(url: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(url, {
+    ...init,
+    headers: { ...(init?.body ? { 'content-type': 'application/json' } : {}), ...init?.headers },
+    cache: 'no-store',
+  });
+  const text = await res.text();
+  let body: unknown = undefined;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
+  }
+  if (!res.ok) {
+    const msg =
+      body && typeof body === 'object' && 'error' in body && typeof (body as { error: unknown }).error === 'string'
+        ? (body as { error: string }).error
+        : `${url} answered ${res.status} ${res.statusText}${typeof body === 'string' && body ? `: ${body.slice(0, 300)}` : ''}`;
+    throw new ApiError(res.status, msg, body);
+  }
+  return body as T;
+}
+
+/** Routes may answer a bare value or wrap it ({ sessions: [...] }); accept both. */
+function unwrap<T>(body: unknown, key: string): T {
+  if (body && typeof body === 'object' && !Array.isArray(body) && key in body) return (body as Record<string, T>)[key];
+  return body as T;
+}
+
+const jsonBody = (method: string, data: unknown): RequestInit => ({ method, body: JSON.stringify(data) });
+
+export const queryKeys = {
+  status: ['status'] as const,
+  sessions: ['sessions'] as const,
+  session: (id: string) => ['session', id] as const,
+  settings: ['settings'] as const,
+  rules: ['rules'] as const,
+};
+
+/** The workspace, data dir and model status. */
+export function useStatus() {
+  return useQuery({ queryKey: queryKeys.status, queryFn: () => fetchJson<StatusView>('/api/status') });
+}
+
+/** The workspace's sessions, newest first. */
+export function useSessions() {
+  return useQuery({
+    queryKey: queryKeys.sessions,
+    queryFn: async () => unwrap<SessionSummary[]>(await fetchJson('/api/sessions'), 'sessions'),
+  });
+}
+
+/**
+ * One session's whole conversation. Loaded once per mount: after that useChat owns the messages,
+ * so it never refetches on its own (a refetch would not reach useChat anyway).
+ */
+export function useSessionDetail(id: string | null) {
+  return useQuery({
+    queryKey: queryKeys.session(id ?? ''),
+    queryFn: () => fetchJson<SessionDetail>(`/api/sessions/${encodeURIComponent(id!)}`),
+    enabled: !!id,
+    staleTime: Infinity,
+    gcTime: 0,
+    refetchOnWindowFocus: false,
+    refetchOnReconnect: false,
+  });
+}
+
+export function useCreateSession() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async (body: { title?: string; mode?: PermissionMode }) =>
+      unwrap<SessionSummary>(await fetchJson('/api/sessions', jsonBody('POST', body)), 'session'),
+    onSuccess: () => qc.invalidateQueries({ queryKey: queryKeys.sessions }),
+  });
+}
+
+export function usePatchSession() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ id, ...body }: { id: string; title?: string; mode?: PermissionMode }) =>
+      unwrap<SessionSummary>(await fetchJson(`/api/sessions/${encodeURIComponent(id)}`, jsonBody('PATCH', body)), 'session'),
+    onSuccess: (s) => {
+      qc.setQueryData<SessionSummary[]>(queryKeys.sessions, (list) => list?.map((x) => (x.id === s.id ? s : x)));
+      void qc.invalidateQueries({ queryKey: queryKeys.sessions });
+    },
+  });
+}
+
+export function useDeleteSession() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => fetchJson<unknown>(`/api/sessions/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: queryKeys.sessions }),
+  });
+}
+
+export function useSettings(enabled: boolean) {
+  return useQuery({ queryKey: queryKeys.settings, queryFn: () => fetchJson<SettingsView>('/api/settings'), enabled });
+}
+
+export function useSaveSettings() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: SettingsUpdate) => fetchJson<SettingsView>('/api/settings', jsonBody('PUT', body)),
+    onSuccess: (view) => {
+      qc.setQueryData(queryKeys.settings, view);
+      void qc.invalidateQueries({ queryKey: queryKeys.status });
+    },
+  });
+}
+
+export function useRules(enabled: boolean) {
+  return useQuery({
+    queryKey: queryKeys.rules,
+    queryFn: async () => unwrap<SavedRule[]>(await fetchJson('/api/rules'), 'rules'),
+    enabled,
+  });
+}
+
+export function useDeleteRule() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => fetchJson<unknown>(`/api/rules/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: queryKeys.rules }),
+  });
+}
+
+/** POST an approval answer; resolves with the stored approval; throws ApiError (409 when it was already answered). */
+export async function postApproval(sessionId: string, toolCallId: string, body: ApprovalAnswerBody): Promise<StoredApproval | null> {
+  const url = `/api/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(toolCallId)}`;
+  const res = await fetchJson<unknown>(url, jsonBody('POST', body));
+  return unwrap<StoredApproval | null>(res, 'approval') ?? null;
+}
+
+/** Ask the server to stop a session's running turn (aborts the model and every running tool); never throws. */
+export async function stopTurnOnServer(sessionId: string): Promise<void> {
+  await fetchJson(`/api/sessions/${encodeURIComponent(sessionId)}/stop`, { method: 'POST' }).catch(() => undefined);
+}

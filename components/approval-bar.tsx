@@ -1,0 +1,223 @@
+'use client';
+
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import type { ApprovalAnswer, ApprovalInfo, StoredApproval } from '@/lib/agent/protocol';
+import { ApiError, postApproval } from './api';
+import { DiffView } from './diff-view';
+
+/** A call waiting for the person, in call order. */
+export interface PendingCall {
+  toolCallId: string;
+  /** the id addToolApprovalResponse answers (the tool part's approval.id) */
+  approvalId: string;
+  toolName: string;
+  input: unknown;
+  info?: ApprovalInfo | null;
+}
+
+export interface AnswerEvent {
+  call: PendingCall;
+  answer: ApprovalAnswer;
+  reason?: string;
+}
+
+const btn =
+  'inline-flex items-center gap-1.5 rounded border px-2.5 py-1 text-xs font-medium focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 disabled:cursor-not-allowed disabled:opacity-50';
+const btnPlain = `${btn} border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800`;
+const btnPrimary = `${btn} border-sky-700 bg-sky-600 text-white hover:bg-sky-700`;
+const btnDanger = `${btn} border-rose-300 bg-white text-rose-700 hover:bg-rose-50 dark:border-rose-900 dark:bg-zinc-900 dark:text-rose-400 dark:hover:bg-rose-950`;
+const field =
+  'rounded border border-zinc-300 bg-white px-2 py-1 font-mono text-xs focus:outline-none focus:ring-2 focus:ring-sky-500 dark:border-zinc-700 dark:bg-zinc-950';
+
+function Kbd({ k }: { k: string }) {
+  return <kbd className="rounded border border-current/30 px-1 font-mono text-[10px] leading-4 opacity-70">{k}</kbd>;
+}
+
+function risk(info: ApprovalInfo | null | undefined): { label: string; cls: string } {
+  const tier = info?.decision.tier;
+  if (tier === 1) return { label: 'catastrophic', cls: 'bg-rose-600 text-white' };
+  if (tier === 2) return { label: 'dangerous', cls: 'bg-rose-100 text-rose-800 dark:bg-rose-950 dark:text-rose-300' };
+  return { label: 'needs approval', cls: 'bg-amber-100 text-amber-800 dark:bg-amber-950 dark:text-amber-300' };
+}
+
+function commandOf(input: unknown): string | undefined {
+  const c = (input as { command?: unknown } | null)?.command;
+  return typeof c === 'string' ? c : undefined;
+}
+
+function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: PendingCall; index: number; total: number; sessionId: string; autoFocus: boolean; onAnswered: (e: AnswerEvent) => void }) {
+  const info = call.info;
+  const command = commandOf(call.input);
+  const [editing, setEditing] = useState(false);
+  const [edited, setEdited] = useState(command ?? '');
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const rootRef = useRef<HTMLDivElement>(null);
+  const editRef = useRef<HTMLTextAreaElement>(null);
+  const reasonRef = useRef<HTMLInputElement>(null);
+  const canAlways = !!info?.decision.ruleKey && !info.decision.opaque;
+  const r = risk(info);
+
+  useEffect(() => {
+    if (autoFocus) rootRef.current?.focus();
+  }, [autoFocus]);
+  useEffect(() => {
+    if (editing) editRef.current?.focus();
+  }, [editing]);
+
+  async function answer(kind: ApprovalAnswer) {
+    if (busy) return;
+    if (kind === 'always' && !canAlways) return;
+    const editedCommand = kind === 'edit' ? edited.trim() : undefined;
+    if (kind === 'edit' && !editedCommand) return setError('The edited command is empty. Type a command or deny the call.');
+    const final: ApprovalAnswer = kind === 'edit' && editedCommand === command ? 'once' : kind;
+    const why = kind === 'deny' ? reason.trim() || undefined : undefined;
+    setBusy(true);
+    setError(null);
+    try {
+      await postApproval(sessionId, call.toolCallId, { answer: final, ...(final === 'edit' ? { editedCommand } : {}), ...(why ? { reason: why } : {}) });
+      onAnswered({ call, answer: final, reason: why });
+    } catch (err) {
+      const stored = err instanceof ApiError && err.status === 409 ? ((err.body as { approval?: StoredApproval } | null)?.approval ?? null) : null;
+      if (stored?.answer) onAnswered({ call, answer: stored.answer, reason: stored.reason ?? undefined });
+      else setError(err instanceof Error ? err.message : String(err));
+      setBusy(false);
+    }
+  }
+
+  function onKeyDown(e: KeyboardEvent<HTMLDivElement>) {
+    if (e.ctrlKey || e.metaKey || e.altKey || busy) return;
+    const tag = (e.target as HTMLElement).tagName;
+    if (tag === 'TEXTAREA' || tag === 'INPUT') {
+      if (e.target === editRef.current && e.key === 'Enter' && !e.shiftKey) {
+        e.preventDefault();
+        void answer('edit');
+      } else if (e.target === reasonRef.current && e.key === 'Enter') {
+        e.preventDefault();
+        void answer('deny');
+      } else if (e.key === 'Escape') {
+        e.preventDefault();
+        setEditing(false);
+        rootRef.current?.focus();
+      }
+      return;
+    }
+    if (tag === 'BUTTON' && (e.key === 'Enter' || e.key === ' ')) return; // the button's own click
+    const key = e.key.toLowerCase();
+    const map: Record<string, () => void> = {
+      enter: () => void answer(editing ? 'edit' : 'once'),
+      y: () => void answer(editing ? 'edit' : 'once'),
+      s: () => void answer('session'),
+      a: () => void answer('always'),
+      e: () => command !== undefined && setEditing(true),
+      n: () => void answer('deny'),
+      escape: () => void answer('deny'),
+      r: () => reasonRef.current?.focus(),
+    };
+    const act = map[key];
+    if (act) {
+      e.preventDefault();
+      act();
+    }
+  }
+
+  return (
+    <div
+      ref={rootRef}
+      tabIndex={-1}
+      onKeyDown={onKeyDown}
+      data-approval-for={call.toolCallId}
+      aria-label={`Approval ${index + 1} of ${total}: ${call.toolName}`}
+      className="space-y-2 rounded-md border border-amber-300 bg-amber-50/70 p-3 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:border-amber-800 dark:bg-amber-950/30"
+    >
+      <div className="flex flex-wrap items-center gap-2 text-xs">
+        <span className="font-semibold text-zinc-800 dark:text-zinc-100">{total > 1 ? `Approval ${index + 1} of ${total}` : 'Approval needed'}</span>
+        <span className="font-mono text-zinc-600 dark:text-zinc-300">{call.toolName}</span>
+        <span className={`rounded px-1.5 py-0.5 font-medium ${r.cls}`}>{r.label}</span>
+        {info?.decision.reason && <span className="text-zinc-600 dark:text-zinc-400">{info.decision.reason}</span>}
+      </div>
+      <pre className="max-h-40 overflow-auto whitespace-pre-wrap break-all rounded border border-zinc-200 bg-white px-2 py-1.5 font-mono text-[12.5px] text-zinc-900 dark:border-zinc-800 dark:bg-zinc-950 dark:text-zinc-100">
+        {command ?? info?.summary ?? JSON.stringify(call.input, null, 2)}
+      </pre>
+      {info?.subcommands && info.subcommands.length > 1 && (
+        <div className="text-xs">
+          <p className="text-zinc-500">Every sub-command ({info.subcommands.length}):</p>
+          <ol className="mt-0.5 list-decimal space-y-0.5 pl-5 font-mono text-zinc-800 dark:text-zinc-200">
+            {info.subcommands.map((s, i) => (
+              <li key={`${i}-${s}`}>{s}</li>
+            ))}
+          </ol>
+        </div>
+      )}
+      {info?.cwd && (
+        <p className="text-xs text-zinc-500">
+          Working directory: <span className="font-mono text-zinc-700 dark:text-zinc-300">{info.cwd}</span>
+        </p>
+      )}
+      {info?.diff && <DiffView diff={info.diff} label={`Proposed change of ${call.toolName}`} maxHeightPx={260} />}
+      {editing && (
+        <div className="space-y-1">
+          <label htmlFor={`edit-${call.toolCallId}`} className="text-xs text-zinc-600 dark:text-zinc-400">
+            Edit the command, then press Enter to approve it (Shift+Enter for a new line, Esc to cancel):
+          </label>
+          <textarea id={`edit-${call.toolCallId}`} ref={editRef} value={edited} onChange={(e) => setEdited(e.target.value)} rows={2} className={`${field} w-full`} />
+        </div>
+      )}
+      <div className="flex flex-wrap items-center gap-1.5">
+        <button type="button" className={btnPrimary} disabled={busy} onClick={() => void answer(editing ? 'edit' : 'once')}>
+          {editing ? 'Approve edited' : 'Approve once'} <Kbd k={editing ? '↵' : 'y'} />
+        </button>
+        <button type="button" className={btnPlain} disabled={busy} onClick={() => void answer('session')}>
+          This session <Kbd k="s" />
+        </button>
+        <button
+          type="button"
+          className={btnPlain}
+          disabled={busy || !canAlways}
+          title={canAlways ? `Always allow: ${info?.decision.ruleKey}` : 'This call cannot be saved as a rule (it cannot be judged safely); approve it once or for this session.'}
+          onClick={() => void answer('always')}
+        >
+          Always <Kbd k="a" />
+        </button>
+        {command !== undefined && !editing && (
+          <button type="button" className={btnPlain} disabled={busy} onClick={() => setEditing(true)}>
+            Edit &amp; approve <Kbd k="e" />
+          </button>
+        )}
+        <span className="mx-1 h-5 w-px bg-zinc-300 dark:bg-zinc-700" aria-hidden="true" />
+        <input
+          ref={reasonRef}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          placeholder="Reason for denying (optional)"
+          aria-label="Reason for denying (optional, sent to the model)"
+          className={`${field} min-w-40 flex-1 font-sans`}
+        />
+        <button type="button" className={btnDanger} disabled={busy} onClick={() => void answer('deny')}>
+          Deny <Kbd k="n" />
+        </button>
+      </div>
+      {error && (
+        <p role="alert" className="text-xs text-rose-700 dark:text-rose-400">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** Every pending call in call order, each with its full command, cwd, risk, diff and answer buttons; focus moves here when one appears. */
+export function ApprovalBar({ sessionId, pending, onAnswered }: { sessionId: string; pending: PendingCall[]; onAnswered: (e: AnswerEvent) => void }) {
+  if (pending.length === 0) return null;
+  return (
+    <section aria-label="Pending approvals" className="space-y-2">
+      {pending.map((call, i) => (
+        <Item key={call.toolCallId} call={call} index={i} total={pending.length} sessionId={sessionId} autoFocus={i === 0} onAnswered={onAnswered} />
+      ))}
+      <p className="text-[11px] text-zinc-500">
+        Keys: <Kbd k="↵" />/<Kbd k="y" /> approve once · <Kbd k="s" /> this session · <Kbd k="a" /> always · <Kbd k="e" /> edit · <Kbd k="n" />/<Kbd k="Esc" /> deny · <Kbd k="r" /> type a reason
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,56 @@
+import { getToolName, isToolUIPart } from 'ai';
+import type { ApprovalInfo, ClampDataParts, ClampMessage, StoredApproval, TodoItem } from '@/lib/agent/protocol';
+import type { PendingCall } from './approval-bar';
+import type { TurnBudgetCut } from './truncation-note';
+
+/** The per-step budget cuts of the whole conversation, by toolCallId. */
+export function cutsOf(messages: ClampMessage[]): Map<string, TurnBudgetCut> {
+  const cuts = new Map<string, TurnBudgetCut>();
+  for (const m of messages) for (const p of m.parts) if (p.type === 'data-turn-budget') cuts.set(p.data.toolCallId, p.data);
+  return cuts;
+}
+
+/** The latest data part of a type (data-context, data-todos), or null. */
+export function latestData<K extends 'context' | 'todos'>(messages: ClampMessage[], kind: K): ClampDataParts[K] | null {
+  const type = `data-${kind}`;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const parts = messages[i].parts;
+    for (let j = parts.length - 1; j >= 0; j--) {
+      const p = parts[j];
+      if (p.type === type) return (p as unknown as { data: ClampDataParts[K] }).data;
+    }
+  }
+  return null;
+}
+
+/** The plan's items, when the model keeps one. */
+export function todosOf(messages: ClampMessage[]): TodoItem[] | null {
+  return latestData(messages, 'todos')?.items ?? null;
+}
+
+/**
+ * Every call waiting for an answer, in call order: the tool parts in `approval-requested` state,
+ * with what the server said about each (data-approval-info, else the stored approval). Stored
+ * approvals with no tool part at all (a message saved before the part) are listed after them,
+ * so a reload never loses a pending approval.
+ */
+export function pendingOf(messages: ClampMessage[], stored: StoredApproval[], answered: ReadonlySet<string>): PendingCall[] {
+  const infos = new Map<string, ApprovalInfo>();
+  const seen = new Set<string>();
+  const pending: PendingCall[] = [];
+  for (const s of stored) if (s.info) infos.set(s.toolCallId, s.info);
+  for (const m of messages) for (const p of m.parts) if (p.type === 'data-approval-info') infos.set(p.data.toolCallId, p.data);
+  for (const m of messages) {
+    for (const p of m.parts) {
+      if (!isToolUIPart(p)) continue;
+      seen.add(p.toolCallId);
+      if (p.state !== 'approval-requested' || answered.has(p.toolCallId)) continue;
+      pending.push({ toolCallId: p.toolCallId, approvalId: p.approval.id, toolName: getToolName(p), input: p.input, info: infos.get(p.toolCallId) ?? null });
+    }
+  }
+  for (const s of stored) {
+    if (s.status !== 'pending' || seen.has(s.toolCallId) || answered.has(s.toolCallId)) continue;
+    pending.push({ toolCallId: s.toolCallId, approvalId: s.approvalId, toolName: s.toolName, input: s.input, info: s.info });
+  }
+  return pending;
+}

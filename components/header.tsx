@@ -1,0 +1,116 @@
+'use client';
+
+import { PERMISSION_MODES } from '@/lib/tools/types';
+import type { PermissionMode, SessionSummary } from '@/lib/agent/protocol';
+import type { StatusView } from './api';
+import type { ContextUse } from './chat';
+import { formatTokens } from './format';
+
+export const MODE_HELP: Record<PermissionMode, string> = {
+  default: 'reads run; writes and commands ask',
+  'accept-edits': 'writes run; commands ask',
+  plan: 'read-only tools only',
+  debug: 'commands ask; writes are blocked',
+  auto: 'nothing asks; dangerous commands are denied unless a rule allows them',
+};
+
+/** The model's name as the header shows it (a scripted model is labelled as a demo). */
+export function modelLabel(status: StatusView | undefined): string {
+  if (!status) return '…';
+  if (status.model.scripted) return 'scripted demo (not a real model)';
+  if (!status.model.configured) return 'no model configured';
+  return status.model.label;
+}
+
+function ContextMeter({ context, windowTokens }: { context: ContextUse | null; windowTokens: number | undefined }) {
+  const win = context?.windowTokens ?? windowTokens ?? 0;
+  const used = context?.usedTokens ?? 0;
+  const pct = win > 0 ? Math.min(100, (used / win) * 100) : 0;
+  const bar = pct > 85 ? 'bg-rose-500' : pct > 65 ? 'bg-amber-500' : 'bg-sky-500';
+  const text = context ? `${formatTokens(used)} / ${formatTokens(win)} tokens` : win ? `— / ${formatTokens(win)} tokens` : 'no context yet';
+  return (
+    <div className="flex items-center gap-2" title={context ? `Context after step ${context.step}: ${used.toLocaleString()} of ${win.toLocaleString()} tokens (${pct.toFixed(0)}%)` : 'Context use appears after the first step'}>
+      <span className="text-[11px] uppercase tracking-wide text-zinc-500">Context</span>
+      <div
+        role="meter"
+        aria-label="Context window used"
+        aria-valuemin={0}
+        aria-valuemax={win || 1}
+        aria-valuenow={used}
+        aria-valuetext={text}
+        className="h-1.5 w-28 overflow-hidden rounded-full bg-zinc-200 dark:bg-zinc-800"
+      >
+        <div className={`h-full ${bar}`} style={{ width: `${pct}%` }} />
+      </div>
+      <span className="font-mono text-[11px] tabular-nums text-zinc-600 dark:text-zinc-400">{text}</span>
+    </div>
+  );
+}
+
+/** Workspace path, model, the session's permission mode, context use and the settings button. */
+export function Header({
+  status,
+  session,
+  context,
+  onModeChange,
+  onOpenSettings,
+}: {
+  status: StatusView | undefined;
+  session: SessionSummary | null;
+  context: ContextUse | null;
+  onModeChange: (mode: PermissionMode) => void;
+  onOpenSettings: () => void;
+}) {
+  const scripted = status?.model.scripted;
+  return (
+    <header className="flex h-11 shrink-0 items-center gap-4 border-b border-zinc-200 bg-white px-3 text-sm dark:border-zinc-800 dark:bg-zinc-900">
+      <span className="flex items-center gap-1.5 font-semibold tracking-tight">
+        <span aria-hidden="true" className="inline-block h-2.5 w-2.5 rounded-sm bg-sky-600" />
+        Clamp
+      </span>
+      <span className="min-w-0 truncate font-mono text-xs text-zinc-600 dark:text-zinc-400" title={status?.workspace}>
+        {status?.workspace ?? '…'}
+      </span>
+      <span
+        className={`shrink-0 rounded px-1.5 py-0.5 text-xs ${scripted ? 'bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200' : 'bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300'}`}
+        title={status?.model.provider ? `${status.model.provider}: ${status.model.model ?? ''}` : undefined}
+      >
+        {modelLabel(status)}
+      </span>
+      <div className="ml-auto flex shrink-0 items-center gap-4">
+        <ContextMeter context={context} windowTokens={status?.model.windowTokens} />
+        <label className="flex items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400">
+          Mode
+          <select
+            value={session?.mode ?? status?.defaultMode ?? 'default'}
+            disabled={!session}
+            onChange={(e) => onModeChange(e.target.value as PermissionMode)}
+            title={`${session?.mode ?? 'default'}: ${MODE_HELP[session?.mode ?? 'default']}`}
+            className="rounded border border-zinc-300 bg-white px-1.5 py-0.5 text-xs text-zinc-900 focus:outline-none focus:ring-2 focus:ring-sky-500 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
+          >
+            {PERMISSION_MODES.map((m) => (
+              <option key={m} value={m} title={MODE_HELP[m]}>
+                {m}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button
+          type="button"
+          onClick={onOpenSettings}
+          aria-label="Settings"
+          title="Settings"
+          className="rounded p-1 text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100"
+        >
+          <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
+            <path
+              fillRule="evenodd"
+              d="M8.3 1.6a1.7 1.7 0 0 1 3.4 0l.1.6a1.7 1.7 0 0 0 2.5 1l.5-.3a1.7 1.7 0 0 1 2.4 2.4l-.3.5a1.7 1.7 0 0 0 1 2.5l.6.1a1.7 1.7 0 0 1 0 3.4l-.6.1a1.7 1.7 0 0 0-1 2.5l.3.5a1.7 1.7 0 0 1-2.4 2.4l-.5-.3a1.7 1.7 0 0 0-2.5 1l-.1.6a1.7 1.7 0 0 1-3.4 0l-.1-.6a1.7 1.7 0 0 0-2.5-1l-.5.3a1.7 1.7 0 0 1-2.4-2.4l.3-.5a1.7 1.7 0 0 0-1-2.5l-.6-.1a1.7 1.7 0 0 1 0-3.4l.6-.1a1.7 1.7 0 0 0 1-2.5l-.3-.5a1.7 1.7 0 0 1 2.4-2.4l.5.3a1.7 1.7 0 0 0 2.5-1l.1-.6ZM10 13a3 3 0 1 0 0-6 3 3 0 0 0 0 6Z"
+              clipRule="evenodd"
+            />
+          </svg>
+        </button>
+      </div>
+    </header>
+  );
+}

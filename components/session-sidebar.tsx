@@ -1,0 +1,138 @@
+'use client';
+
+import { useEffect, useRef, useState } from 'react';
+import type { SessionSummary } from '@/lib/agent/protocol';
+import { usePatchSession, useDeleteSession } from './api';
+import { relativeTime } from './format';
+
+const iconBtn =
+  'rounded px-1 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:hover:bg-zinc-800 dark:hover:text-zinc-100';
+
+function Row({ s, active, onSelect, onDeleted }: { s: SessionSummary; active: boolean; onSelect: () => void; onDeleted: () => void }) {
+  const [renaming, setRenaming] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [title, setTitle] = useState(s.title);
+  const inputRef = useRef<HTMLInputElement>(null);
+  const patch = usePatchSession();
+  const del = useDeleteSession();
+
+  useEffect(() => {
+    if (renaming) inputRef.current?.select();
+  }, [renaming]);
+
+  const save = () => {
+    const t = title.trim();
+    setRenaming(false);
+    if (t && t !== s.title) patch.mutate({ id: s.id, title: t });
+  };
+
+  if (renaming) {
+    return (
+      <li className="px-2 py-1">
+        <input
+          ref={inputRef}
+          value={title}
+          aria-label="Session title"
+          onChange={(e) => setTitle(e.target.value)}
+          onBlur={save}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') save();
+            if (e.key === 'Escape') {
+              setTitle(s.title);
+              setRenaming(false);
+            }
+          }}
+          className="w-full rounded border border-sky-500 bg-white px-1.5 py-0.5 text-sm focus:outline-none dark:bg-zinc-950"
+        />
+      </li>
+    );
+  }
+
+  return (
+    <li className={`group relative flex items-center rounded ${active ? 'bg-zinc-200/80 dark:bg-zinc-800' : 'hover:bg-zinc-100 dark:hover:bg-zinc-900'}`}>
+      <button
+        type="button"
+        onClick={onSelect}
+        aria-current={active ? 'true' : undefined}
+        className="min-w-0 flex-1 rounded px-2 py-1.5 text-left focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500"
+      >
+        <span className="block truncate text-sm text-zinc-900 dark:text-zinc-100">{s.title || 'Untitled'}</span>
+        <span className="flex gap-2 text-[11px] text-zinc-500">
+          {relativeTime(s.updatedAt)}
+          <span>{s.mode}</span>
+          {s.pendingApprovals > 0 && <span className="font-medium text-amber-700 dark:text-amber-400">{s.pendingApprovals} waiting</span>}
+        </span>
+      </button>
+      {confirming ? (
+        <span className="flex shrink-0 items-center gap-1 pr-1">
+          <button
+            type="button"
+            className="rounded bg-rose-600 px-1.5 py-0.5 text-[11px] font-medium text-white hover:bg-rose-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500"
+            onClick={() => del.mutate(s.id, { onSuccess: onDeleted })}
+            autoFocus
+          >
+            Delete
+          </button>
+          <button type="button" className={iconBtn} onClick={() => setConfirming(false)}>
+            Keep
+          </button>
+        </span>
+      ) : (
+        <span className="flex shrink-0 items-center pr-1 opacity-0 focus-within:opacity-100 group-hover:opacity-100">
+          <button type="button" className={iconBtn} aria-label={`Rename session ${s.title}`} title="Rename" onClick={() => setRenaming(true)}>
+            ✎
+          </button>
+          <button type="button" className={iconBtn} aria-label={`Delete session ${s.title}`} title="Delete" onClick={() => setConfirming(true)}>
+            ✕
+          </button>
+        </span>
+      )}
+    </li>
+  );
+}
+
+/** The workspace's sessions: new, switch, rename, delete. */
+export function SessionSidebar({
+  sessions,
+  activeId,
+  onSelect,
+  onNew,
+  creating,
+}: {
+  sessions: SessionSummary[] | undefined;
+  activeId: string | null;
+  onSelect: (id: string | null) => void;
+  onNew: () => void;
+  creating: boolean;
+}) {
+  return (
+    <nav aria-label="Sessions" className="flex h-full w-60 shrink-0 flex-col border-r border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-950">
+      <div className="flex items-center justify-between px-3 py-2">
+        <h2 className="text-[11px] font-semibold uppercase tracking-wide text-zinc-500">Sessions</h2>
+        <button
+          type="button"
+          onClick={onNew}
+          disabled={creating}
+          className="rounded border border-zinc-300 bg-white px-2 py-0.5 text-xs font-medium text-zinc-800 hover:bg-zinc-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 disabled:opacity-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800"
+        >
+          + New
+        </button>
+      </div>
+      <ul className="min-h-0 flex-1 space-y-0.5 overflow-y-auto px-1.5 pb-2">
+        {sessions === undefined && <li className="px-2 text-xs text-zinc-500">Loading…</li>}
+        {sessions?.length === 0 && <li className="px-2 text-xs text-zinc-500">No sessions yet.</li>}
+        {sessions?.map((s) => (
+          <Row
+            key={s.id}
+            s={s}
+            active={s.id === activeId}
+            onSelect={() => onSelect(s.id)}
+            onDeleted={() => {
+              if (s.id === activeId) onSelect(sessions.find((x) => x.id !== s.id)?.id ?? null);
+            }}
+          />
+        ))}
+      </ul>
+    </nav>
+  );
+}
