@@ -85,6 +85,24 @@ export const BUDGET = {
 
   /** web_fetch: response body kept; the rest is drained and counted. */
   WEB_RESPONSE_MAX_BYTES: 2 * 1024 * 1024,
+  /** web_fetch: past the kept body, at most this much more is drained and counted (then the total is a lower bound). */
+  WEB_DRAIN_MAX_BYTES: 64 * 1024 * 1024,
+  /** web_fetch / web_search: longest wait for the response headers (connecting included). */
+  WEB_CONNECT_TIMEOUT_MS: 15_000,
+  /** web_fetch / web_search: longest time for the whole request, redirects and body included. */
+  WEB_TOTAL_TIMEOUT_MS: 30_000,
+  /** web_fetch: same-host redirects followed in one call. */
+  WEB_REDIRECT_MAX_COUNT: 5,
+  /** web_fetch: room kept under the exit clamp for the header and notes; max_bytes may be at most the clamp minus this. */
+  WEB_FETCH_NOTES_RESERVE_BYTES: 1500,
+  /** web_fetch: bytes of an error page (404, 500 …) quoted in the error. */
+  WEB_ERROR_EXCERPT_BYTES: 500,
+  /** web_search: results returned by default, and at most. */
+  WEB_SEARCH_DEFAULT_RESULTS: 5,
+  WEB_SEARCH_MAX_RESULTS: 10,
+  /** web_search: each result's snippet, and its title, is cut to this many bytes. */
+  WEB_SEARCH_SNIPPET_MAX_BYTES: 400,
+  WEB_SEARCH_TITLE_MAX_BYTES: 200,
 
   /** Project docs (AGENTS.md / CLAUDE.md) in the system prompt. */
   PROJECT_DOCS_MAX_BYTES: 20_000,
