@@ -12,6 +12,8 @@ import { runCommandTool } from './run-command';
 import { taskOutputTool } from './task-output';
 import { taskListTool } from './task-list';
 import { taskKillTool } from './task-kill';
+import { webFetchTool } from './web-fetch';
+import { webSearchTool } from './web-search';
 
 /** Every built-in tool, in the order the model sees them. */
 export const ALL_TOOLS: readonly ToolDefinition<z.ZodType>[] = [
@@ -26,6 +28,8 @@ export const ALL_TOOLS: readonly ToolDefinition<z.ZodType>[] = [
   taskOutputTool,
   taskListTool,
   taskKillTool,
+  webFetchTool,
+  webSearchTool,
 ];
 
 /** The registry of built-in tools (tools bind nothing at import time, so one registry serves every workspace). */
