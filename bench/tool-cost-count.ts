@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { ALL_TOOLS } from '../lib/tools/index';
+import { createRegistry, describeTool, listedTools } from '../lib/tools/registry';
+import { BUDGET, type Budget } from '../lib/tools/budget';
+import type { ToolDefinition } from '../lib/tools/types';
+import { gitStatusTool } from '../lib/tools/git-status';
+import { gitDiffTool } from '../lib/tools/git-diff';
+import { gitLogTool } from '../lib/tools/git-log';
+import { gitCommitTool } from '../lib/tools/git-commit';
+import { todoReadTool, todoWriteTool } from '../lib/tools/todo';
+import { memorySaveTool, memorySearchTool } from '../lib/tools/memory';
+import { skillTool } from '../lib/tools/skills';
+
+/**
+ * What tool definitions cost in context: every tool's name + description + JSON schema, as the
+ * agent sends them (lib/agent/agent-tools.ts: describeTool and z.toJSONSchema), counted with the
+ * o200k_base tokenizer (gpt-tokenizer).
+ */
+
+/** Tools written after index.ts was last registered; a name already in ALL_TOOLS is not counted twice. */
+const EXTRA_TOOLS: readonly ToolDefinition<z.ZodType>[] = [
+  gitStatusTool,
+  gitDiffTool,
+  gitLogTool,
+  gitCommitTool,
+  todoWriteTool,
+  todoReadTool,
+  memorySaveTool,
+  memorySearchTool,
+  skillTool,
+];
+
+export interface ToolCost {
+  name: string;
+  effect: string;
+  tokens: number;
+  descriptionTokens: number;
+  schemaTokens: number;
+  /** listed in default mode with no skills or search provider configured */
+  alwaysLoaded: boolean;
+}
+
+export interface ToolCostReport {
+  tools: ToolCost[];
+  alwaysLoadedTokens: number;
+  allTokens: number;
+}
+
+/** One tool's definition as a model receives it (the provider wraps it a little more; that part is the same for every tool). */
+export function definitionText(t: ToolDefinition<z.ZodType>, budget: Budget = BUDGET): string {
+  return JSON.stringify({ name: t.name, description: describeTool(t, budget), parameters: z.toJSONSchema(t.schema) });
+}
+
+/** Every built-in tool plus the extra ones, each once. */
+export function allTools(): ToolDefinition<z.ZodType>[] {
+  const seen = new Set(ALL_TOOLS.map((t) => t.name));
+  return [...ALL_TOOLS, ...EXTRA_TOOLS.filter((t) => !seen.has(t.name))];
+}
+
+/** The token cost of every tool, and of the set listed on every request (default mode, empty workspace and data dir). */
+export function toolCostReport(budget: Budget = BUDGET): ToolCostReport {
+  const tools = allTools();
+  const reg = createRegistry(tools);
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'clamp-tool-cost-'));
+  let listed: Set<string>;
+  try {
+    listed = new Set(listedTools(reg, 'default', { workspace: empty, dataDir: empty, services: {} }).map((t) => t.name));
+  } finally {
+    fs.rmSync(empty, { recursive: true, force: true });
+  }
+  const costs = tools.map((t) => ({
+    name: t.name,
+    effect: t.effect,
+    tokens: countTokens(definitionText(t, budget)),
+    descriptionTokens: countTokens(describeTool(t, budget)),
+    schemaTokens: countTokens(JSON.stringify(z.toJSONSchema(t.schema))),
+    alwaysLoaded: listed.has(t.name),
+  }));
+  const sum = (xs: ToolCost[]) => xs.reduce((n, c) => n + c.tokens, 0);
+  return { tools: costs, alwaysLoadedTokens: sum(costs.filter((c) => c.alwaysLoaded)), allTokens: sum(costs) };
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { definitionText, toolCostReport } from '../../bench/tool-cost-count';
+import { BUDGET } from '../../lib/tools/budget';
+import { ALL_TOOLS } from '../../lib/tools/index';
+import { skillTool } from '../../lib/tools/skills';
+
+describe('tool definition cost (npm run tool-cost)', () => {
+  const report = toolCostReport();
+
+  it('counts every built-in tool and the new ones, each once; the skill tool is not always loaded', () => {
+    const names = report.tools.map((t) => t.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const t of ALL_TOOLS) expect(names).toContain(t.name);
+    for (const n of ['git_status', 'git_diff', 'git_log', 'git_commit', 'todo_write', 'todo_read', 'memory_save', 'memory_search', 'skill']) expect(names).toContain(n);
+    expect(report.tools.find((t) => t.name === 'skill')?.alwaysLoaded).toBe(false);
+    expect(report.tools.find((t) => t.name === 'read_file')?.alwaysLoaded).toBe(true);
+  });
+
+  it('a definition is its name, description and JSON schema, counted with o200k_base', () => {
+    const text = definitionText(skillTool);
+    expect(JSON.parse(text)).toMatchObject({ name: 'skill', parameters: { type: 'object', required: ['name'] } });
+    expect(report.tools.find((t) => t.name === 'skill')?.tokens).toBe(countTokens(text));
+    expect(countTokens('hello world')).toBe(2);
+  });
+
+  it(`the always-loaded set fits TOOL_DEFINITIONS_MAX_TOKENS`, () => {
+    const heaviest = report.tools
+      .filter((t) => t.alwaysLoaded)
+      .sort((a, b) => b.tokens - a.tokens)
+      .slice(0, 5)
+      .map((t) => `${t.name} ${t.tokens}`)
+      .join(', ');
+    expect(report.alwaysLoadedTokens, `always-loaded tools cost ${report.alwaysLoadedTokens} tokens; heaviest: ${heaviest}`).toBeLessThanOrEqual(BUDGET.TOOL_DEFINITIONS_MAX_TOKENS);
+  });
+});
