@@ -288,6 +288,21 @@ describe('git_commit', () => {
     expect(r).toMatchObject({ status: 'error', output: `git commit failed (exit code 1):\nlint failed: a.txt:1 bad\n${step}`, hint: step });
   });
 
+  it('a hanging hook: the timeout kills git and says what to do; so does the user\'s stop', async () => {
+    ws.write('.git/hooks/pre-commit', '#!/bin/sh\nsleep 20\n');
+    fs.chmodSync(path.join(ws.workspace, '.git/hooks/pre-commit'), 0o755);
+    ws.write('a.txt', 'a\n');
+    git('add', 'a.txt');
+    const timed = await h({ GIT_TIMEOUT_MS: 300, COMMAND_KILL_GRACE_MS: 200 }).call('git_commit', { message: 'x' });
+    const step = 'Call git_commit again; if git keeps hanging, run it with run_command to see why.';
+    expect(timed).toMatchObject({ status: 'error', output: `git commit did not finish (killed: timed out after 0.3 s).\n${step}`, hint: step });
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 300);
+    const stopped = await h({ COMMAND_KILL_GRACE_MS: 200 }).call('git_commit', { message: 'x' }, { signal: stop.signal });
+    expect(stopped).toMatchObject({ status: 'error', output: 'git commit was stopped by the user before it finished.' });
+    expect(git('rev-list', '--all').trim()).toBe('');
+  });
+
   it('no author identity: the next step says how to set one', async () => {
     git('config', '--unset', 'user.name');
     git('config', '--unset', 'user.email');
@@ -301,6 +316,21 @@ describe('git_commit', () => {
       'Git has no author identity: ask the user which name and email to use, set them with run_command (git config user.name "…" and git config user.email "…"), then call git_commit again.',
     );
     expect(r.output.endsWith(`\n${r.hint}`)).toBe(true);
+  });
+});
+
+describe('a workspace inside a larger repository', () => {
+  it('status and diff cover only the workspace, with paths relative to it', async () => {
+    initRepo();
+    commitFile('outside.txt', 'o\n', 'first');
+    commitFile('pkg/in.txt', 'i\n', 'second');
+    ws.write('outside.txt', 'o2\n');
+    ws.write('pkg/in.txt', 'i2\n');
+    const sub = harness(TOOLS, { workspace: path.join(ws.workspace, 'pkg'), dataDir: ws.dataDir });
+    expect((await sub.call('git_status', {})).output).toBe('Branch main. 1 changed path (X = staged, Y = not staged):\n M in.txt');
+    const diff = await sub.call('git_diff', {});
+    expect(diff.output).toMatch(/^diff --git a\/in\.txt b\/in\.txt\n/);
+    expect(diff.output).not.toContain('outside');
   });
 });
 
