@@ -43,7 +43,8 @@ export function loadShellParser(): Promise<ShellParser> {
 async function createParser(): Promise<ShellParser> {
   const require = createRequire(import.meta.url);
   const { Parser, Language } = await import('web-tree-sitter');
-  const runtimeWasm = require.resolve('web-tree-sitter/tree-sitter.wasm');
+  // resolve the package, not the .wasm: Turbopack tries to bundle a require.resolve of a .wasm and fails the build
+  const runtimeWasm = path.join(path.dirname(require.resolve('web-tree-sitter')), 'tree-sitter.wasm');
   await Parser.init({ locateFile: (file: string) => (file.endsWith('.wasm') ? runtimeWasm : file) });
   const grammarDir = path.dirname(require.resolve('tree-sitter-bash/package.json'));
   const language = await Language.load(path.join(grammarDir, 'tree-sitter-bash.wasm'));
