@@ -36,12 +36,50 @@ export function TaskPanel() {
   const [viewing, setViewing] = useState<{ id: string; key: string; command: string } | null>(null);
   const seen = useSyncExternalStore(subscribeSeen, seenSnapshot, seenServerSnapshot);
 
-  const onEvent = useCallback((e: TaskStreamEvent) => {
-    const key = seenKey(e.task);
-    if (e.type === 'start') setTails((prev) => (key in prev ? prev : { ...prev, [key]: '' }));
-    // a task whose tail was not started here gets its tail from the log (which holds this text too)
-    if (e.type === 'output') setTails((prev) => (key in prev ? { ...prev, [key]: appendTail(prev[key], e.text) } : prev));
+  // when the live feed skipped output (a flood), the tail is read again from the log, which has it all
+  const refresh = useRef(new Map<string, { timer?: ReturnType<typeof setTimeout>; events: number }>());
+  const refreshTail = useCallback(
+    (id: string, key: string) => {
+      const r = refresh.current.get(key) ?? { events: 0 };
+      refresh.current.set(key, r);
+      const schedule = () => {
+        r.timer = setTimeout(() => {
+          const seenEvents = r.events;
+          const task = qc.getQueryData<TaskSummary[]>(TASKS_KEY)?.find((t) => t.id === id);
+          fetchLogTail(id, task ? outputBytes(task) : 0)
+            .then((text) => {
+              setTails((prev) => ({ ...prev, [key]: appendTail('', text) }));
+              // output that came while the log was read may be missing from it: read once more
+              if (r.events !== seenEvents) schedule();
+              else r.timer = undefined;
+            })
+            .catch(() => {
+              r.timer = undefined;
+            });
+        }, 1000);
+      };
+      if (!r.timer) schedule();
+    },
+    [qc],
+  );
+  useEffect(() => {
+    const timers = refresh.current;
+    return () => timers.forEach((r) => clearTimeout(r.timer));
   }, []);
+
+  const onEvent = useCallback(
+    (e: TaskStreamEvent) => {
+      const key = seenKey(e.task);
+      if (e.type === 'start') setTails((prev) => (key in prev ? prev : { ...prev, [key]: '' }));
+      if (e.type !== 'output') return;
+      // a task whose tail was not started here gets its tail from the log (which holds this text too)
+      setTails((prev) => (key in prev ? { ...prev, [key]: appendTail(prev[key], e.text) } : prev));
+      const r = refresh.current.get(key);
+      if (r) r.events++;
+      if (e.text.includes('not shown live')) refreshTail(e.taskId, key);
+    },
+    [refreshTail],
+  );
   const feed = useTaskFeed(onEvent);
 
   const kill = useMutation({

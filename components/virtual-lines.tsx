@@ -1,6 +1,6 @@
 'use client';
 
-import { memo, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, type Ref } from 'react';
+import { memo, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, type Ref } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { AnsiLine } from './ansi-line';
 
@@ -8,6 +8,7 @@ import { AnsiLine } from './ansi-line';
 const ROW_PX = 20;
 /** lines from an edge at which more is asked for, so loading runs ahead of the scroll */
 const REACH_LINES = 300;
+const rowSize = () => ROW_PX;
 
 export interface VirtualLinesHandle {
   scrollToEnd(): void;
@@ -66,14 +67,16 @@ export function VirtualLines({
 }: VirtualLinesProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const atBottom = useRef(initialScroll === 'end');
+  // a new key function makes the virtualizer re-measure every row: keep it stable between scrolls
+  const itemKey = useCallback((i: number) => anchor + i, [anchor]);
   // the virtualizer re-renders this component on scroll by design; nothing here relies on compiler memoisation
   // eslint-disable-next-line react-hooks/incompatible-library
   const v = useVirtualizer({
     count: lines.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_PX,
+    estimateSize: rowSize,
     overscan: 30,
-    getItemKey: (i) => anchor + i,
+    getItemKey: itemKey,
   });
 
   useImperativeHandle(ref, () => ({
