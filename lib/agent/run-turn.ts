@@ -88,7 +88,7 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           if (Array.isArray(todos)) writer.write({ type: 'data-todos', id: 'todos', data: { items: todos as TodoItem[] } });
         },
       });
-      const system = buildSystemPrompt({ workspace: o.host.workspace, extra: o.systemExtra }).prompt;
+      const system = buildSystemPrompt({ workspace: o.host.workspace, dataDir: o.host.dataDir, extra: o.systemExtra }).prompt;
       const modelMessages = await convertToModelMessages(o.messages, { tools, ignoreIncompleteToolCalls: true });
       let usedTokens = 0;
       let step = 0;

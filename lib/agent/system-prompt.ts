@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BUDGET } from '../tools/budget';
 import { byteLength, formatBytes, headBytes } from '../tools/text';
+import { listSkills, skillsPromptSection } from '../tools/skill-files';
 
 export interface ProjectDoc {
   path: string;
@@ -97,11 +98,12 @@ How to work:
 - Paths are relative to the workspace root. Keep your answers short and concrete.`;
 
 /** The system prompt: tool guidance, then the workspace's project guidance under its cap. */
-export function buildSystemPrompt(opts: { workspace: string; extra?: string[] }): { prompt: string; docs: ProjectDocs } {
+export function buildSystemPrompt(opts: { workspace: string; dataDir?: string; extra?: string[] }): { prompt: string; docs: ProjectDocs } {
   const docs = collectProjectDocs(opts.workspace);
   const parts = [GUIDANCE, `The workspace is ${opts.workspace}.`];
-  for (const e of opts.extra ?? []) if (e) parts.push(e);
+  if (opts.dataDir) parts.push(skillsPromptSection(listSkills(opts.workspace, opts.dataDir)));
+  parts.push(...(opts.extra ?? []));
   if (docs.text) parts.push(`Project guidance (AGENTS.md / CLAUDE.md), from the repository root down to the workspace:\n\n${docs.text}`);
   if (docs.note) parts.push(docs.note);
-  return { prompt: parts.join('\n\n'), docs };
+  return { prompt: parts.filter(Boolean).join('\n\n'), docs };
 }

@@ -13,6 +13,13 @@ import { taskOutputTool } from './task-output';
 import { taskListTool } from './task-list';
 import { taskKillTool } from './task-kill';
 import { webFetchTool } from './web-fetch';
+import { gitStatusTool } from './git-status';
+import { gitDiffTool } from './git-diff';
+import { gitLogTool } from './git-log';
+import { gitCommitTool } from './git-commit';
+import { todoReadTool, todoWriteTool } from './todo';
+import { memorySaveTool, memorySearchTool } from './memory';
+import { skillTool } from './skills';
 import { webSearchTool } from './web-search';
 
 /** Every built-in tool, in the order the model sees them. */
@@ -28,6 +35,15 @@ export const ALL_TOOLS: readonly ToolDefinition<z.ZodType>[] = [
   taskOutputTool,
   taskListTool,
   taskKillTool,
+  gitStatusTool,
+  gitDiffTool,
+  gitLogTool,
+  gitCommitTool,
+  todoWriteTool,
+  todoReadTool,
+  memorySaveTool,
+  memorySearchTool,
+  skillTool,
   webFetchTool,
   webSearchTool,
 ];

@@ -37,4 +37,12 @@ describe('project guidance in the system prompt', () => {
       `Project guidance is capped at 1,200 bytes; nearer files win. ${path.join(ws.root, 'AGENTS.md')} (3,000 bytes) was dropped. Read the full files with read_file if you need them.`,
     );
   });
+
+  it('lists the skills by name and description', () => {
+    ws.write('.clamp/skills/release/SKILL.md', '---\nname: release\ndescription: How to cut a release of this project\n---\nSteps…\n');
+    const p = buildSystemPrompt({ workspace: ws.workspace, dataDir: ws.dataDir }).prompt;
+    expect(p).toContain('## Skills');
+    expect(p).toMatch(/release.*How to cut a release of this project/);
+    expect(p).not.toContain('Steps…');
+  });
 });
