@@ -40,13 +40,32 @@ export function loadShellParser(): Promise<ShellParser> {
   return parserPromise;
 }
 
+/**
+ * Resolve a package file at run time. The bundler rewrites a visible `createRequire(…).resolve(…)`
+ * into a module id (a number) inside a Next.js server chunk, so the resolver is taken from Node's
+ * module registry where the bundler cannot see it.
+ */
+function resolvePackageFile(spec: string): string {
+  const nodeModule = (process.getBuiltinModule?.('node:module') ?? { createRequire }) as typeof import('node:module');
+  const bases = [import.meta.url, path.join(process.cwd(), 'package.json')];
+  let last: unknown;
+  for (const base of bases) {
+    try {
+      const found: unknown = nodeModule.createRequire(base).resolve(spec);
+      if (typeof found === 'string') return found;
+    } catch (err) {
+      last = err;
+    }
+  }
+  throw last instanceof Error ? last : new Error(`cannot find ${spec}`);
+}
+
 async function createParser(): Promise<ShellParser> {
-  const require = createRequire(import.meta.url);
   const { Parser, Language } = await import('web-tree-sitter');
   // resolve the package, not the .wasm: Turbopack tries to bundle a require.resolve of a .wasm and fails the build
-  const runtimeWasm = path.join(path.dirname(require.resolve('web-tree-sitter')), 'tree-sitter.wasm');
+  const runtimeWasm = path.join(path.dirname(resolvePackageFile('web-tree-sitter')), 'tree-sitter.wasm');
   await Parser.init({ locateFile: (file: string) => (file.endsWith('.wasm') ? runtimeWasm : file) });
-  const grammarDir = path.dirname(require.resolve('tree-sitter-bash/package.json'));
+  const grammarDir = path.dirname(resolvePackageFile('tree-sitter-bash/package.json'));
   const language = await Language.load(path.join(grammarDir, 'tree-sitter-bash.wasm'));
   const parser: TsParser = new Parser();
   parser.setLanguage(language);

@@ -82,8 +82,12 @@ describe('a chat with an approval, across a crash and restart', () => {
     expect(chat.status).toBe(200);
     const chunks = await readChunks(chat);
     expect(chunks.some((c) => c.type === 'tool-approval-request')).toBe(true);
-    const info = chunks.find((c) => c.type === 'data-approval-info') as { data: { summary: string; decision: { action: string } } };
+    const info = chunks.find((c) => c.type === 'data-approval-info') as { data: { summary: string; subcommands: string[]; decision: { action: string; reason: string; opaque?: boolean; ruleKey?: string } } };
     expect(info.data.summary).toBe('echo hello > out.txt');
+    // command safety really ran inside the server bundle (its wasm parser loads there too)
+    expect(info.data.decision.opaque).toBeFalsy();
+    expect(info.data.decision.reason).not.toMatch(/could not load/);
+    expect(info.data.subcommands).toEqual(['echo hello > out.txt']);
     expect(fs.existsSync(path.join(ws.workspace, 'out.txt'))).toBe(false);
 
     // the server dies while the approval is pending
