@@ -28,7 +28,7 @@ export interface VirtualLinesProps {
   height: number | string;
   /** render ANSI colours (default true) */
   ansi?: boolean;
-  /** the number of lines[0] (default 1); null when unknown: the gutter stays blank */
+  /** the number of lines[0] (default 1); null when unknown (a file opened at its end): no gutter until it is known */
   startLine?: number | null;
   /** show line numbers (default true) */
   gutter?: boolean;
@@ -66,7 +66,6 @@ export function VirtualLines({
   ref,
 }: VirtualLinesProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
-  const atBottom = useRef(initialScroll === 'end');
   // a new key function makes the virtualizer re-measure every row: keep it stable between scrolls
   const itemKey = useCallback((i: number) => anchor + i, [anchor]);
   // the virtualizer re-renders this component on scroll by design; nothing here relies on compiler memoisation
@@ -77,49 +76,32 @@ export function VirtualLines({
     estimateSize: rowSize,
     overscan: 30,
     getItemKey: itemKey,
+    // keyed anchoring: lines added above (or dropped at the top) leave the same lines in view,
+    // and with followTail new lines keep the view at the bottom while it is there
+    anchorTo: 'end',
+    followOnAppend: followTail,
+    scrollEndThreshold: ROW_PX,
   });
 
+  // every scroll goes through the virtualizer, so its idea of the position stays the element's
   useImperativeHandle(ref, () => ({
-    scrollToEnd: () => {
-      const el = scrollRef.current;
-      if (el) el.scrollTop = el.scrollHeight;
-      atBottom.current = true;
-    },
-    scrollToStart: () => {
-      if (scrollRef.current) scrollRef.current.scrollTop = 0;
-      atBottom.current = false;
-    },
+    scrollToEnd: () => v.scrollToEnd(),
+    scrollToStart: () => v.scrollToOffset(0),
     focus: () => scrollRef.current?.focus(),
   }));
 
-  // lines added above (anchor fell) push the content down: move the view by as many rows
-  const lastAnchor = useRef(anchor);
-  useLayoutEffect(() => {
-    const added = lastAnchor.current - anchor;
-    lastAnchor.current = anchor;
-    const el = scrollRef.current;
-    if (added !== 0 && el && !atBottom.current) el.scrollTop += added * ROW_PX;
-  }, [anchor]);
-
-  // start at the end once there is something to show; then follow only while at the bottom
+  // start at the end once there is something to show
   const placed = useRef(false);
   useLayoutEffect(() => {
-    const el = scrollRef.current;
-    if (!el || lines.length === 0) return;
-    if (!placed.current) {
-      placed.current = true;
-      if (initialScroll === 'end') {
-        el.scrollTop = el.scrollHeight;
-        atBottom.current = true;
-      }
-      return;
-    }
-    if (followTail && atBottom.current) el.scrollTop = el.scrollHeight;
-  }, [lines.length, followTail, initialScroll]);
+    if (placed.current || lines.length === 0) return;
+    placed.current = true;
+    if (initialScroll === 'end') v.scrollToEnd();
+  }, [lines.length, initialScroll, v]);
 
   const widthCh = useMemo(() => lines.reduce((m, l) => Math.max(m, l.length), 0), [lines]);
   const lastNumber = startLine === null ? 0 : startLine + Math.max(0, lines.length - 1);
-  const gutterCh = gutter ? Math.max(3, String(lastNumber).length) : 0;
+  const numbered = gutter && startLine !== null;
+  const gutterCh = numbered ? Math.max(3, String(lastNumber).length) : 0;
 
   const offset = v.scrollOffset ?? 0;
   const viewPx = v.scrollRect?.height ?? 0;
@@ -141,10 +123,6 @@ export function VirtualLines({
       aria-label={label}
       tabIndex={0}
       style={{ height }}
-      onScroll={(e) => {
-        const el = e.currentTarget;
-        atBottom.current = el.scrollTop + el.clientHeight >= el.scrollHeight - ROW_PX;
-      }}
       className="overflow-auto bg-zinc-950 font-mono text-xs text-zinc-200 outline-none focus-visible:ring-2 focus-visible:ring-sky-500/70"
     >
       <div style={{ height: v.getTotalSize(), minWidth: `calc(${gutterCh + widthCh}ch + 2.5rem)` }} className="relative min-w-full">
@@ -153,7 +131,7 @@ export function VirtualLines({
             key={item.key as number}
             top={item.start}
             text={lines[item.index]}
-            num={gutter ? (startLine === null ? '' : String(startLine + item.index)) : null}
+            num={numbered ? String((startLine as number) + item.index) : null}
             gutterCh={gutterCh}
             ansi={ansi}
           />

@@ -34,6 +34,8 @@ function script(): unknown {
       ],
     },
     { text: 'Three tasks are running in the background.' },
+    { text: 'A big output.', toolCalls: [{ name: 'run_command', args: { command: 'seq 1 1000000' } }] },
+    { text: 'That printed a million lines.' },
   ];
 }
 
@@ -60,14 +62,33 @@ async function shot(page: Page, name: string, target?: string) {
   log('screenshot', file);
 }
 
-/** Start the turn that starts the tasks, from inside the page (same origin, the cookie rides along). */
-async function startTasks(page: Page): Promise<string> {
-  return page.evaluate(async () => {
-    const post = (url: string, body: unknown) =>
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const s = (await (await post('/api/sessions', { title: 'tasks smoke' })).json()) as { id?: string; session?: { id: string } };
-    const r = await post('/api/chat', { sessionId: s.id ?? s.session?.id, message: { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'start the tasks' }] } });
-    return `${r.status} ${await r.text()}`;
+/** Run one chat turn from inside the page (same origin, the cookie rides along); a new session when none is given. */
+async function chatTurn(page: Page, text: string, sessionId?: string): Promise<{ sessionId: string; stream: string }> {
+  return page.evaluate(
+    async ([text, sessionId]) => {
+      const post = (url: string, body: unknown) =>
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      let id = sessionId;
+      if (!id) {
+        const s = (await (await post('/api/sessions', { title: 'tasks smoke' })).json()) as { id?: string; session?: { id: string } };
+        id = (s.id ?? s.session?.id) as string;
+      }
+      const r = await post('/api/chat', { sessionId: id, message: { id: `u${Date.now()}`, role: 'user', parts: [{ type: 'text', text }] } });
+      return { sessionId: id, stream: `${r.status} ${await r.text()}` };
+    },
+    [text, sessionId] as const,
+  );
+}
+
+/** The text of the row at the top of the viewer's visible area. */
+async function topRow(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const el = document.querySelector<HTMLElement>('[role="dialog"] [role="region"]');
+    if (!el) return '';
+    const top = el.getBoundingClientRect().top;
+    const rows = [...el.querySelectorAll<HTMLElement>('div.absolute')];
+    const row = rows.find((r) => r.getBoundingClientRect().bottom > top + 1);
+    return row?.innerText.replace(/\s+/g, ' ').trim() ?? '';
   });
 }
 
@@ -130,7 +151,7 @@ async function main() {
     await panel.waitFor();
     await page.getByText('No background tasks').waitFor();
 
-    const chat = await startTasks(page);
+    const { sessionId, stream: chat } = await chatTurn(page, 'start the tasks');
     if (!chat.includes('Started background task')) {
       const outputs = chat.split('\n').filter((l) => /tool-output|"error"|approval/.test(l));
       log('the chat turn did not start the tasks:', chat.slice(0, 200), outputs.map((l) => l.slice(0, 400)));
@@ -183,6 +204,30 @@ async function main() {
     await panel.getByText(/tick \d+/).first().waitFor({ timeout: 20_000 });
     log('after reload:', (await panel.locator('h2 + span').innerText()).trim());
     await shot(page, 'panel-reloaded', 'section[aria-labelledby="task-panel-title"]');
+
+    // a spilled 1,000,000-line output in the same viewer (kind 'file', opened from the chat's truncation note)
+    await chatTurn(page, 'print a million lines', sessionId);
+    await page.goto(`${BASE}/?s=${sessionId}`);
+    await page.getByRole('button', { name: 'Open full output' }).first().click();
+    const fileDialog = page.getByRole('dialog');
+    await fileDialog.getByText(/^lines 1–/).waitFor({ timeout: 20_000 });
+    log('file viewer opened:', await fileDialog.locator('header p').innerText());
+    await shot(page, 'file-viewer');
+    await fileDialog.getByRole('button', { name: 'Jump to end' }).click();
+    await fileDialog.getByText(/loaded from the end/).waitFor({ timeout: 20_000 });
+    log('file viewer at the end:', await fileDialog.locator('header p').innerText(), '| top row:', await topRow(page));
+    await shot(page, 'file-viewer-end');
+    // scroll to the top of what is loaded: the page above is prepended and the view stays on the same lines
+    await page.evaluate(async () => {
+      const el = document.querySelector<HTMLElement>('[role="dialog"] [role="region"]');
+      if (el) el.scrollTop = 0;
+      await new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+    });
+    const before = await topRow(page);
+    await page.waitForTimeout(1500);
+    const after = await topRow(page);
+    log('prepend keeps the view:', before === after ? 'yes' : 'NO', `(${before} → ${after});`, await fileDialog.locator('header p').innerText());
+    await page.keyboard.press('Escape');
   } catch (err) {
     await shot(page, 'failure').catch(() => undefined);
     throw err;
