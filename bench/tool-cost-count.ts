@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { ALL_TOOLS } from '../lib/tools/index';
-import { createRegistry, describeTool, listedTools } from '../lib/tools/registry';
+import { createRegistry, describeTool, listedTools, modelSchema } from '../lib/tools/registry';
 import { BUDGET, type Budget } from '../lib/tools/budget';
 import type { ToolDefinition } from '../lib/tools/types';
 import { gitStatusTool } from '../lib/tools/git-status';
@@ -17,7 +17,7 @@ import { skillTool } from '../lib/tools/skills';
 
 /**
  * What tool definitions cost in context: every tool's name + description + JSON schema, as the
- * agent sends them (lib/agent/agent-tools.ts: describeTool and z.toJSONSchema), counted with the
+ * agent sends them (lib/agent/agent-tools.ts: describeTool and modelSchema), counted with the
  * o200k_base tokenizer (gpt-tokenizer).
  */
 
@@ -52,7 +52,7 @@ export interface ToolCostReport {
 
 /** One tool's definition as a model receives it (the provider wraps it a little more; that part is the same for every tool). */
 export function definitionText(t: ToolDefinition<z.ZodType>, budget: Budget = BUDGET): string {
-  return JSON.stringify({ name: t.name, description: describeTool(t, budget), parameters: z.toJSONSchema(t.schema) });
+  return JSON.stringify({ name: t.name, description: describeTool(t, budget), parameters: modelSchema(t) });
 }
 
 /** Every built-in tool plus the extra ones, each once. */
@@ -77,7 +77,7 @@ export function toolCostReport(budget: Budget = BUDGET): ToolCostReport {
     effect: t.effect,
     tokens: countTokens(definitionText(t, budget)),
     descriptionTokens: countTokens(describeTool(t, budget)),
-    schemaTokens: countTokens(JSON.stringify(z.toJSONSchema(t.schema))),
+    schemaTokens: countTokens(JSON.stringify(modelSchema(t))),
     alwaysLoaded: listed.has(t.name),
   }));
   const sum = (xs: ToolCost[]) => xs.reduce((n, c) => n + c.tokens, 0);

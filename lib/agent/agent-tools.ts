@@ -1,8 +1,7 @@
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { z } from 'zod';
 import type { Registry } from '../tools/registry';
-import { describeTool } from '../tools/registry';
+import { describeTool, modelSchema } from '../tools/registry';
 import { createContext } from '../tools/context';
 import { dispatch, judge, denialText, type Approver } from '../tools/dispatch';
 import type { Budget } from '../tools/budget';
@@ -93,7 +92,7 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
     tools[t.name] = tool({
       description: describeTool(t, o.budget),
       // dispatch validates with errors written for the model; the SDK passes the input through
-      inputSchema: jsonSchema<unknown>(z.toJSONSchema(t.schema) as JSONSchema7),
+      inputSchema: jsonSchema<unknown>(modelSchema(t) as JSONSchema7),
       needsApproval: needsApproval(t.name),
       execute: (input: unknown, opts: { toolCallId: string; abortSignal?: AbortSignal }) =>
         o.scheduler.schedule(t.effect, () => run(t.name, input, opts.toolCallId, opts.abortSignal)),

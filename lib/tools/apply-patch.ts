@@ -25,9 +25,7 @@ type Input = z.infer<typeof schema>;
 
 function describe(b: Budget): string {
   return [
-    'Apply a patch that adds, changes, moves and deletes files in one call, all or nothing: every hunk is checked against the',
-    'current files before anything is written; if one does not fit, nothing changes and the error names the file and hunk.',
-    'Format, by example:',
+    'Add, update, move and delete files in one call, all or nothing: every hunk is checked first; if one does not fit, nothing changes and the error names the file and hunk.',
     '*** Begin Patch',
     '*** Add File: src/new.ts',
     '+export const x = 1;',
@@ -37,21 +35,13 @@ function describe(b: Budget): string {
     ' const a = 1;',
     '-const b = 2;',
     '+const b = 3;',
-    ' return a + b;',
-    '*** End of File',
     '*** Delete File: src/gone.ts',
     '*** End Patch',
-    '- Add File: every line of the new file, prefixed with "+".',
-    '- Update File: hunks of context lines (a space, then the line exactly as in the file), removed lines ("-") and added lines ("+");',
-    '  a blank line is an empty context line. "@@" starts a hunk; text after it names a line above the change and narrows the search.',
-    '  "*** Move to: <path>" right after Update File (optional) also renames the file; "*** End of File" (optional) pins the hunk to the end of the file.',
-    '- Delete File: no lines after it.',
-    'Give each hunk about 3 lines of context above and below the change, copied exactly; put a file\'s hunks in file order (each is',
-    'searched after the previous one). Context may differ from the file only in trailing whitespace, and the result says when it did.',
-    'Each file appears in one operation only. Returns a line per file (+added −removed lines) and the unified diff',
-    `(cut to ${formatBytes(b.DIFF_MAX_BYTES)} for you). Files up to ${formatBytes(b.EDIT_MAX_FILE_BYTES)}.`,
-    'Prefer apply_patch for several changes in one file or changes across files; use edit_file for a single replacement',
-    '(it forgives more drift in old_string), and write_file to replace a whole file.',
+    'Add File: every line prefixed "+". Update File: hunks of context (" " then the line exactly as in the file; a blank line is empty context), "-" removed and "+" added lines;',
+    'text after "@@" names a line above the change to narrow the search; "*** Move to:" (optional) renames; "*** End of File" pins a hunk to the end. Delete File: no lines.',
+    "Give about 3 context lines around each change, a file's hunks in file order; context may differ from the file only in trailing whitespace. Each file in one operation only.",
+    `Returns a line per file (+added −removed lines) and the unified diff (cut to ${formatBytes(b.DIFF_MAX_BYTES)} for you). Files up to ${formatBytes(b.EDIT_MAX_FILE_BYTES)}.`,
+    'Prefer apply_patch for several changes in one file or changes across files; use edit_file for a single replacement (it forgives more drift), write_file to replace a whole file.'
   ].join('\n');
 }
 

@@ -27,31 +27,22 @@ import {
 import { byteLength, clipLine, countLines, formatBytes, formatCount } from './text';
 
 const schema = z.strictObject({
-  path: z.string().describe('File to change, relative to the workspace root.'),
-  old_string: z
-    .string()
-    .describe(
-      'The text to replace, copied exactly from read_file output (without the line-number prefix), with enough surrounding lines to match one place. Empty only to create a file that does not exist yet.',
-    ),
-  new_string: z.string().describe('The text to put in its place, inserted exactly as given.'),
-  replace_all: z.boolean().optional().describe('Replace every match instead of requiring exactly one (default false).'),
+  path: z.string().describe('File relative to the workspace root.'),
+  old_string: z.string().describe('Text to replace; empty only to create a file.'),
+  new_string: z.string().describe('Replacement, inserted literally.'),
+  replace_all: z.boolean().optional().describe('Replace every match (default: exactly one must match).'),
 });
 
 type Input = z.infer<typeof schema>;
 
 function describe(b: Budget): string {
   return [
-    'Replace text in one file: finds old_string and puts new_string in its place, then returns a unified diff of the change',
-    `(cut to ${formatBytes(b.DIFF_MAX_BYTES)} for you; the user sees all of it).`,
-    '- Copy old_string exactly from read_file output, without the line-number prefix, and include enough surrounding lines that it matches one place.',
-    '  It must match exactly one place unless replace_all is true; several matches give an error with their line numbers.',
-    '- With no exact match, looser matchers forgive small drift: trailing whitespace, indentation (new_string is re-indented to fit), tabs vs spaces,',
-    '  escaped characters written literally (\\n, \\t, \\"), blank lines, and matching first/last lines with a similar middle.',
-    `  The result then names the matcher used — check the diff. A loose match spanning much more than old_string (over ${b.EDIT_LOOSE_SPAN_MAX_RATIO}× its lines or bytes) is refused.`,
-    '- new_string is inserted literally ($& and $$ are not special). The file keeps its line endings (CRLF stays CRLF) and its byte-order mark.',
-    '- An empty old_string creates a file that does not exist yet (or fills an empty one); on a file with content it is an error.',
-    `- Files up to ${formatBytes(b.EDIT_MAX_FILE_BYTES)}.`,
-    'To replace a whole file use write_file. To make several changes in one or more files at once use apply_patch.',
+    `Replace old_string with new_string in one file. Returns the unified diff (cut to ${formatBytes(b.DIFF_MAX_BYTES)} for you; the user sees all of it).`,
+    'Copy old_string exactly from read_file output without the line-number prefix, with enough surrounding lines to match one place; several matches are an error listing their lines, unless replace_all.',
+    'Without an exact match, looser matchers forgive trailing whitespace, indentation (new_string is re-indented), tabs vs spaces, literal \\n \\t \\", blank lines, and a similar middle between matching first/last lines;',
+    `the result names the matcher: check the diff. A loose match over ${b.EDIT_LOOSE_SPAN_MAX_RATIO}× the lines or bytes of old_string is refused.`,
+    `An empty old_string creates a missing (or empty) file. Line endings and byte-order mark are kept. Files up to ${formatBytes(b.EDIT_MAX_FILE_BYTES)}.`,
+    'To replace a whole file use write_file. To make several changes in one or more files at once use apply_patch.'
   ].join('\n');
 }
 

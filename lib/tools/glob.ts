@@ -11,15 +11,14 @@ import { resolveInWorkspace } from '../policy/workspace';
 import { CLAMPIGNORE_FILE, IgnoreRules, comparePaths, ignoredNote, nearPaths } from './ignore';
 
 const schema = z.strictObject({
-  pattern: z.string().describe("Glob relative to path, e.g. '**/*.ts', 'src/**/test_*.py' or '*.{json,yaml}'."),
-  path: z.string().optional().describe('Folder to search in, relative to the workspace. Default: the workspace root.'),
+  pattern: z.string().describe("Glob relative to path, e.g. 'src/**/*.ts'."),
+  path: z.string().optional().describe('Folder to search in (default: the workspace root).'),
 });
 
 function describe(b: Budget): string {
-  return `Find files by name with a glob pattern: * (within one folder), ** (any number of folders), ?, [abc], {a,b}. Examples: '**/*.ts', 'src/**/test_*.py', '*.{json,yaml}'.
-Returns matching file paths relative to the workspace, one per line, sorted by path; at most ${formatCount(b.GLOB_MAX_RESULTS)} (the note then says how many matched in all).
-The pattern is relative to path (default: the workspace root): '*.ts' matches only files directly in that folder, '**/*.ts' matches in every folder below it. Patterns cannot be absolute or contain '..'; set path instead.
-Skips .git, node_modules, build output, caches and vendor folders, .gitignored paths and patterns listed in ${CLAMPIGNORE_FILE}; pass path to look inside one of them. Returns files only; symlinks are not followed.
+  return `Find files by name: * (within one folder), ** (any depth), ?, [abc], {a,b}. '*.ts' matches only directly in path, '**/*.ts' in every folder below; no absolute paths or '..' (set path instead).
+Returns matching file paths (not folders) relative to the workspace, sorted; at most ${formatCount(b.GLOB_MAX_RESULTS)} (the note then says how many matched in all).
+Skips .git, node_modules, build output, caches, vendor folders, .gitignored paths and ${CLAMPIGNORE_FILE} patterns (pass path to look inside one); symlinks are not followed.
 To search file contents use grep; to see every entry of a folder (ignored ones included) use list_dir.`;
 }
 

@@ -9,26 +9,23 @@ import { CLAMPIGNORE_FILE, globToRegExp, ignoredNote, nearPaths } from './ignore
 import { search, type CompiledPattern, type EngineChoice, type SearchResult, type Skipped } from './grep-engine';
 
 const schema = z.strictObject({
-  pattern: z.string().describe('Regular expression to search for (JavaScript RegExp syntax); with literal: true, the exact text.'),
-  path: z.string().optional().describe('Folder or file to search, relative to the workspace. Default: the workspace root.'),
-  include: z.string().optional().describe("Only search files whose relative path or file name matches this glob, e.g. '*.ts' or 'src/**/*.tsx'."),
-  literal: z.boolean().optional().describe('Search for the pattern as plain text instead of a regex. Default false.'),
-  ignore_case: z.boolean().optional().describe('Match without regard to letter case. Default false.'),
-  context: z.number().int().min(0).optional().describe('Lines shown before and after each match (content mode). Default 0.'),
+  pattern: z.string().describe('JavaScript regular expression; with literal: true, plain text.'),
+  path: z.string().optional().describe('Folder or file to search (default: the workspace root).'),
+  include: z.string().optional().describe("Glob on the relative path or file name, e.g. '*.ts', 'src/**/*.tsx'."),
+  literal: z.boolean().optional().describe('Match the pattern as plain text.'),
+  ignore_case: z.boolean().optional(),
+  context: z.number().int().min(0).optional().describe('Lines before and after each match (default 0).'),
   output_mode: z
     .enum(['content', 'files_with_matches', 'count'])
     .optional()
-    .describe("'content' (default): matching lines as path:line:text; 'files_with_matches': paths only; 'count': path:count."),
+    .describe('content (default): path:line:text; files_with_matches: paths; count: path:count.'),
 });
 
 function describe(b: Budget): string {
-  return `Search file contents for a regular expression (JavaScript RegExp syntax, e.g. 'function\\s+load\\w*'; escape . ( ) [ ] { } * + ? | \\ to match them literally, or pass literal: true to search for the text exactly as typed).
-Returns matching lines as path:line:text, paths relative to the workspace, sorted by path then line number; a summary line says how many matches were found in how many files.
-- path: a folder or a single file (default: the workspace root). include: a glob matched against the relative path or the file name ('*.ts', 'src/**/*.tsx', '*.{js,jsx}').
-- ignore_case; context: lines before and after each match (at most ${b.GREP_MAX_CONTEXT_LINES}; shown as path-line-text, groups separated by --).
-- output_mode: 'content' (default), 'files_with_matches' (paths only), 'count' (path:count).
-Limits: at most ${formatCount(b.GREP_MAX_MATCHES)} matching lines (or files, in the other modes); past that the search stops and says so. Lines are cut at ${formatCount(b.GREP_MAX_LINE_BYTES)} bytes. Files over ${formatBytes(b.GREP_MAX_FILE_BYTES)} are skipped and named in the result; binary files are not shown (counted when they contain a match); the walk stops after ${formatCount(b.GREP_MAX_FILES_VISITED)} files.
-Skips .git, node_modules, build output, caches and vendor folders, .gitignored paths and patterns listed in ${CLAMPIGNORE_FILE}; pass path to search inside one of them. Symlinks are not followed.
+  return `Search file contents for a JavaScript regular expression (escape . ( ) [ ] { } * + ? | \\ to match them, or pass literal: true).
+Returns matching lines as path:line:text (context lines as path-line-text, groups split by --), sorted by path and line, then a count of matches and files.
+Limits: at most ${formatCount(b.GREP_MAX_MATCHES)} matching lines (files, in the other modes), then it stops and says so: narrow path or include. Lines are cut at ${formatCount(b.GREP_MAX_LINE_BYTES)} bytes; context at most ${b.GREP_MAX_CONTEXT_LINES} lines. Files over ${formatBytes(b.GREP_MAX_FILE_BYTES)} are skipped and named; binary files are counted, not shown; the walk stops after ${formatCount(b.GREP_MAX_FILES_VISITED)} files.
+Skips .git, node_modules, build output, caches, vendor folders, .gitignored paths and ${CLAMPIGNORE_FILE} patterns (pass path to search inside one); symlinks are not followed.
 To find files by name use glob; to read a file use read_file.`;
 }
 

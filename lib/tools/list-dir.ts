@@ -13,13 +13,13 @@ import { formatCount } from './text';
 import { notFoundError, pathArg } from './near-names';
 
 const schema = z.strictObject({
-  path: z.string().optional().describe("Folder to list, relative to the workspace root (default '.', the root)."),
+  path: z.string().optional().describe("Folder relative to the workspace root (default '.')."),
   offset: z
     .number()
     .int()
     .min(0)
     .optional()
-    .describe('Entries to skip (0-based; default 0). The footer of a capped listing gives the offset of the next page.'),
+    .describe('Entries to skip (default 0).'),
 });
 
 interface Entry {
@@ -99,11 +99,9 @@ const plural = (n: number, one: string, many: string) => `${formatCount(n)} ${n 
 
 function describe(b: Budget): string {
   return [
-    'List one folder of the workspace (not recursive). Directories come first ("name/"), then files with their exact size in bytes ("name  1234"), each sorted by name; symlinks show their target ("name -> target").',
-    'Nothing is hidden: dot files, build output and vendor folders are listed too.',
-    `At most ${b.LIST_DIR_MAX_ENTRIES} entries per call; a longer listing says how many entries there are and the offset for the next page (offset counts entries to skip, from 0).`,
-    "path defaults to '.', the workspace root.",
-    'To find files by pattern across the tree use glob; to read a file use read_file.',
+    'List one folder (not recursive): directories first ("name/"), then files with their size in bytes ("name  1234"), each sorted by name; symlinks as "name -> target". Nothing is hidden (dot files, build output, vendor folders).',
+    `At most ${b.LIST_DIR_MAX_ENTRIES} entries per call; a longer listing gives the total and the offset of the next page.`,
+    'To find files by pattern across the tree use glob; to read a file use read_file.'
   ].join('\n');
 }
 

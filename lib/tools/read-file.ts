@@ -27,9 +27,9 @@ const CR = 0x0d;
 const utf8 = new TextDecoder('utf-8'); // lossy: invalid bytes become U+FFFD
 
 const schema = z.strictObject({
-  path: z.string().describe('File to read, relative to the workspace root.'),
-  offset: z.number().int().min(1).optional().describe('First line to show, 1-based (default 1).'),
-  limit: z.number().int().min(1).optional().describe('Most lines to show (default and maximum: the line cap in the description).'),
+  path: z.string().describe('File relative to the workspace root.'),
+  offset: z.number().int().min(1).optional().describe('First line, 1-based (default 1).'),
+  limit: z.number().int().min(1).optional().describe('Most lines (default: the maximum).'),
 });
 
 interface Scan {
@@ -156,13 +156,10 @@ async function scanFile(fh: fs.promises.FileHandle, size: number, offset: number
 
 function describe(b: Budget): string {
   return [
-    'Read a text file in the workspace. Returns its lines numbered for reference ("<number><TAB><text>"; the numbers are not part of the file), one window at a time.',
-    `offset is the first line (1-based, default 1); limit is the most lines (default and maximum ${b.READ_MAX_LINES}).`,
-    `A window also stops at ${formatCount(b.READ_WINDOW_MAX_BYTES)} bytes of numbered text. The footer says "lines a–b of N" and, when more remains, the offset to continue with.`,
-    `Lines longer than ${formatCount(b.READ_MAX_LINE_BYTES)} bytes are cut with a marker saying how many bytes were cut.`,
-    `Files over ${formatBytes(b.READ_WHOLE_FILE_MAX_BYTES)} must be read with offset/limit; without them you get the size and how to page.`,
-    'Binary files (images, archives, executables …) are refused with their type and size. Invalid UTF-8 is shown as U+FFFD.',
-    'To find text across files use grep; to list a folder use list_dir; to change part of a file use edit_file.',
+    'Read a text file, one window at a time. Returns lines as "<number><TAB><text>" (the numbers are not in the file) and a footer "lines a–b of N" with the offset to continue from.',
+    `A window is at most ${formatCount(b.READ_MAX_LINES)} lines (the default) and ${formatCount(b.READ_WINDOW_MAX_BYTES)} bytes. Lines longer than ${formatCount(b.READ_MAX_LINE_BYTES)} bytes are cut with a marker.`,
+    `Files over ${formatBytes(b.READ_WHOLE_FILE_MAX_BYTES)} need offset/limit. Binary files are refused with their type and size.`,
+    'To find text across files use grep; to list a folder use list_dir; to change part of a file use edit_file.'
   ].join('\n');
 }
 

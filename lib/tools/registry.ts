@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Budget } from './budget';
 import type { PermissionMode, SideEffect, ToolContext, ToolDefinition } from './types';
 import { modeAllowsEffect } from '../policy/modes';
@@ -52,4 +52,25 @@ export function listedTools(
 /** A tool's description as the model reads it. */
 export function describeTool(t: ToolDefinition, budget: Budget): string {
   return t.describe(budget).trim();
+}
+
+/**
+ * A tool's input schema as the model receives it: zod's JSON Schema without what carries nothing
+ * for the model (the `$schema` dialect URL, and the ±2^53 bounds zod writes for every .int()).
+ * Every constraint that narrows the input (enum, real bounds, required, additionalProperties) stays.
+ */
+export function modelSchema(t: Pick<ToolDefinition, 'schema'>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(t.schema) as Record<string, unknown>;
+  return stripSafeIntegerBounds(rest) as Record<string, unknown>;
+}
+
+function stripSafeIntegerBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(stripSafeIntegerBounds);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if ((k === 'maximum' && v === Number.MAX_SAFE_INTEGER) || (k === 'minimum' && v === Number.MIN_SAFE_INTEGER)) continue;
+    out[k] = stripSafeIntegerBounds(v);
+  }
+  return out;
 }

@@ -12,14 +12,14 @@ import { formatRun, formatSeconds } from '../exec/format';
 import { tasksFor } from '../tasks/manager';
 
 const schema = z.strictObject({
-  command: z.string().describe('The command line, run with bash -c. Use non-interactive flags: stdin is closed.'),
-  cwd: z.string().optional().describe('Working directory relative to the workspace root (must stay inside it). Default: the workspace root.'),
+  command: z.string().describe('Command line for bash -c.'),
+  cwd: z.string().optional().describe('Working directory inside the workspace (default: its root).'),
   timeout_ms: z
     .number()
     .int()
     .optional()
-    .describe('Kill the command after this many milliseconds. Foreground default applies when absent; background tasks have no timeout unless given.'),
-  background: z.boolean().optional().describe('Start it as a background task and return its id at once (servers, watchers, long builds).'),
+    .describe('Milliseconds before the command is killed.'),
+  background: z.boolean().optional().describe('Start a background task and return its id at once.'),
 });
 
 type Input = z.infer<typeof schema>;
@@ -95,12 +95,12 @@ export const runCommandTool = defineTool({
   policy: (input, ctx) => assessCommand(input.command, { workspace: ctx.workspace, cwd: input.cwd }),
   describe: (b) =>
     [
-      'Run a shell command (bash -c) in the workspace root, or in cwd, and return how it ended ("exit code N", or "killed: timed out after N s", or "killed by the user"), its duration, and its stdout and stderr sections.',
-      'stdin is closed and pagers, editors and prompts are disabled, so pass non-interactive flags (-y, --no-edit, git --no-pager); a command that waits for input fails or hangs until its timeout.',
-      `Timeout: ${formatSeconds(b.COMMAND_TIMEOUT_DEFAULT_MS)} by default, at most ${formatSeconds(b.COMMAND_TIMEOUT_MAX_MS)} (timeout_ms, in milliseconds; values out of range are clamped and the result says so). On timeout the whole process group is killed.`,
-      `Output: the result holds at most ${formatBytes(b.TOOL_OUTPUT_MAX_BYTES)}. Past that each stream keeps its end (and its start when it looks like a failure) and says how many bytes and lines were cut; everything is saved to log files whose paths the result gives — read them with read_file (offset/limit) or search them with grep.`,
-      'Processes a foreground command leaves running are stopped when it exits. For servers, watchers and long builds pass background: true: it returns a task id at once; then read new output with task_output (it can wait for output), list tasks with task_list, stop one with task_kill. Background tasks have no timeout unless you pass timeout_ms.',
-      'To read files use read_file, to find files use glob, to search contents use grep, to change files use edit_file — not cat, find, grep or sed through this tool.',
+      'Run a shell command (bash -c) in the workspace root or cwd. Returns how it ended (exit code N, timed out, or killed by the user), its duration, stdout and stderr.',
+      'stdin is closed and pagers, editors and prompts are disabled: pass non-interactive flags (-y, --no-edit, git --no-pager).',
+      `Timeout: ${formatSeconds(b.COMMAND_TIMEOUT_DEFAULT_MS)} by default, at most ${formatSeconds(b.COMMAND_TIMEOUT_MAX_MS)} (timeout_ms; out-of-range values are clamped); then the whole process group is killed.`,
+      `Output over ${formatBytes(b.TOOL_OUTPUT_MAX_BYTES)} keeps each stream's end (and start, for failures) and says what was cut; full logs are saved at the paths given: read them with read_file or grep.`,
+      'Processes left running are stopped when it exits. For servers, watchers and long builds pass background: true to get a task id at once, then use task_output, task_list, task_kill; a background task has no timeout unless timeout_ms is given.',
+      'For files use read_file, glob, grep (the tool) and edit_file, not cat, find, shell grep or sed.',
     ].join('\n'),
   async run(input, ctx) {
     const b = ctx.budget;

@@ -26,13 +26,13 @@ export function findTask(mgr: TaskManager, id: string, ctx: Pick<ToolContext, 's
 }
 
 const schema = z.strictObject({
-  id: z.string().describe('The task id that run_command(background: true) returned, e.g. "t1".'),
+  id: z.string().describe('Task id from run_command, e.g. "t1".'),
   wait_ms: z
     .number()
     .int()
     .min(0)
     .optional()
-    .describe('Wait up to this many milliseconds for new output or the exit; returns as soon as either comes. Default 0 (no wait).'),
+    .describe('Milliseconds to wait for new output or the exit (default 0).'),
 });
 
 /** One stream's section: what was dropped, the new text, and what is left to read. */
@@ -58,11 +58,11 @@ export const taskOutputTool = defineTool({
   nonEmpty: ['id'],
   describe: (b) =>
     [
-      'Read what a background task (started with run_command(background: true)) printed since the last task_output call, with its status (running, exited, killed, timed out) and exit code.',
-      `Each read returns at most ${formatBytes(b.TASK_OUTPUT_MAX_BYTES)} of new stdout and as much of stderr; when more is unread it says how much, and the next call continues where this one stopped. ` +
-        `If more than ${formatBytes(b.TASK_CAPTURE_MAX_BYTES)} piles up unread, the oldest is dropped from memory (the result says how much; the task's log file keeps everything).`,
-      `wait_ms (at most ${formatCount(b.TASK_WAIT_MAX_MS)}) waits for new output or the exit and returns as soon as either comes: use it instead of calling in a loop.`,
-      'To see every task use task_list; to stop one use task_kill; to run a short command and get its whole result use run_command without background.',
+      'Read what a background task (run_command with background: true) printed since the last read, with its status (running, exited, killed, timed out) and exit code.',
+      `Each read returns at most ${formatBytes(b.TASK_OUTPUT_MAX_BYTES)} of new stdout and as much of stderr; the result says how much is left, and the next call continues. ` +
+        `Past ${formatBytes(b.TASK_CAPTURE_MAX_BYTES)} unread, the oldest is dropped from memory (counted; the log file keeps it).`,
+      `wait_ms (at most ${formatCount(b.TASK_WAIT_MAX_MS)}) returns as soon as new output or the exit comes: use it instead of polling.`,
+      'To see every task use task_list; to stop one use task_kill; for a short command use run_command without background.',
     ].join('\n'),
   async run(input, ctx) {
     const b = ctx.budget;

@@ -48,7 +48,7 @@ const schema = z.strictObject({
     .max(webFetchMaxBytes(BUDGET))
     .optional()
     .describe(
-      `Most bytes of text to return, 1 to ${webFetchMaxBytes(BUDGET)} (the default: what one result can hold after its notes; lowered when the turn's budget is smaller).`,
+      `Most bytes of text, 1 to ${webFetchMaxBytes(BUDGET)} (default: the most; lowered when the turn's budget is smaller).`,
     ),
 });
 
@@ -56,12 +56,12 @@ type Input = z.infer<typeof schema>;
 
 function describe(b: Budget): string {
   return [
-    'Fetch one http:// or https:// URL and return its content as text: HTML converted to Markdown (links made absolute), plain text and JSON as they are.',
-    `- Returns at most max_bytes of text (default and maximum ${formatCount(webFetchMaxBytes(b))} bytes); a longer page is cut with a note and its full Markdown is saved to a file you can read with read_file.`,
-    `- The response body is read up to ${formatBytes(b.WEB_RESPONSE_MAX_BYTES)}; the rest is counted, not converted. Binary content (images, PDF, archives …) is refused with its type and size.`,
-    `- Redirects within the same host are followed (up to ${b.WEB_REDIRECT_MAX_COUNT}); a redirect to another host is reported, not followed: call web_fetch again with the new URL.`,
-    `- Gives up after ${formatDuration(b.WEB_CONNECT_TIMEOUT_MS)} without an answer, ${formatDuration(b.WEB_TOTAL_TIMEOUT_MS)} in all. HTTP errors (404, 500 …) come back with the status and an excerpt of the page.`,
-    'To find pages by topic use web_search (when listed). For files in the workspace use read_file, not web_fetch.',
+    'Fetch one http:// or https:// URL and return it as text: HTML as Markdown (links made absolute), plain text and JSON as they are.',
+    `At most max_bytes of text (default and maximum ${formatCount(webFetchMaxBytes(b))} bytes); a longer page is cut with a note and its full Markdown saved to a file to read with read_file.`,
+    `The body is read up to ${formatBytes(b.WEB_RESPONSE_MAX_BYTES)}, the rest counted. Binary content is refused with its type and size.`,
+    `Same-host redirects are followed (up to ${b.WEB_REDIRECT_MAX_COUNT}); one to another host is reported: call web_fetch with the new URL.`,
+    `Gives up after ${formatDuration(b.WEB_CONNECT_TIMEOUT_MS)} without an answer, ${formatDuration(b.WEB_TOTAL_TIMEOUT_MS)} in all. HTTP errors return the status and an excerpt.`,
+    'To find pages by topic use web_search (when listed). For files in the workspace use read_file, not web_fetch.'
   ].join('\n');
 }
 

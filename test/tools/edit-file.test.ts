@@ -26,7 +26,7 @@ describe('edit_file: contract', () => {
   it('describes itself with numbers from the budget it is given and names its siblings', () => {
     const text = editFileTool.describe(budgetTable({ DIFF_MAX_BYTES: 1234, EDIT_LOOSE_SPAN_MAX_RATIO: 1.7, EDIT_MAX_FILE_BYTES: 2 * 1024 * 1024 }));
     expect(text).toContain('cut to 1,234 bytes for you');
-    expect(text).toContain('over 1.7× its lines or bytes');
+    expect(text).toContain('A loose match over 1.7× the lines or bytes of old_string is refused.');
     expect(text).toContain('Files up to 2.0 MB.');
     expect(text).toContain('To replace a whole file use write_file. To make several changes in one or more files at once use apply_patch.');
     expect(editFileTool.effect).toBe('write');

@@ -26,7 +26,7 @@ describe('grep: contract', () => {
     const text = grepTool.describe(budgetTable({ GREP_MAX_MATCHES: 77, GREP_MAX_LINE_BYTES: 99, GREP_MAX_CONTEXT_LINES: 4, GREP_MAX_FILE_BYTES: 2 * 1024 * 1024 }));
     expect(text).toContain('at most 77 matching lines');
     expect(text).toContain('Lines are cut at 99 bytes');
-    expect(text).toContain('(at most 4;');
+    expect(text).toContain('context at most 4 lines');
     expect(text).toContain('Files over 2.0 MB are skipped');
     expect(text).toContain('To find files by name use glob');
     expect(text).toContain('literal: true');

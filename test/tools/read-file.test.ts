@@ -37,7 +37,7 @@ describe('read_file: contract', () => {
 
   it('describes itself with numbers from the budget it is given and names its siblings', () => {
     const text = readFileTool.describe(budgetTable({ READ_MAX_LINES: 77, READ_MAX_LINE_BYTES: 1234 }));
-    expect(text).toContain('default and maximum 77');
+    expect(text).toContain('A window is at most 77 lines (the default)');
     expect(text).toContain('Lines longer than 1,234 bytes are cut');
     expect(text).toContain('To find text across files use grep; to list a folder use list_dir');
     expect(readFileTool.effect).toBe('read');

@@ -181,7 +181,7 @@ describe('run_command', () => {
     expect(z.toJSONSchema(runCommandTool.schema)).toMatchSnapshot();
     const d = runCommandTool.describe(budgetTable({ COMMAND_TIMEOUT_DEFAULT_MS: 30_000, COMMAND_TIMEOUT_MAX_MS: 300_000 }));
     expect(d).toContain('Timeout: 30 s by default, at most 300 s');
-    expect(d).toContain('use edit_file');
+    expect(d).toContain('For files use read_file, glob, grep (the tool) and edit_file, not cat, find, shell grep or sed.');
     expect(runCommandTool.effect).toBe('system');
     expect(runCommandTool.policy).toBeTypeOf('function');
   });

@@ -4,6 +4,9 @@ import { definitionText, toolCostReport } from '../../bench/tool-cost-count';
 import { BUDGET } from '../../lib/tools/budget';
 import { ALL_TOOLS } from '../../lib/tools/index';
 import { skillTool } from '../../lib/tools/skills';
+import { modelSchema } from '../../lib/tools/registry';
+import { runCommandTool } from '../../lib/tools/run-command';
+import { webFetchMaxBytes, webFetchTool } from '../../lib/tools/web-fetch';
 
 describe('tool definition cost (npm run tool-cost)', () => {
   const report = toolCostReport();
@@ -22,6 +25,16 @@ describe('tool definition cost (npm run tool-cost)', () => {
     expect(JSON.parse(text)).toMatchObject({ name: 'skill', parameters: { type: 'object', required: ['name'] } });
     expect(report.tools.find((t) => t.name === 'skill')?.tokens).toBe(countTokens(text));
     expect(countTokens('hello world')).toBe(2);
+  });
+
+  it('sends and counts the schema without $schema or the ±2^53 bounds of .int(); real bounds and strictness stay', () => {
+    const run = modelSchema(runCommandTool);
+    expect(run).not.toHaveProperty('$schema');
+    expect(run).toMatchObject({ additionalProperties: false, properties: { timeout_ms: { type: 'integer' } } });
+    expect((run.properties as Record<string, object>).timeout_ms).not.toHaveProperty('maximum');
+    expect((run.properties as Record<string, object>).timeout_ms).not.toHaveProperty('minimum');
+    expect(modelSchema(webFetchTool)).toMatchObject({ properties: { max_bytes: { minimum: 1, maximum: webFetchMaxBytes(BUDGET) } } });
+    expect(JSON.parse(definitionText(runCommandTool)).parameters).toEqual(run);
   });
 
   it(`the always-loaded set fits TOOL_DEFINITIONS_MAX_TOKENS`, () => {
