@@ -7,13 +7,6 @@ import { ALL_TOOLS } from '../lib/tools/index';
 import { createRegistry, describeTool, listedTools, modelSchema } from '../lib/tools/registry';
 import { BUDGET, type Budget } from '../lib/tools/budget';
 import type { ToolDefinition } from '../lib/tools/types';
-import { gitStatusTool } from '../lib/tools/git-status';
-import { gitDiffTool } from '../lib/tools/git-diff';
-import { gitLogTool } from '../lib/tools/git-log';
-import { gitCommitTool } from '../lib/tools/git-commit';
-import { todoReadTool, todoWriteTool } from '../lib/tools/todo';
-import { memorySaveTool, memorySearchTool } from '../lib/tools/memory';
-import { skillTool } from '../lib/tools/skills';
 
 /**
  * What tool definitions cost in context: every tool's name + description + JSON schema, as the
@@ -21,18 +14,6 @@ import { skillTool } from '../lib/tools/skills';
  * o200k_base tokenizer (gpt-tokenizer).
  */
 
-/** Tools written after index.ts was last registered; a name already in ALL_TOOLS is not counted twice. */
-const EXTRA_TOOLS: readonly ToolDefinition<z.ZodType>[] = [
-  gitStatusTool,
-  gitDiffTool,
-  gitLogTool,
-  gitCommitTool,
-  todoWriteTool,
-  todoReadTool,
-  memorySaveTool,
-  memorySearchTool,
-  skillTool,
-];
 
 export interface ToolCost {
   name: string;
@@ -55,10 +36,9 @@ export function definitionText(t: ToolDefinition<z.ZodType>, budget: Budget = BU
   return JSON.stringify({ name: t.name, description: describeTool(t, budget), parameters: modelSchema(t) });
 }
 
-/** Every built-in tool plus the extra ones, each once. */
+/** Every built-in tool. */
 export function allTools(): ToolDefinition<z.ZodType>[] {
-  const seen = new Set(ALL_TOOLS.map((t) => t.name));
-  return [...ALL_TOOLS, ...EXTRA_TOOLS.filter((t) => !seen.has(t.name))];
+  return [...ALL_TOOLS];
 }
 
 /** The token cost of every tool, and of the set listed on every request (default mode, empty workspace and data dir). */
