@@ -21,6 +21,9 @@ export interface AnswerEvent {
   reason?: string;
 }
 
+/** Shortcut keys this soon after the bar takes focus are ignored. */
+const TYPE_THROUGH_GUARD_MS = 400;
+
 const btn =
   'inline-flex items-center gap-1.5 rounded border px-2.5 py-1 text-xs font-medium focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 disabled:cursor-not-allowed disabled:opacity-50';
 const btnPlain = `${btn} border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800`;
@@ -40,6 +43,20 @@ function risk(info: ApprovalInfo | null | undefined): { label: string; cls: stri
   return { label: 'needs approval', cls: 'bg-amber-100 text-amber-800 dark:bg-amber-950 dark:text-amber-300' };
 }
 
+/**
+ * What "This session" / "Always" would save, mirroring the server (lib/server/approvals.ts rulePatterns):
+ * the command's rule keys, every call of a non-command tool ('*'), or nothing for opaque and tier-1 calls.
+ */
+function rulePatterns(call: PendingCall): string[] | null {
+  const d = call.info?.decision;
+  if (!d || d.opaque || d.tier === 1) return null;
+  if (call.toolName === 'run_command' || d.subRuleKeys) {
+    const keys = d.subRuleKeys?.length ? d.subRuleKeys : d.ruleKey ? [d.ruleKey] : [];
+    return keys.length ? [...new Set(keys)] : null;
+  }
+  return ['*'];
+}
+
 function commandOf(input: unknown): string | undefined {
   const c = (input as { command?: unknown } | null)?.command;
   return typeof c === 'string' ? c : undefined;
@@ -56,11 +73,18 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
   const rootRef = useRef<HTMLDivElement>(null);
   const editRef = useRef<HTMLTextAreaElement>(null);
   const reasonRef = useRef<HTMLInputElement>(null);
-  const canAlways = !!info?.decision.ruleKey && !info.decision.opaque;
+  const patterns = rulePatterns(call);
+  const saveTitle = patterns
+    ? `Allow without asking: ${patterns[0] === '*' ? `every ${call.toolName} call` : patterns.join(' · ')}`
+    : 'This call cannot be saved as a rule (Clamp cannot judge what it would run); approve it once.';
   const r = risk(info);
 
+  // keys typed within a moment of the bar taking focus were meant for something else (typing through)
+  const focusedAt = useRef(0);
   useEffect(() => {
-    if (autoFocus) rootRef.current?.focus();
+    if (!autoFocus) return;
+    focusedAt.current = performance.now();
+    rootRef.current?.focus();
   }, [autoFocus]);
   useEffect(() => {
     if (editing) editRef.current?.focus();
@@ -68,7 +92,7 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
 
   async function answer(kind: ApprovalAnswer) {
     if (busy) return;
-    if (kind === 'always' && !canAlways) return;
+    if ((kind === 'always' || kind === 'session') && !patterns) return;
     const editedCommand = kind === 'edit' ? edited.trim() : undefined;
     if (kind === 'edit' && !editedCommand) return setError('The edited command is empty. Type a command or deny the call.');
     const final: ApprovalAnswer = kind === 'edit' && editedCommand === command ? 'once' : kind;
@@ -104,6 +128,7 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
       return;
     }
     if (tag === 'BUTTON' && (e.key === 'Enter' || e.key === ' ')) return; // the button's own click
+    if (performance.now() - focusedAt.current < TYPE_THROUGH_GUARD_MS) return;
     const key = e.key.toLowerCase();
     const map: Record<string, () => void> = {
       enter: () => void answer(editing ? 'edit' : 'once'),
@@ -168,16 +193,10 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
         <button type="button" className={btnPrimary} disabled={busy} onClick={() => void answer(editing ? 'edit' : 'once')}>
           {editing ? 'Approve edited' : 'Approve once'} <Kbd k={editing ? '↵' : 'y'} />
         </button>
-        <button type="button" className={btnPlain} disabled={busy} onClick={() => void answer('session')}>
+        <button type="button" className={btnPlain} disabled={busy || !patterns} title={`${saveTitle}${patterns ? ' (this session)' : ''}`} onClick={() => void answer('session')}>
           This session <Kbd k="s" />
         </button>
-        <button
-          type="button"
-          className={btnPlain}
-          disabled={busy || !canAlways}
-          title={canAlways ? `Always allow: ${info?.decision.ruleKey}` : 'This call cannot be saved as a rule (it cannot be judged safely); approve it once or for this session.'}
-          onClick={() => void answer('always')}
-        >
+        <button type="button" className={btnPlain} disabled={busy || !patterns} title={`${saveTitle}${patterns ? ' (always, in this workspace)' : ''}`} onClick={() => void answer('always')}>
           Always <Kbd k="a" />
         </button>
         {command !== undefined && !editing && (
@@ -198,6 +217,7 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
           Deny <Kbd k="n" />
         </button>
       </div>
+      <p className="text-[11px] text-zinc-500">{saveTitle}{patterns ? ' — with “This session” or “Always”.' : ''}</p>
       {error && (
         <p role="alert" className="text-xs text-rose-700 dark:text-rose-400">
           {error}

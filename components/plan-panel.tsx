@@ -30,7 +30,7 @@ export function PlanPanel({ items }: { items: TodoItem[] | null }) {
         </span>
       </button>
       {open && (
-        <ol className="space-y-0.5 px-3 pb-2">
+        <ol className="space-y-0.5 px-3 pb-2 text-[13px]">
           {items.map((item, i) => (
             <li key={`${i}-${item.content}`} className="flex gap-2">
               <span className={mark[item.status].cls} aria-label={mark[item.status].label}>

@@ -127,7 +127,9 @@ function LiveOutput({ toolCallId, logPath, label }: { toolCallId: string; logPat
 /** One tool call: a one-line summary with its state and duration, then its output, diff, cuts, error and hint. */
 export const ToolCard = memo(function ToolCard({ part, turnCut, idle }: { part: ToolPart; turnCut?: TurnBudgetCut; idle: boolean }) {
   const name = getToolName(part);
-  const args = toolArgs(name, part.input);
+  const edited = resultOf(part)?.meta?.editedCommand;
+  // what ran is what the line names; the card says it was edited
+  const args = toolArgs(name, typeof edited === 'string' ? { ...(part.input as object), command: edited } : part.input);
   const live = cardState(part);
   // a call still "running" while the chat is idle was cut off (a stop, a reload mid-turn, a server restart)
   const state: CardState = idle && (part.state === 'input-available' || part.state === 'input-streaming') ? { label: 'interrupted', tone: 'muted', running: false } : live;
@@ -160,6 +162,11 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle }: { part: 
           <span className="font-semibold text-zinc-900 dark:text-zinc-100">{name}</span>
           {args && <span className="ml-2 text-zinc-600 dark:text-zinc-400">{args}</span>}
         </span>
+        {typeof edited === 'string' && (
+          <span className="shrink-0 rounded bg-zinc-100 px-1 text-[11px] text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300" title={`The person edited the command before approving it; the model proposed: ${String(meta.proposedCommand ?? '')}`}>
+            edited
+          </span>
+        )}
         <span className={`shrink-0 text-xs ${toneClass[state.tone]}`}>
           {state.label}
           {state.running && times.start !== undefined && (
@@ -183,6 +190,11 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle }: { part: 
           {logPath && done && (
             <button type="button" onClick={() => openViewer({ kind: 'file', path: logPath }, `Log of ${title}`)} className="text-xs text-sky-700 underline hover:text-sky-900 dark:text-sky-400">
               Open full log
+            </button>
+          )}
+          {typeof meta.taskId === 'string' && (
+            <button type="button" onClick={() => openViewer({ kind: 'task', taskId: meta.taskId as string }, `Task ${meta.taskId as string}: ${args}`)} className="text-xs text-sky-700 underline hover:text-sky-900 dark:text-sky-400">
+              Open task {meta.taskId} log
             </button>
           )}
         </div>

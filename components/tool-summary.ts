@@ -43,7 +43,9 @@ export function toolArgs(name: string, input: unknown): string {
     case 'task_list':
       return '';
     case 'todo_write':
-      return Array.isArray(i.todos) ? `${i.todos.length} items` : '';
+      return Array.isArray(i.items) ? `${i.items.length} items` : '';
+    case 'todo_read':
+      return '';
     default: {
       const json = JSON.stringify(input ?? {});
       return json === '{}' ? '' : json.length > 160 ? `${json.slice(0, 160)}…` : json;

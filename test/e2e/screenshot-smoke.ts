@@ -29,7 +29,7 @@ function makeWorkspace(): string {
 function script(): unknown {
   const bigFile = Array.from({ length: 10_000 }, (_, i) => `line ${i + 1}: ${'x'.repeat(20)}`).join('\n') + '\n';
   return [
-    { text: "I'll look around first.", toolCalls: [{ name: 'read_file', args: { path: 'README.md' } }, { name: 'grep', args: { pattern: 'greet', path: 'src' } }, { name: 'list_dir', args: { path: '.' } }] },
+    { text: "I'll look around first.", toolCalls: [{ name: 'read_file', args: { path: 'README.md' } }, { name: 'grep', args: { pattern: 'greet', path: 'src' } }, { name: 'list_dir', args: { path: '.' } }, { name: 'todo_write', args: { items: [{ content: 'Read the project', status: 'completed' }, { content: 'Fix the greeting', status: 'in_progress' }, { content: 'Show some output', status: 'pending' }] } }] },
     { text: 'Now the greeting.', toolCalls: [{ name: 'edit_file', args: { path: 'src/app.ts', old_string: 'Hello ${name}', new_string: 'Hello, ${name}!' } }] },
     { text: 'Running a slow command to show live output.', toolCalls: [{ name: 'run_command', args: { command: 'for i in 1 2 3 4 5; do echo "step $i"; sleep 0.6; done && echo finished' } }] },
     { text: 'And a big output.', toolCalls: [{ name: 'run_command', args: { command: 'seq 1 200000' } }] },
@@ -39,6 +39,9 @@ function script(): unknown {
     },
     { text: 'Cleaning up.', toolCalls: [{ name: 'run_command', args: { command: 'rm -rf build && git status' } }] },
     { text: 'Understood, I will not delete anything.' },
+    { text: 'Making a file.', toolCalls: [{ name: 'run_command', args: { command: 'touch original.txt' } }] },
+    { text: 'Starting a watcher in the background.', toolCalls: [{ name: 'run_command', args: { command: 'for i in $(seq 1 300); do echo "tick $i"; sleep 0.3; done', background: true } }] },
+    { text: 'The watcher runs in the background.' },
     { error: 'fetch failed: connect ECONNREFUSED 127.0.0.1:1234' },
   ];
 }
@@ -76,6 +79,7 @@ async function driveTurn(page: Page, label: string, answer: (page: Page) => Prom
       idleSince = 0;
       n++;
       await snap(page, `${label}-approval-${n}`);
+      await page.waitForTimeout(500); // the bar ignores keys for a moment after it takes focus
       await answer(page);
       const running = await page.waitForSelector('[data-running="true"]', { timeout: 3000 }).catch(() => null);
       if (running) {
@@ -171,6 +175,28 @@ async function main(): Promise<void> {
     });
     await snap(page, 'turn2-denied');
 
+    // Edit & approve: the edited command is what runs; then a background task for the panel
+    await page.fill('#chat-input', 'Make a file, then start a watcher.');
+    await page.keyboard.press('Enter');
+    let edits = 0;
+    await driveTurn(page, 'turn3', async (p) => {
+      if (edits++ === 0) {
+        await p.focus('[data-approval-for]');
+        await p.keyboard.press('e');
+        await p.fill('[data-approval-for] textarea', 'touch edited.txt');
+        await snap(p, 'turn3-editing');
+        await p.keyboard.press('Enter');
+      } else {
+        // "This session" when the call can be saved as a rule, else approve once
+        await p.focus('[data-approval-for]');
+        const canSave = await p.locator('[data-approval-for] button', { hasText: 'This session' }).isEnabled();
+        await p.keyboard.press(canSave ? 's' : 'y');
+      }
+    });
+    console.log('the edited command ran:', fs.existsSync(path.join(ws, 'edited.txt')) && !fs.existsSync(path.join(ws, 'original.txt')));
+    await page.waitForTimeout(2000);
+    await snap(page, 'turn3-done-task-panel');
+
     await page.fill('#chat-input', 'One more thing.');
     await page.keyboard.press('Enter');
     await page.waitForSelector('[role="alert"]', { timeout: 60_000 }).catch(() => console.log('no error line appeared'));
@@ -192,7 +218,35 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+/** The empty state: a server with no model configured shows how to configure one. */
+async function noModel(): Promise<void> {
+  const port = PORT + 1;
+  const ws = makeWorkspace();
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'clamp-ui-data-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, CLAMP_WORKSPACE: ws, CLAMP_DATA_DIR: data, CLAMP_PORT: String(port), CLAMP_TOKEN: TOKEN };
+  for (const k of ['CLAMP_MODEL', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'CLAMP_API_KEY', 'CLAMP_BASE_URL', 'OPENAI_BASE_URL']) delete env[k];
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/clamp.mjs')], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 600; i++) {
+      if (child.exitCode !== null) throw new Error(`the launcher exited with ${child.exitCode}`);
+      if (await fetch(`${base}/`).then(() => true, () => false)) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.goto(`${base}/?token=${TOKEN}`);
+    await page.waitForSelector('text=No model is configured', { timeout: 30_000 });
+    await snap(page, 'no-model');
+  } finally {
+    await browser.close();
+    child.kill('SIGINT');
+  }
+}
+
+main()
+  .then(() => (process.exitCode ? undefined : noModel()))
+  .catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
