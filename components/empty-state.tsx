@@ -9,7 +9,7 @@ export function EmptyState({ help, onOpenSettings }: { help: string | undefined;
           <h1 className="text-lg font-semibold">No model is configured</h1>
           <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">Clamp needs a model before it can chat. This is how to configure one:</p>
         </div>
-        <pre tabIndex={0} aria-label="How to configure a model" className="overflow-x-auto whitespace-pre rounded-md border border-zinc-200 bg-white p-4 font-mono text-[12px] leading-relaxed text-zinc-800 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-200">
+        <pre tabIndex={0} aria-label="How to configure a model" className="overflow-x-auto whitespace-pre-wrap break-words rounded-md border border-zinc-200 bg-white p-4 font-mono text-[12px] leading-relaxed text-zinc-800 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-200">
           {help ?? 'Set CLAMP_MODEL=provider:model (for example anthropic:claude-sonnet-4-5) and the provider’s API key, then restart Clamp.'}
         </pre>
         <button
