@@ -73,7 +73,10 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
     let args = input;
     const edited = answer?.answer === 'edit' && answer.editedCommand ? answer.editedCommand : undefined;
     if (edited && typeof input === 'object' && input !== null && 'command' in input) args = { ...input, command: edited };
-    const r = await dispatch(o.reg, name, args, ctx, { approver: { ...approver, approved } });
+    const startedAt = Date.now();
+    let r = await dispatch(o.reg, name, args, ctx, { approver: { ...approver, approved } });
+    // the page shows every call's duration, also after a reload
+    if (typeof r.meta?.durationMs !== 'number') r = { ...r, meta: { ...r.meta, durationMs: Date.now() - startedAt } };
     if (approved) o.host.markConsumed(toolCallId);
     o.onResult?.(toolCallId, name, r);
     if (edited) {

@@ -10,6 +10,7 @@ import { createScriptedModel, loadScript } from './scripted-model';
 export type ProviderName = NonNullable<ModelSettings['provider']>;
 export const PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai', 'openai-compatible', 'ollama', 'scripted'];
 export const OLLAMA_BASE_URL = 'http://127.0.0.1:11434/v1';
+const SCRIPTED_WINDOW_TOKENS = 200_000;
 
 const DEFAULT_MODELS: Partial<Record<ProviderName, string>> = {
   anthropic: 'claude-sonnet-4-5',
@@ -102,9 +103,12 @@ export function resolveModel(env: Readonly<Record<string, string | undefined>>, 
     }
     case 'scripted': {
       if (!modelId) return unresolved('The scripted provider needs a script file: CLAMP_MODEL=scripted:<file.json>.', provider, null);
-      const file = path.resolve(modelId);
+      const file = path.resolve(/*turbopackIgnore: true*/ modelId);
       try {
-        return ok(createScriptedModel(loadScript(file), path.basename(file)), `scripted demo · ${path.basename(file)} (not a real model)`, true);
+        const r = ok(createScriptedModel(loadScript(file), path.basename(file)), `scripted demo · ${path.basename(file)} (not a real model)`, true);
+        // a script has no real window: size the meter like a large model unless the settings override it
+        if (!settings.contextWindow) r.status.windowTokens = SCRIPTED_WINDOW_TOKENS;
+        return r;
       } catch (err) {
         return unresolved((err as Error).message, provider, modelId);
       }
