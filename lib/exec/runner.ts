@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { groupAlive, signalGroup, waitGroupGone } from './group';
+import { trackGroup, untrackGroup } from './leftovers';
 import { LiveBatcher } from './live';
 import { HeadTailCapture, type CaptureSnapshot } from './ring';
 
@@ -216,6 +217,8 @@ export function startCommand(o: RunOptions): RunHandle {
 
   const onAbort = () => void kill('user');
   o.signal?.addEventListener('abort', onAbort, { once: true });
+  // the group is recorded until it is reaped, so a stopping or crashed server leaves no command behind
+  if (pid !== undefined) trackGroup(pid, () => kill('shutdown'));
 
   const finalize = async () => {
     if (finalizing) return;
@@ -229,6 +232,7 @@ export function startCommand(o: RunOptions): RunHandle {
       armKill();
       if (!(await waitGroupGone(pid, o.killGraceMs + 1000))) signalGroup(pid, 'SIGKILL');
     }
+    if (pid !== undefined) untrackGroup(pid);
     clearTimeout(killTimer);
     await Promise.all(
       (['stdout', 'stderr'] as const).map(async (name) => {

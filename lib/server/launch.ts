@@ -1,9 +1,12 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
+import path from 'node:path';
 import { ConfigError, loadConfig } from '../config';
 import { checkDoor } from './door';
 import { runShutdownHooks } from './shutdown';
 import { ensureBuild, ROOT } from './build';
+import { reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } from '../exec/leftovers';
+import { BUDGET } from '../tools/budget';
 
 /** Start Clamp: configuration, build if needed, the Next.js app behind the door, shutdown on signals. */
 export async function launch(argv: string[]): Promise<void> {
@@ -28,6 +31,13 @@ export async function launch(argv: string[]): Promise<void> {
     process.stderr.write('The build failed (see above). Fix it, or run `npm run build` to see the error again.\n');
     process.exit(1);
   }
+
+  // commands a crashed Clamp left running on this data dir go first; then ours are recorded and watched
+  const groupsDir = path.join(cfg.dataDir, 'running');
+  const reaped = await reapLeftoverGroups(groupsDir, BUDGET.COMMAND_KILL_GRACE_MS);
+  if (reaped > 0) process.stdout.write(`Stopped ${reaped} command(s) left running by a Clamp that did not shut down.\n`);
+  setGroupJournal(groupsDir);
+  startWatchdog(groupsDir, BUDGET.COMMAND_KILL_GRACE_MS);
 
   const { default: next } = await import('next');
   const app = next({ dev, dir: ROOT, hostname: cfg.host, port: cfg.port });
@@ -72,9 +82,14 @@ export async function launch(argv: string[]): Promise<void> {
     process.stdout.write(`\n${signal}: stopping Clamp and every background task…\n`);
     server.close();
     server.closeAllConnections();
-    await runShutdownHooks();
+    // background tasks (a shutdown hook) and foreground commands alike: each group killed and reaped
+    await Promise.all([runShutdownHooks(), stopAllGroups(BUDGET.COMMAND_KILL_GRACE_MS + 3000)]);
     process.exit(0);
   };
+  // a closed terminal or a dead parent leaves stdout/stderr broken: writing must not throw (an EPIPE
+  // loop kept the process alive and busy after SIGTERM), and a hangup stops Clamp like SIGTERM
+  for (const out of [process.stdout, process.stderr]) out.on('error', () => undefined);
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGHUP', () => void stop('SIGHUP'));
 }
