@@ -4,6 +4,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { ModelSettings, PermissionMode, SecretName, SettingsUpdate, SettingsView } from '@/lib/agent/protocol';
 import { PERMISSION_MODES } from '@/lib/tools/types';
 import { useDeleteRule, useRules, useSaveSettings, useSettings } from './api';
+import { MemoriesList } from './memories-list';
 import { MODE_HELP } from './header';
 
 type Provider = NonNullable<ModelSettings['provider']>;
@@ -154,7 +155,7 @@ function RulesList() {
   );
 }
 
-/** Model settings (provider, model, base URL, write-only key, context window, default mode) and the saved rules. */
+/** Model settings (provider, model, base URL, write-only key, context window, default mode), the saved rules and the memories. */
 export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const settings = useSettings(open);
@@ -180,6 +181,7 @@ export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () =
           {settings.error && <p className="text-sm text-rose-700">{settings.error.message}</p>}
           {settings.data && <SettingsForm view={settings.data} onClose={onClose} />}
           <RulesList />
+          <MemoriesList />
         </div>
       )}
     </dialog>
