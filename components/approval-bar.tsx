@@ -30,7 +30,7 @@ const btnPlain = `${btn} border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-10
 const btnPrimary = `${btn} border-sky-700 bg-sky-600 text-white hover:bg-sky-700`;
 const btnDanger = `${btn} border-rose-300 bg-white text-rose-700 hover:bg-rose-50 dark:border-rose-900 dark:bg-zinc-900 dark:text-rose-400 dark:hover:bg-rose-950`;
 const field =
-  'rounded border border-zinc-300 bg-white px-2 py-1 font-mono text-xs focus:outline-none focus:ring-2 focus:ring-sky-500 dark:border-zinc-700 dark:bg-zinc-950';
+  'rounded border border-zinc-300 bg-white px-2 py-1 text-xs focus:outline-none focus:ring-2 focus:ring-sky-500 dark:border-zinc-700 dark:bg-zinc-950';
 
 function Kbd({ k }: { k: string }) {
   return <kbd className="rounded border border-current/30 px-1 font-mono text-[10px] leading-4 opacity-70">{k}</kbd>;
@@ -186,7 +186,7 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
           <label htmlFor={`edit-${call.toolCallId}`} className="text-xs text-zinc-600 dark:text-zinc-400">
             Edit the command, then press Enter to approve it (Shift+Enter for a new line, Esc to cancel):
           </label>
-          <textarea id={`edit-${call.toolCallId}`} ref={editRef} value={edited} onChange={(e) => setEdited(e.target.value)} rows={2} className={`${field} w-full`} />
+          <textarea id={`edit-${call.toolCallId}`} ref={editRef} value={edited} onChange={(e) => setEdited(e.target.value)} rows={2} className={`${field} w-full font-mono`} />
         </div>
       )}
       <div className="flex flex-wrap items-center gap-1.5">
@@ -204,18 +204,20 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
             Edit &amp; approve <Kbd k="e" />
           </button>
         )}
-        <span className="mx-1 h-5 w-px bg-zinc-300 dark:bg-zinc-700" aria-hidden="true" />
-        <input
-          ref={reasonRef}
-          value={reason}
-          onChange={(e) => setReason(e.target.value)}
-          placeholder="Reason for denying (optional)"
-          aria-label="Reason for denying (optional, sent to the model)"
-          className={`${field} min-w-40 flex-1 font-sans`}
-        />
-        <button type="button" className={btnDanger} disabled={busy} onClick={() => void answer('deny')}>
-          Deny <Kbd k="n" />
-        </button>
+        {/* the reason and Deny wrap together, so the field stays wide enough to read what is typed */}
+        <div className="flex min-w-72 flex-1 items-center gap-1.5">
+          <input
+            ref={reasonRef}
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+            placeholder="Reason for denying (optional)"
+            aria-label="Reason for denying (optional, sent to the model)"
+            className={`${field} min-w-0 flex-1`}
+          />
+          <button type="button" className={btnDanger} disabled={busy} onClick={() => void answer('deny')}>
+            Deny <Kbd k="n" />
+          </button>
+        </div>
       </div>
       <p className="text-[11px] text-zinc-500">{saveTitle}{patterns ? ' — with “This session” or “Always”.' : ''}</p>
       {error && (

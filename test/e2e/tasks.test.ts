@@ -119,6 +119,7 @@ describe('background tasks and big outputs in the browser', () => {
     await screenshot(page, 'tasks-devserver-live');
     // new lines arrive over the event stream, with no reload
     await expect.poll(() => lastTick(page), { timeout: 20_000 }).toBeGreaterThanOrEqual(first + 5);
+    await screenshot(page, 'tasks-devserver-live-later');
     await expect(panel.innerText()).resolves.toMatch(/1 running · 1 in all/);
     expect(pids(marker).length).toBeGreaterThan(0);
 
