@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { BUDGET } from '../tools/budget';
 
 /** The cookie that carries the launch token after the first visit. */
 export const TOKEN_COOKIE = 'clamp_token';
@@ -14,7 +15,7 @@ export type DoorVerdict =
   | { kind: 'pass' }
   /** a valid ?token= on a page load: set the cookie and redirect to the same URL without it */
   | { kind: 'set-cookie'; location: string; cookie: string }
-  | { kind: 'refuse'; status: 401 | 403; message: string };
+  | { kind: 'refuse'; status: 401 | 403 | 411 | 413; message: string };
 
 function header(req: DoorRequest, name: string): string | undefined {
   const v = req.headers[name];
@@ -46,11 +47,29 @@ export function allowedHosts(port: number): Set<string> {
 }
 
 /**
+ * A request body must declare its length, within maxBytes. Next.js reads a whole body (buffering up
+ * to 10 MB of it for proxy.ts) before a route can count it, so an unbounded or slow body has to be
+ * refused here, before anything reads it. Browsers' fetch always sends Content-Length.
+ */
+function bodyVerdict(req: DoorRequest, maxBytes: number): DoorVerdict {
+  const length = header(req, 'content-length');
+  if (length === undefined) {
+    if (header(req, 'transfer-encoding') === undefined) return { kind: 'pass' };
+    return { kind: 'refuse', status: 411, message: `Send the request body with a Content-Length (at most ${maxBytes} bytes).` };
+  }
+  if (!/^\d+$/.test(length.trim()) || Number(length) > maxBytes) {
+    return { kind: 'refuse', status: 413, message: `The request body is larger than ${maxBytes} bytes. Send less.` };
+  }
+  return { kind: 'pass' };
+}
+
+/**
  * The server's door: every request needs the launch token (?token= once → HttpOnly SameSite=Strict
  * cookie, or the cookie, or an `Authorization: Bearer` header for scripts); a foreign Host gets 403;
- * a state-changing request with a missing, null or foreign Origin gets 403. Pure: no I/O.
+ * a state-changing request with a missing, null or foreign Origin gets 403; a token holder's body
+ * without a length gets 411, over bodyMaxBytes 413. Pure: no I/O.
  */
-export function checkDoor(req: DoorRequest, token: string, port: number): DoorVerdict {
+export function checkDoor(req: DoorRequest, token: string, port: number, bodyMaxBytes = BUDGET.DOOR_BODY_MAX_BYTES): DoorVerdict {
   const host = (header(req, 'host') ?? '').toLowerCase();
   const hosts = allowedHosts(port);
   if (!hosts.has(host)) {
@@ -68,9 +87,9 @@ export function checkDoor(req: DoorRequest, token: string, port: number): DoorVe
   const queryToken = url.searchParams.get('token') ?? undefined;
   const auth = header(req, 'authorization');
   const bearer = auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
-  if (tokenMatches(cookieToken(req), token) || tokenMatches(bearer, token)) return { kind: 'pass' };
+  if (tokenMatches(cookieToken(req), token) || tokenMatches(bearer, token)) return bodyVerdict(req, bodyMaxBytes);
   if (tokenMatches(queryToken, token)) {
-    if (!safe) return { kind: 'pass' };
+    if (!safe) return bodyVerdict(req, bodyMaxBytes);
     url.searchParams.delete('token');
     return {
       kind: 'set-cookie',

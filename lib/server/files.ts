@@ -1,13 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FilePage } from '../agent/protocol';
-import { isInside } from '../policy/workspace';
+import { isInside, outputRoots } from '../policy/workspace';
 import { HttpError } from './http';
 
 /** Most bytes one page of the viewer carries. */
 export const FILE_PAGE_MAX_BYTES = 512 * 1024;
 
-/** Resolve a viewer path: only files inside the data dir (spilled outputs, task logs) can be read. */
+/**
+ * Resolve a viewer path: only spilled outputs and command logs (the folders read tools may read too),
+ * never the rest of the data dir (API keys, the approval signing secret, the database).
+ */
 export function viewerPath(dataDir: string, p: string): string {
   if (!p || p.includes('\0')) throw new HttpError(400, 'Give the file to show in ?path=.');
   let real: string;
@@ -16,7 +19,14 @@ export function viewerPath(dataDir: string, p: string): string {
   } catch {
     throw new HttpError(404, `File not found: ${p}. Spilled outputs and logs are kept in the data dir; it may have been removed.`);
   }
-  if (!isInside(dataDir, real) || real === dataDir) throw new HttpError(403, 'Only spilled outputs and task logs in the data dir can be shown.');
+  const roots = outputRoots(dataDir).map((r) => {
+    try {
+      return fs.realpathSync.native(r);
+    } catch {
+      return r;
+    }
+  });
+  if (!roots.some((r) => isInside(r, real) && real !== r)) throw new HttpError(403, 'Only spilled outputs and task logs in the data dir can be shown.');
   return real;
 }
 

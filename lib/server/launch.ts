@@ -8,6 +8,38 @@ import { ensureBuild, ROOT } from './build';
 import { reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } from '../exec/leftovers';
 import { BUDGET } from '../tools/budget';
 
+const REFUSED_BODY_DRAIN_MS = 2000;
+
+/**
+ * Answer a refused request. A client still sending a body would get a connection reset instead of the
+ * answer if the socket closed at once, so the whole answer goes out first, then what the client still
+ * sends is read and dropped, within the door's body limit and a short time, before the connection closes.
+ */
+function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: number, message: string): void {
+  const body = message + '\n';
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', connection: 'close' });
+  if (req.complete) {
+    res.end(body);
+    return;
+  }
+  res.write(body);
+  let dropped = 0;
+  const done = () => {
+    clearTimeout(timer);
+    if (!res.writableEnded) res.end();
+  };
+  const timer = setTimeout(done, REFUSED_BODY_DRAIN_MS);
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > BUDGET.DOOR_BODY_MAX_BYTES) {
+      clearTimeout(timer);
+      res.destroy();
+    }
+  });
+  req.once('end', done);
+  req.once('error', done);
+}
+
 /** Start Clamp: configuration, build if needed, the Next.js app behind the door, shutdown on signals. */
 export async function launch(argv: string[]): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED = '1';
@@ -48,8 +80,7 @@ export async function launch(argv: string[]): Promise<void> {
   const server = http.createServer((req, res) => {
     const verdict = checkDoor({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, token, port);
     if (verdict.kind === 'refuse') {
-      res.writeHead(verdict.status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(verdict.message + '\n');
+      refuse(req, res, verdict.status, verdict.message);
       return;
     }
     if (verdict.kind === 'set-cookie') {

@@ -151,6 +151,8 @@ export const BUDGET = {
   SESSION_TITLE_MAX_CHARS: 80,
   /** REST routes: largest JSON body a settings/sessions/rules request may send (413 past it). */
   API_BODY_MAX_BYTES: 64 * 1024,
+  /** The server's door: largest request body it lets through to any route (413 before a byte is read); a body must declare its length (411). */
+  DOOR_BODY_MAX_BYTES: 4 * 1024 * 1024,
 
   /** Per-step budget: share of the remaining context window given to one step's results. */
   TURN_BUDGET_SHARE: 0.35,

@@ -17,14 +17,22 @@ export function raw(
   o: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer; chunks?: Array<string | Buffer> },
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: o.method ?? 'GET', path: o.path, headers: o.headers ?? {}, agent: false }, (res) => {
+    const headers = { ...o.headers };
+    // an empty Host means none at all (Node would otherwise put in its own)
+    const setHost = headers.host !== '';
+    if (!setHost) delete headers.host;
+    let answered = false;
+    const req = http.request({ host: '127.0.0.1', port, method: o.method ?? 'GET', path: o.path, headers, setHost, agent: false, timeout: 20_000 }, (res) => {
+      answered = true;
       const parts: Buffer[] = [];
       res.on('data', (c: Buffer) => parts.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts).toString('utf8') }));
       res.on('error', reject);
     });
     // the server may answer (413) and close before the whole body is sent: that is not a failure here
-    req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));
+    req.on('timeout', () => req.destroy(new Error(`${o.method ?? 'GET'} ${o.path}: no answer in 20 s`)));
+    // once the answer is in, the server may close while the rest of a refused body is still being sent
+    req.on('error', (err: NodeJS.ErrnoException) => (answered && (err.code === 'EPIPE' || err.code === 'ECONNRESET') ? undefined : reject(err)));
     if (o.chunks) {
       for (const c of o.chunks) req.write(c);
       req.end();
