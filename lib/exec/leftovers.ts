@@ -55,11 +55,19 @@ export function ownerDir(root: string, pid = process.pid): string {
   return path.join(root, `${pid}-${processStartTicks(pid) ?? '0'}`);
 }
 
-/** Record running groups under `root` from now on (the launcher calls this once); undefined: keep them in memory only. */
+/**
+ * Record running groups under `root` from now on (the launcher calls this once); undefined, or a folder
+ * that cannot be made: keep them in memory only (a clean stop still finds them). Never throws.
+ */
 export function setGroupJournal(root: string | undefined): void {
   const j = journal();
   j.dir = root === undefined ? undefined : ownerDir(root);
-  if (j.dir) fs.mkdirSync(j.dir, { recursive: true });
+  if (!j.dir) return;
+  try {
+    fs.mkdirSync(j.dir, { recursive: true });
+  } catch {
+    j.dir = undefined;
+  }
 }
 
 /** Note a command's group as running; `stop` kills it and resolves once it is reaped. Never throws. */

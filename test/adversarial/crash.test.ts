@@ -157,6 +157,23 @@ describe('a crash (SIGKILL) in the middle of a turn', () => {
     await clamp.crash();
     expect(await waitNoProcess(sleepFor(1), 10_000)).toEqual([]);
   });
+
+  it('reaps at the next start what a crash left behind when its watchdog died too', { timeout: 120_000 }, async () => {
+    const clamp = await start();
+    const a = await autoSession(clamp);
+    const chat = await clamp.api('/api/chat', { json: userMessage(a, 'w-user-1', 'go') });
+    await readUntil(chat, (t) => t.includes(readyText('ready')), 60_000);
+    const dogs = pidsMatching(`clamp-watchdog ${ws.dataDir}/running/${clamp.proc.pid}-`);
+    expect(dogs).toHaveLength(1);
+    process.kill(dogs[0], 'SIGKILL');
+    await clamp.crash();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(pidsMatching(sleepFor(1)).length).toBeGreaterThan(0);
+    const next = await start(clamp.token);
+    expect(await waitNoProcess(sleepFor(1), 5_000)).toEqual([]);
+    expect(next.output()).toContain('Stopped 1 command(s) left running by a Clamp that did not shut down.');
+    await next.stop();
+  });
 });
 
 describe('stopping the server (SIGTERM)', () => {
