@@ -313,3 +313,46 @@ describe('the openai-compatible provider against a fake streaming server', () =>
     expect(notice?.data.message).toMatch(/^Could not reach test model/);
   });
 });
+
+describe('the ordering test with the real tools', () => {
+  it('one step with five reads and two edits of the same file, the second depending on the first: the file ends as issued', async () => {
+    const { createToolRegistry } = await import('../../lib/tools/index');
+    ws.write('app.ts', 'const greeting = "hi";\nexport default greeting;\n');
+    for (let i = 0; i < 5; i++) ws.write(`r${i}.txt`, `file ${i}\n`);
+    const { host } = memoryHost(ws.workspace, ws.dataDir, 'accept-edits');
+    const turns: ScriptTurn[] = [
+      {
+        toolCalls: [
+          { name: 'read_file', args: { path: 'r0.txt' } },
+          { name: 'read_file', args: { path: 'app.ts' } },
+          { name: 'edit_file', args: { path: 'app.ts', old_string: '"hi"', new_string: '"hello"' } },
+          { name: 'read_file', args: { path: 'r1.txt' } },
+          { name: 'read_file', args: { path: 'r2.txt' } },
+          // only matches after the first edit
+          { name: 'edit_file', args: { path: 'app.ts', old_string: '"hello"', new_string: '"hello, world"' } },
+          { name: 'read_file', args: { path: 'app.ts' } },
+        ],
+      },
+      { text: 'done' },
+    ];
+    let saved: ClampMessage[] = [];
+    const stream = runTurn({
+      host,
+      reg: createToolRegistry(),
+      model: createScriptedModel(turns),
+      status: status(),
+      messages: [user('edit it')],
+      signal: new AbortController().signal,
+      approvalSecret: 'test-secret-test-secret-test-secret',
+      maxRetries: 0,
+      save: (m) => (saved = m),
+    });
+    for await (const _ of readUIMessageStream<ClampMessage>({ stream })) void _;
+    expect(ws.read('app.ts')).toBe('const greeting = "hello, world";\nexport default greeting;\n');
+    const outputs = saved.at(-1)!.parts.filter((p) => p.type.startsWith('tool-')).map((p) => (p as { output?: { status: string; output: string } }).output);
+    expect(outputs.map((o) => o?.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
+    // the read issued after both edits sees both; the read issued before them sees neither
+    expect(outputs[1]!.output).toContain('"hi"');
+    expect(outputs[6]!.output).toContain('"hello, world"');
+  });
+});
