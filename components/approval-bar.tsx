@@ -2,6 +2,7 @@
 
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { ApprovalAnswer, ApprovalInfo, StoredApproval } from '@/lib/agent/protocol';
+import { rulePatterns } from '@/lib/agent/rule-patterns';
 import { ApiError, postApproval } from './api';
 import { DiffView } from './diff-view';
 
@@ -43,19 +44,6 @@ function risk(info: ApprovalInfo | null | undefined): { label: string; cls: stri
   return { label: 'needs approval', cls: 'bg-amber-100 text-amber-800 dark:bg-amber-950 dark:text-amber-300' };
 }
 
-/**
- * What "This session" / "Always" would save, mirroring the server (lib/server/approvals.ts rulePatterns):
- * the command's rule keys, every call of a non-command tool ('*'), or nothing for opaque and tier-1 calls.
- */
-function rulePatterns(call: PendingCall): string[] | null {
-  const d = call.info?.decision;
-  if (!d || d.opaque || d.tier === 1) return null;
-  if (call.toolName === 'run_command' || d.subRuleKeys) {
-    const keys = d.subRuleKeys?.length ? d.subRuleKeys : d.ruleKey ? [d.ruleKey] : [];
-    return keys.length ? [...new Set(keys)] : null;
-  }
-  return ['*'];
-}
 
 function commandOf(input: unknown): string | undefined {
   const c = (input as { command?: unknown } | null)?.command;
@@ -73,7 +61,7 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
   const rootRef = useRef<HTMLDivElement>(null);
   const editRef = useRef<HTMLTextAreaElement>(null);
   const reasonRef = useRef<HTMLInputElement>(null);
-  const patterns = rulePatterns(call);
+  const patterns = rulePatterns(call.toolName, call.info);
   const saveTitle = patterns
     ? `Allow without asking: ${patterns[0] === '*' ? `every ${call.toolName} call` : patterns.join(' · ')}`
     : 'This call cannot be saved as a rule (Clamp cannot judge what it would run); approve it once.';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ApprovalAnswerBody, StoredApproval } from '../agent/protocol';
+import { rulePatterns } from '../agent/rule-patterns';
 import { openDb } from '../store/db';
 import { answerApproval, getByToolCallId } from '../store/approvals';
 import { addRule } from '../store/rules';
@@ -12,16 +13,6 @@ export const approvalAnswerSchema = z.object({
   reason: z.string().max(10_000).optional(),
 });
 
-/** The rule patterns an approval would save: one per sub-command, or '*' for a tool that is not a command. */
-export function rulePatterns(a: StoredApproval): string[] | undefined {
-  const d = a.info?.decision;
-  if (!d || d.opaque || d.tier === 1) return undefined;
-  if (a.toolName === 'run_command' || d.subRuleKeys) {
-    const keys = d.subRuleKeys?.length ? d.subRuleKeys : d.ruleKey ? [d.ruleKey] : [];
-    return keys.length ? [...new Set(keys)] : undefined;
-  }
-  return ['*'];
-}
 
 /**
  * Record a person's answer to a pending call (by tool call id) and save the rule it implies:
@@ -38,7 +29,7 @@ export function answerToolCall(cfg: ServerConfig, sessionId: string, toolCallId:
   }
   let patterns: string[] | undefined;
   if (body.answer === 'session' || body.answer === 'always') {
-    patterns = rulePatterns(stored);
+    patterns = rulePatterns(stored.toolName, stored.info);
     if (!patterns) {
       throw new HttpError(400, 'This call cannot be saved as a rule (Clamp cannot judge what it would run). Approve it once instead.');
     }
