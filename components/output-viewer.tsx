@@ -28,6 +28,9 @@ const FOCUSABLE = 'button:not([disabled]), [href], input, select, textarea, [tab
  */
 export function OutputViewer({ source, title, onClose }: OutputViewerProps) {
   const titleId = useId();
+  // a task keeps stdout and stderr in two logs; the viewer shows one at a time
+  const [stream, setStream] = useState<'stdout' | 'stderr'>('stdout');
+  const shown = source.kind === 'task' ? { ...source, stream } : source;
   const dialogRef = useRef<HTMLDivElement>(null);
 
   // focus moves in on open and back to the opener on close
@@ -80,14 +83,14 @@ export function OutputViewer({ source, title, onClose }: OutputViewerProps) {
         onKeyDown={onKeyDown}
         className="flex h-full max-h-[92vh] w-full max-w-6xl flex-col overflow-hidden rounded-lg border border-zinc-700 bg-zinc-900 text-zinc-100 shadow-2xl"
       >
-        <ViewerBody key={sourceKey(source)} source={source} title={title} titleId={titleId} onClose={onClose} />
+        <ViewerBody key={sourceKey(shown)} source={shown} title={title} titleId={titleId} onClose={onClose} onStream={source.kind === 'task' ? setStream : undefined} />
       </div>
     </div>,
     document.body,
   );
 }
 
-function ViewerBody({ source, title, titleId, onClose }: OutputViewerProps & { titleId: string }) {
+function ViewerBody({ source, title, titleId, onClose, onStream }: OutputViewerProps & { titleId: string; onStream?: (s: 'stdout' | 'stderr') => void }) {
   const isTask = source.kind === 'task';
   const paged = usePagedLines(source, isTask ? 'end' : 'start');
   const { win, loadDown, loadUp } = paged;
@@ -134,6 +137,15 @@ function ViewerBody({ source, title, titleId, onClose }: OutputViewerProps & { t
           </h2>
           <p className="text-xs text-zinc-400 tabular-nums">{positionLabel(win, range.first, range.last, lines.length)}</p>
         </div>
+        {onStream && source.kind === 'task' && (
+          <div role="group" aria-label="Which output" className="flex">
+            {(['stdout', 'stderr'] as const).map((s) => (
+              <button key={s} type="button" aria-pressed={(source.stream ?? 'stdout') === s} className={`${button} ${(source.stream ?? 'stdout') === s ? 'bg-zinc-700' : ''}`} onClick={() => onStream(s)}>
+                {s}
+              </button>
+            ))}
+          </div>
+        )}
         <button type="button" className={button} onClick={jumpStart}>
           Jump to start
         </button>

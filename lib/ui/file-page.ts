@@ -5,7 +5,7 @@ import type { FilePage } from '@/lib/agent/protocol';
  * (task logs), both answering one FilePage per request.
  */
 
-export type PageSource = { kind: 'file'; path: string } | { kind: 'task'; taskId: string };
+export type PageSource = { kind: 'file'; path: string } | { kind: 'task'; taskId: string; stream?: 'stdout' | 'stderr' };
 
 /** bytes asked for per request: a few thousand lines of a typical log */
 export const PAGE_BYTES = 256 * 1024;
@@ -28,12 +28,13 @@ export function pageUrl(source: PageSource, offset: number, limit: number): stri
     q.set('path', source.path);
     return `/api/files?${q}`;
   }
+  if (source.stream) q.set('stream', source.stream);
   return `/api/tasks/${encodeURIComponent(source.taskId)}/log?${q}`;
 }
 
 /** A stable string for a source, for React keys and effect dependencies. */
 export function sourceKey(source: PageSource): string {
-  return source.kind === 'file' ? `file:${source.path}` : `task:${source.taskId}`;
+  return source.kind === 'file' ? `file:${source.path}` : `task:${source.taskId}:${source.stream ?? 'stdout'}`;
 }
 
 /** Fetch one page; throws PageError with the server's message on a non-2xx answer or a malformed body. */

@@ -82,6 +82,8 @@ export function usePagedLines(source: PageSource, openAt: 'start' | 'end'): Page
 
   const loadWhole = useCallback(
     async (w: LineWindow) => {
+      // a log that fits in its first page is already whole: show it
+      commit(w);
       while (!w.eof) {
         w = appendPage(w, await get(w.endOffset, PAGE_BYTES));
         commit(w);

@@ -129,6 +129,18 @@ describe('background tasks and big outputs in the browser', () => {
     await expect(panel.innerText()).resolves.toMatch(/0 running · 1 in all/);
     await expect(panel.getByRole('button', { name: /^Kill / }).count()).resolves.toBe(0);
     await screenshot(page, 'tasks-devserver-killed');
+
+    // its whole log (small enough to fit one page) opens in the viewer, stdout and then stderr
+    await panel.getByRole('button', { name: /^Open the full log of node -e/ }).click();
+    const viewer = page.getByRole('dialog');
+    await viewer.getByText(/listening on \d+/).waitFor({ timeout: 15_000 });
+    await expect(viewer.innerText()).resolves.toMatch(/tick \d+/);
+    await viewer.getByRole('button', { name: 'stderr' }).click();
+    await expect(viewer.getByRole('button', { name: 'stderr' }).getAttribute('aria-pressed')).resolves.toBe('true');
+    // a finished log that fits one page is shown whole, never left "loading…"
+    await expect.poll(() => viewer.innerText(), { timeout: 15_000 }).not.toMatch(/loading…/);
+    await screenshot(page, 'tasks-devserver-log');
+    await page.keyboard.press('Escape');
   });
 
   it('a truncated output: the note is on the card, and the viewer shows lines the model did not get', { timeout: 90_000 }, async () => {
