@@ -5,10 +5,32 @@
 
 const NL = 0x0a;
 
-/** Number of "\n" bytes in buf. A plain loop: dense output (`yes`) has a newline every other byte. */
+/**
+ * Number of "\n" bytes in buf[start, end). Every byte a command prints passes through here, so it
+ * reads four bytes at a time (SWAR: a lane of x ^ 0x0a0a0a0a is zero where the byte is a newline)
+ * and sums the per-lane hits in one int for up to 255 words before folding the lanes.
+ */
 export function countNewlines(buf: Uint8Array, start = 0, end = buf.length): number {
   let n = 0;
-  for (let i = start; i < end; i++) if (buf[i] === NL) n++;
+  let i = start;
+  while (i < end && ((buf.byteOffset + i) & 3) !== 0) if (buf[i++] === NL) n++;
+  const words = (end - i) >>> 2;
+  if (words > 0) {
+    const w32 = new Int32Array(buf.buffer, buf.byteOffset + i, words);
+    let k = 0;
+    while (k < words) {
+      const stop = Math.min(words, k + 255);
+      let acc = 0;
+      for (; k < stop; k++) {
+        const x = w32[k] ^ 0x0a0a0a0a;
+        // high bit of each lane set exactly when that lane of x is zero; moved to the lane's low bit
+        acc += (~(((x & 0x7f7f7f7f) + 0x7f7f7f7f) | x) & 0x80808080) >>> 7;
+      }
+      n += (acc & 0xff) + ((acc >>> 8) & 0xff) + ((acc >>> 16) & 0xff) + (acc >>> 24);
+    }
+    i += words << 2;
+  }
+  for (; i < end; i++) if (buf[i] === NL) n++;
   return n;
 }
 
@@ -21,7 +43,11 @@ export class ByteRing {
   private start = 0;
   private len = 0;
 
-  constructor(readonly capacity: number) {
+  /** countDropped false: push reports dropped newlines as 0 (the caller counts lines itself) */
+  constructor(
+    readonly capacity: number,
+    private readonly countDropped = true,
+  ) {
     this.buf = Buffer.allocUnsafe(Math.min(capacity, 16 * 1024));
   }
 
@@ -32,20 +58,20 @@ export class ByteRing {
   /** Append bytes; returns what was dropped from the front to make room. */
   push(chunk: Uint8Array): { bytes: number; newlines: number } {
     const cap = this.capacity;
-    if (cap <= 0) return { bytes: chunk.length, newlines: countNewlines(chunk) };
+    if (cap <= 0) return { bytes: chunk.length, newlines: this.countDropped ? countNewlines(chunk) : 0 };
     let dropped = 0;
     let droppedNl = 0;
     let data = chunk;
     if (data.length >= cap) {
       // the chunk alone fills the ring: everything held now, and the chunk's own head, go
-      droppedNl += this.newlinesIn(0, this.len) + countNewlines(data, 0, data.length - cap);
+      if (this.countDropped) droppedNl += this.newlinesIn(0, this.len) + countNewlines(data, 0, data.length - cap);
       dropped += this.len + data.length - cap;
       data = data.subarray(data.length - cap);
       this.start = 0;
       this.len = 0;
     } else if (this.len + data.length > cap) {
       const over = this.len + data.length - cap;
-      droppedNl += this.newlinesIn(0, over);
+      if (this.countDropped) droppedNl += this.newlinesIn(0, over);
       dropped += over;
       this.start = (this.start + over) % this.buf.length;
       this.len -= over;
@@ -91,10 +117,12 @@ export class ByteRing {
 
   /** Newlines among the held bytes at [from, to) counted from the oldest. */
   private newlinesIn(from: number, to: number): number {
+    if (to <= from) return 0;
     const size = this.buf.length;
-    let n = 0;
-    for (let i = from; i < to; i++) if (this.buf[(this.start + i) % size] === NL) n++;
-    return n;
+    const a = (this.start + from) % size;
+    const b = a + (to - from);
+    // the held bytes wrap at most once: count the two contiguous pieces
+    return b <= size ? countNewlines(this.buf, a, b) : countNewlines(this.buf, a, size) + countNewlines(this.buf, 0, b - size);
   }
 
   /** Grow (linearising) so that `need` bytes fit; never past capacity. */
@@ -140,7 +168,8 @@ export class HeadTailCapture {
     const max = Math.max(0, Math.floor(maxBytes));
     this.headMax = Math.floor(max * headShare);
     this.head = Buffer.allocUnsafe(Math.min(this.headMax, 4096));
-    this.tail = new ByteRing(max - this.headMax);
+    // every line is counted on the way in, so the tail need not count the newlines it drops
+    this.tail = new ByteRing(max - this.headMax, false);
   }
 
   push(chunk: Uint8Array): void {

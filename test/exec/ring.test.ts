@@ -57,6 +57,20 @@ describe('HeadTailCapture', () => {
   it('counts newlines in dense output', () => {
     expect(countNewlines(b('y\n'.repeat(1000)))).toBe(1000);
   });
+
+  it('counts newlines word-wise the same as byte by byte, at any alignment and range', () => {
+    const bytes = Buffer.alloc(3000);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = i % 7 === 0 || i % 11 === 0 ? 0x0a : (i * 31) & 0xff;
+    const slow = (buf: Uint8Array, from: number, to: number) => buf.subarray(from, to).filter((x) => x === 0x0a).length;
+    for (let shift = 0; shift < 4; shift++) {
+      const view = bytes.subarray(shift);
+      for (const [from, to] of [[0, view.length], [1, view.length - 1], [3, 2050], [5, 6], [7, 7]]) {
+        expect(countNewlines(view, from, to)).toBe(slow(view, from, to));
+      }
+    }
+    // past 255 words the per-lane sums are folded; all-newline bytes would overflow a lane without it
+    expect(countNewlines(Buffer.alloc(5000, 0x0a))).toBe(5000);
+  });
 });
 
 describe('UnreadQueue', () => {
