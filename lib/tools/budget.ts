@@ -19,6 +19,14 @@ export const BUDGET = {
   BINARY_SNIFF_BYTES: 8192,
   /** read_file: after the window, the rest of the file is scanned at most this far to count its lines (past it the total is a lower bound). */
   READ_COUNT_MAX_BYTES: 1024 * 1024 * 1024,
+  /** read_file line index: a checkpoint (line → byte offset) is kept every this many lines … */
+  READ_INDEX_STRIDE_LINES: 16_384,
+  /** … or at the first line start this many bytes past the last one (files of few, very long lines); both strides double when a file's checkpoints are thinned. */
+  READ_INDEX_STRIDE_BYTES: 4 * 1024 * 1024,
+  /** read_file line index: most checkpoints kept per file (past it every other one is dropped). */
+  READ_INDEX_MAX_CHECKPOINTS: 4096,
+  /** read_file line index: most files indexed at once, least recently read forgotten first (memory ≤ files × checkpoints × 16 bytes). */
+  READ_INDEX_MAX_FILES: 32,
   /** "Did you mean …": most directory entries the workspace-wide name search visits. */
   NEAR_NAMES_MAX_VISITED_ENTRIES: 20_000,
 

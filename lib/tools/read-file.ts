@@ -5,7 +5,10 @@
  * Line counting: the footer's total N is exact when the scan reached the end of the file. After the
  * window, the rest is scanned at most READ_COUNT_MAX_BYTES further (bounded memory, linear time);
  * past that the footer says "of at least N". Reaching a window deep in the file needs a scan up to
- * it, whatever its size.
+ * it; the line index (line-index.ts) remembers where lines start along the way, so the next deep
+ * window of the same unchanged file starts from the nearest checkpoint instead of byte 0. Reads are
+ * kept on the same CHUNK_BYTES grid from whichever checkpoint they start, so every output (the
+ * counting cap's "at least N" included) is the same as a scan from the start would give.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +20,7 @@ import { outputRoots, resolveInWorkspace } from '../policy/workspace';
 import { formatBytes, formatCount } from './text';
 import { sniffBinary } from './binary';
 import { notFoundError, pathArg } from './near-names';
+import { LineIndex, countBytesRead } from './line-index';
 
 /** Bytes read per system call; the only buffer whose size does not depend on the window. */
 const CHUNK_BYTES = 1024 * 1024;
@@ -58,24 +62,45 @@ const digits = (n: number) => String(Math.max(1, n)).length;
 /**
  * Stream the file once: skip to `offset`, keep at most `limit` lines (each cut to READ_MAX_LINE_BYTES)
  * within READ_WINDOW_MAX_BYTES of numbered text, then count the rest (bounded by READ_COUNT_MAX_BYTES).
+ * Starts at the index's nearest checkpoint and records new ones as it passes them.
  * Memory: one chunk buffer plus the window.
  */
-async function scanFile(fh: fs.promises.FileHandle, size: number, offset: number, limit: number, budget: Budget, signal: AbortSignal): Promise<Scan> {
+async function scanFile(fh: fs.promises.FileHandle, size: number, offset: number, limit: number, budget: Budget, signal: AbortSignal, index: LineIndex): Promise<Scan> {
+  const known = index.total;
+  // the window lies past the end: a full scan would only count the lines, and they are known
+  if (known !== null && offset > known) return { texts: [], end: 'eof', lines: known, complete: true, scanned: size };
+  let from = index.startFor(offset);
+  if (from.byte > 0) {
+    // a checkpoint follows a newline; if it does not, the file changed under an unchanged stat
+    const one = Buffer.alloc(1);
+    const { bytesRead } = await fh.read(one, 0, 1, from.byte - 1);
+    countBytesRead(bytesRead);
+    if (bytesRead !== 1 || one[0] !== NL) {
+      index.drop();
+      from = { line: 1, byte: 0 };
+    }
+  }
   const maxLine = budget.READ_MAX_LINE_BYTES;
   const maxWindow = budget.READ_WINDOW_MAX_BYTES;
   const buf = Buffer.allocUnsafe(CHUNK_BYTES);
   const texts: Scan['texts'] = [];
   let end: Scan['end'] | null = null;
   let windowBytes = 0;
-  let lineNo = 1; // the line being read
+  let lineNo = from.line; // the line being read
   let lineHasBytes = false;
   let kept: Buffer[] = []; // head of the current window line, at most maxLine + 1 bytes
   let keptBytes = 0;
   let lineBytes = 0; // its full length
   let lastByte = -1;
-  let pos = 0;
+  let pos = from.byte;
   let countedAfter = 0;
   let complete = true;
+  let totalKnown = false; // the count after the window was taken from the index
+  let nextCheckpoint = index.nextLine();
+  /** After a chunk: far enough past the last checkpoint in bytes, record the next line start (long lines). */
+  const byteStride = () => {
+    if (pos - index.frontierByte >= index.strideBytes) nextCheckpoint = Math.min(nextCheckpoint, lineNo + 1);
+  };
 
   const finishLine = () => {
     let body = Buffer.concat(kept, keptBytes);
@@ -107,11 +132,14 @@ async function scanFile(fh: fs.promises.FileHandle, size: number, offset: number
 
   for (;;) {
     if (signal.aborted) throw new Error('aborted');
-    const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+    // stay on the grid a scan from byte 0 reads: the counting cap is checked at the same chunk ends
+    const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES - (pos % CHUNK_BYTES), pos);
     if (bytesRead === 0) break;
+    countBytesRead(bytesRead);
     const chunk = buf.subarray(0, bytesRead);
     // a UTF-8 BOM is an encoding mark, not text
     let start = pos === 0 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
+    const base = pos;
     pos += bytesRead;
     while (end === null && start < chunk.length) {
       const nl = chunk.indexOf(NL, start);
@@ -133,13 +161,26 @@ async function scanFile(fh: fs.promises.FileHandle, size: number, offset: number
       else {
         if (lineNo >= offset) finishLine();
         lineNo++;
+        if (lineNo === nextCheckpoint) nextCheckpoint = index.record(lineNo, base + nl + 1);
         lineHasBytes = false;
         start = nl + 1;
       }
     }
-    if (end === null || start >= chunk.length) continue;
+    // the window is closed and the total is known: a scan from here would reach the end under the
+    // counting cap (it stops only at a chunk end before the end of the file, past the cap)
+    if (end !== null && known !== null && size - (base + start) <= budget.READ_COUNT_MAX_BYTES) {
+      totalKnown = true;
+      break;
+    }
+    if (end === null || start >= chunk.length) {
+      byteStride();
+      continue;
+    }
     // the window is closed: only count lines, up to the counting cap
-    for (let i = chunk.indexOf(NL, start); i !== -1; i = chunk.indexOf(NL, i + 1)) lineNo++;
+    for (let i = chunk.indexOf(NL, start); i !== -1; i = chunk.indexOf(NL, i + 1)) {
+      if (++lineNo === nextCheckpoint) nextCheckpoint = index.record(lineNo, base + i + 1);
+    }
+    byteStride();
     lineHasBytes = chunk[chunk.length - 1] !== NL;
     countedAfter += chunk.length - start;
     if (countedAfter >= budget.READ_COUNT_MAX_BYTES && pos < size) {
@@ -150,7 +191,9 @@ async function scanFile(fh: fs.promises.FileHandle, size: number, offset: number
   // a last line without a trailing newline
   if (end === null && lineHasBytes && lineNo >= offset) finishLine();
   if (end === null) end = 'eof';
+  if (totalKnown && known !== null) return { texts, end, lines: known, complete: true, scanned: size };
   const lines = lineHasBytes ? lineNo : lineNo - 1;
+  if (complete) index.setTotal(lines);
   return { texts, end, lines, complete, scanned: pos };
 }
 
@@ -183,6 +226,7 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
   }
 
   const fh = await fs.promises.open(abs, 'r');
+  const index = new LineIndex({ abs, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino }, b);
   try {
     const type = await sniffBinary(fh, path.basename(abs), b.BINARY_SNIFF_BYTES);
     if (type) {
@@ -192,7 +236,7 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
     if (noWindow && stat.size > b.READ_WHOLE_FILE_MAX_BYTES) {
       let lines = '';
       if (stat.size <= b.READ_COUNT_MAX_BYTES) {
-        const s = await scanFile(fh, stat.size, Number.MAX_SAFE_INTEGER, 1, b, ctx.signal);
+        const s = await scanFile(fh, stat.size, Number.MAX_SAFE_INTEGER, 1, b, ctx.signal, index);
         lines = ` and ${formatCount(s.lines)} line${s.lines === 1 ? '' : 's'}`;
       }
       const exact = `${formatCount(stat.size)} bytes`;
@@ -209,7 +253,7 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
     // a per-step budget may lower the exit clamp below the window: shrink the window so the footer still arrives
     const outMax = ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES;
     const eff = { ...b, READ_WINDOW_MAX_BYTES: Math.min(b.READ_WINDOW_MAX_BYTES, Math.max(0, outMax - FOOTER_RESERVE_BYTES)) };
-    const s = await scanFile(fh, stat.size, offset, limit, eff, ctx.signal);
+    const s = await scanFile(fh, stat.size, offset, limit, eff, ctx.signal, index);
     return render(rel, input, offset, limit, s, stat.size, eff);
   } finally {
     await fh.close();

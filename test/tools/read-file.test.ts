@@ -8,6 +8,8 @@ import { listDirTool } from '../../lib/tools/list-dir';
 import { BUDGET, budgetTable } from '../../lib/tools/budget';
 import { binaryType } from '../../lib/tools/binary';
 import { nearNames, notFoundError } from '../../lib/tools/near-names';
+import { clearReadIndex, readIndexStats } from '../../lib/tools/line-index';
+import type { Budget } from '../../lib/tools/budget';
 import { harness, tempWorkspace } from '../helpers';
 
 let ws: ReturnType<typeof tempWorkspace>;
@@ -320,6 +322,142 @@ describe('read_file: abort', () => {
     const signal = { get aborted() { return ++checks > 2; } } as unknown as AbortSignal;
     const r = await h.call('read_file', { path: 'a.txt', offset: 2_900_000 }, { signal });
     expect(r).toMatchObject({ status: 'error', output: 'read_file was stopped by the user before it finished.' });
+  });
+});
+
+describe('read_file: the line index', () => {
+  beforeEach(() => clearReadIndex());
+
+  /**
+   * `n` lines after a BOM: mostly short, every 7th ends in CRLF, every 1000th is 5,000 bytes of "é"
+   * (cut for display), multi-byte text throughout, and no newline after the last line.
+   */
+  function mixedLines(n: number): string {
+    const out: string[] = [];
+    for (let i = 1; i <= n; i++) {
+      const text = i % 1000 === 0 ? 'é'.repeat(2500) : `row ${i} ${'ab'.repeat(i % 13)} 中`;
+      out.push(i === n ? text : `${text}${i % 7 === 0 ? '\r\n' : '\n'}`);
+    }
+    return `\ufeff${out.join('')}`;
+  }
+
+  const readBytes = () => readIndexStats().bytesRead;
+
+  it('pages a 300,000-line file with exactly the output a scan from the start gives, under any budget', async () => {
+    ws.write('big.log', mixedLines(300_000));
+    const small: Partial<Budget> = { READ_INDEX_STRIDE_LINES: 1000, READ_INDEX_MAX_CHECKPOINTS: 16 }; // thinned many times
+    const capped: Partial<Budget> = { READ_COUNT_MAX_BYTES: 2 * 1024 * 1024 + 5 }; // the total becomes "at least"
+    const calls: [Record<string, unknown>, Partial<Budget>][] = [
+      [{ path: 'big.log', offset: 299_990 }, {}],
+      [{ path: 'big.log', offset: 1, limit: 5 }, {}],
+      [{ path: 'big.log', offset: 16_384, limit: 3 }, {}],
+      [{ path: 'big.log', offset: 16_385, limit: 3 }, {}],
+      [{ path: 'big.log', offset: 150_000 }, {}],
+      [{ path: 'big.log', offset: 123_457, limit: 40 }, small],
+      [{ path: 'big.log', offset: 200_000, limit: 3 }, small],
+      [{ path: 'big.log', offset: 1, limit: 2 }, capped],
+      [{ path: 'big.log', offset: 40_000, limit: 2 }, capped],
+      [{ path: 'big.log', offset: 299_000, limit: 2 }, capped],
+      [{ path: 'big.log', offset: 300_000 }, {}],
+      [{ path: 'big.log', offset: 300_001 }, {}],
+      [{ path: 'big.log', offset: 400_000, limit: 10 }, capped],
+      [{ path: 'big.log' }, {}],
+      [{ path: 'big.log', offset: 299_990 }, {}],
+    ];
+    const cold = [];
+    for (const [args, budget] of calls) {
+      clearReadIndex();
+      cold.push(await h.call('read_file', args, { budget }));
+    }
+    clearReadIndex();
+    const warm = [];
+    for (const [args, budget] of calls) warm.push(await h.call('read_file', args, { budget }));
+    expect(warm).toEqual(cold);
+    // the cases are what they claim to be
+    expect(cold[0].output.split('\n').at(-1)).toBe('(lines 299990–300000 of 300000; 1 long line cut at 2,000 bytes (marked "line cut"); end of file)');
+    expect(cold[7].output).toBe('    1\trow 1 ab 中\n    2\trow 2 abab 中\n(lines 1–2 of at least 98348 (counted in the first 3.0 MB of 9.4 MB); continue with offset=3)');
+    expect(cold[11].output).toBe('Offset 300001 is past the end of big.log: the file has 300000 lines. Use an offset from 1 to 300000 (offset=298001 shows the last 2000).');
+    expect(cold[13].output).toMatch(/^big\.log is .* and 300,000 lines, too large to read whole/);
+    expect(readIndexStats().paths).toEqual([path.join(ws.workspace, 'big.log')]);
+  }, 30_000);
+
+  it('never serves a changed file from stale checkpoints: append, truncate, same-size rewrite', async () => {
+    const budget = { READ_INDEX_STRIDE_LINES: 100 };
+    const abs = ws.write('grow.log', numbered(50_000));
+    const first = await h.call('read_file', { path: 'grow.log', offset: 40_000, limit: 2 }, { budget });
+    expect(first.output).toBe('40000\tline 40000\n40001\tline 40001\n(lines 40000–40001 of 50000; continue with offset=40002)');
+
+    fs.appendFileSync(abs, 'line 50001\nline 50002\n');
+    const appended = await h.call('read_file', { path: 'grow.log', offset: 50_001 }, { budget });
+    expect(appended.output).toBe('50001\tline 50001\n50002\tline 50002\n(lines 50001–50002 of 50002; end of file)');
+
+    fs.truncateSync(abs, Buffer.byteLength(numbered(30_000)));
+    const truncated = await h.call('read_file', { path: 'grow.log', offset: 40_000 }, { budget });
+    expect(truncated.output).toBe('Offset 40000 is past the end of grow.log: the file has 30000 lines. Use an offset from 1 to 30000 (offset=28001 shows the last 2000).');
+    expect((await h.call('read_file', { path: 'grow.log', offset: 29_999 }, { budget })).output).toBe(
+      '29999\tline 29999\n30000\tline 30000\n(lines 29999–30000 of 30000; end of file)',
+    );
+
+    // same size, lines shifted (the first line is 4 bytes shorter, another 4 bytes longer), an older mtime
+    const size = fs.statSync(abs).size;
+    const rewritten = numbered(30_000).replace('line 1\n', 'e1\n').replace('line 2\n', 'line 22222\n');
+    expect(Buffer.byteLength(rewritten)).toBe(size);
+    await h.call('read_file', { path: 'grow.log', offset: 25_000, limit: 1 }, { budget }); // index the old content
+    fs.writeFileSync(abs, rewritten);
+    fs.utimesSync(abs, new Date(2001, 1, 1), new Date(2001, 1, 1));
+    const same = await h.call('read_file', { path: 'grow.log', offset: 25_000, limit: 1 }, { budget });
+    expect(same.output).toBe('25000\tline 25000\n(lines 25000–25000 of 30000; continue with offset=25001)');
+    expect((await h.call('read_file', { path: 'grow.log', limit: 2 }, { budget })).output).toBe('    1\te1\n    2\tline 22222\n(lines 1–2 of 30000; continue with offset=3)');
+  });
+
+  it('a second deep read starts near its window: far fewer bytes read than the first', async () => {
+    ws.write('big.log', mixedLines(300_000));
+    const size = fs.statSync(path.join(ws.workspace, 'big.log')).size;
+    let before = readBytes();
+    const a = await h.call('read_file', { path: 'big.log', offset: 290_001, limit: 5 });
+    const firstBytes = readBytes() - before;
+    before = readBytes();
+    const b = await h.call('read_file', { path: 'big.log', offset: 290_101, limit: 5 });
+    const secondBytes = readBytes() - before;
+    expect(a.output.split('\n').at(-1)).toBe('(lines 290001–290005 of 300000; continue with offset=290006)');
+    expect(b.output.split('\n').at(-1)).toBe('(lines 290101–290105 of 300000; continue with offset=290106)');
+    expect(firstBytes).toBe(size); // the first read counted to the end
+    // from the checkpoint to the end of its read chunk (1 MiB at most), plus the newline check; no count
+    expect(secondBytes).toBeLessThanOrEqual(1024 * 1024 + 1);
+    expect(secondBytes).toBeLessThan(firstBytes / 10);
+  });
+
+  it('a file of a few very long lines gets checkpoints by bytes', async () => {
+    ws.write('long.log', `head\n${'z'.repeat(6 * 1024 * 1024)}\n${numbered(100)}`);
+    const budget = { READ_INDEX_STRIDE_BYTES: 1024 * 1024 };
+    await h.call('read_file', { path: 'long.log', offset: 50, limit: 1 }, { budget });
+    const before = readBytes();
+    const r = await h.call('read_file', { path: 'long.log', offset: 60, limit: 1 }, { budget });
+    expect(r.output).toBe(' 60\tline 58\n(lines 60–60 of 102; continue with offset=61)');
+    expect(readBytes() - before).toBeLessThan(1024 * 1024);
+  });
+
+  it('stays within its bounds after many files, forgetting the least recently read first', async () => {
+    const budget = { READ_INDEX_MAX_FILES: 3, READ_INDEX_STRIDE_LINES: 20, READ_INDEX_MAX_CHECKPOINTS: 8 };
+    for (let i = 0; i < 40; i++) ws.write(`small/${i}.txt`, numbered(10)); // no checkpoint past line 1: no entry
+    for (let i = 0; i < 40; i++) await h.call('read_file', { path: `small/${i}.txt`, offset: 9 }, { budget });
+    expect(readIndexStats().paths).toEqual([]);
+
+    const abs = (i: number) => path.join(ws.workspace, `f${i}.txt`);
+    for (let i = 0; i < 10; i++) ws.write(`f${i}.txt`, numbered(500));
+    for (let i = 0; i < 3; i++) await h.call('read_file', { path: `f${i}.txt`, offset: 400, limit: 1 }, { budget });
+    await h.call('read_file', { path: 'f0.txt', offset: 450, limit: 1 }, { budget }); // f0 becomes the most recent
+    await h.call('read_file', { path: 'f3.txt', offset: 400, limit: 1 }, { budget });
+    expect(readIndexStats().paths).toEqual([abs(2), abs(0), abs(3)]);
+    for (let i = 4; i < 10; i++) {
+      const r = await h.call('read_file', { path: `f${i}.txt`, offset: 500 }, { budget });
+      expect(r.output).toBe('500\tline 500\n(lines 500–500 of 500; end of file)');
+    }
+    const stats = readIndexStats();
+    expect(stats.paths).toEqual([abs(7), abs(8), abs(9)]);
+    expect(stats.maxCheckpointsPerFile).toBeLessThanOrEqual(8);
+    expect(stats.maxCheckpointsPerFile).toBeGreaterThan(4); // thinned to half, then filled again
+    expect(stats.checkpoints).toBeLessThanOrEqual(3 * 8);
   });
 });
 
