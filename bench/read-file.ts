@@ -129,7 +129,7 @@ export const readFileBench: Benchmark = {
       targets: [],
       notes: [
         `read_file shows at most ${BUDGET.READ_WINDOW_MAX_BYTES.toLocaleString('en-US')} bytes of numbered text per window, so it returns the first part of the ${TAIL_LINES} lines asked for and a footer with the next offset; tail prints all ${TAIL_LINES}.`,
-        'read_file finds line N by scanning from the start of the file (memory stays one 1 MB buffer plus the window); tail seeks to the end and reads backwards. So the time ratio grows with the file size, while memory stays flat: that is the design, and this table is its price.',
+        'read_file finds line N by scanning forward with one 1 MB buffer (memory stays flat), starting from the nearest checkpoint of its line index (lib/tools/line-index.ts); the warm-up read builds the index, so this table shows a file read before. The first read of a file still scans from its start, about as long as a cold scan of the whole file; tail seeks to the end and reads backwards.',
         'RSS growth is this process\'s peak during the call above its RSS just before (after a GC), sampled every 20 ms and from VmHWM; tail\'s figure is its whole peak RSS from /usr/bin/time.',
       ],
       data,
