@@ -4,13 +4,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI } from '../fake-openai';
-import { tempWorkspace } from '../helpers';
-import { startClamp, type RunningClamp } from '../server/harness';
-import { approvalFor, card, createSession, launchBrowser, openClamp, screenshot, send, unique, waitIdle, type ClampPage, type E2EBrowser } from './browser';
+import { describe, expect, it } from 'vitest';
+import { approvalFor, card, screenshot, send, unique, waitIdle } from './browser';
 import { scriptedReplies, tagOf, toolResults } from './scenarios';
+import { e2eSuite } from './suite';
 
 const APP_TS = 'export function greet(name: string): string {\n  return `Hello ${name}`;\n}\n\nconsole.log(greet("world"));\n';
 const marker = unique('e2e');
@@ -38,54 +35,14 @@ const scripts = {
   reload: [{ text: 'Writing a file.', toolCalls: [{ name: 'run_command', args: { command: `echo after-reload > reload-${marker}.txt` }, id: 'rl-run' }] }, { text: 'Written.' }],
 };
 
-let ws: ReturnType<typeof tempWorkspace>;
-let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
-let clamp: RunningClamp;
-let browser: E2EBrowser;
-let ctx: BrowserContext;
-let open: ClampPage | undefined;
-
-beforeAll(async () => {
-  ws = tempWorkspace('clamp-e2e-chat-');
-  ws.write('README.md', '# Demo\n\nA tiny project: `src/app.ts` prints a greeting.\n');
-  ws.write('src/app.ts', APP_TS);
-  ws.write('build/keep.txt', 'keep me\n');
-  fake = await startFakeOpenAI(scriptedReplies(scripts));
-  [clamp, browser] = await Promise.all([
-    startClamp({ CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake', CLAMP_BASE_URL: fake.url, CLAMP_MODE: 'default' }),
-    launchBrowser(),
-  ]);
-  ctx = await browser.newContext();
-}, 300_000);
-
-afterEach(async () => {
-  if (!open) return;
-  const { page, errors } = open;
-  open = undefined;
-  await page.close();
-  expect(errors, 'uncaught errors on the page').toEqual([]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await clamp?.stop();
-  await fake?.close();
-  ws?.cleanup();
-});
-
-/** A new session opened in a new page. */
-async function start(title: string): Promise<ClampPage> {
-  const id = await createSession(clamp, title);
-  open = await openClamp(ctx, clamp, id);
-  return open;
-}
+const s = e2eSuite('clamp-e2e-chat-', { 'README.md': '# Demo\n\nA tiny project: `src/app.ts` prints a greeting.\n', 'src/app.ts': APP_TS, 'build/keep.txt': 'keep me\n' }, scriptedReplies(scripts));
 
 describe('the conversation in the browser', () => {
   it('reads, greps and edits: the cards appear in call order and the edit shows its diff', { timeout: 90_000 }, async () => {
-    const { page } = await start('read grep edit');
+    const { page } = await s.start('read grep edit');
     // the header's mode switch: edits run without asking in accept-edits
     await page.selectOption('header select', 'accept-edits');
-    await expect.poll(async () => (await (await clamp.api('/api/sessions')).json()) as unknown, { timeout: 10_000 }).toMatchObject({
+    await expect.poll(async () => (await (await s.clamp.api('/api/sessions')).json()) as unknown, { timeout: 10_000 }).toMatchObject({
       sessions: expect.arrayContaining([expect.objectContaining({ title: 'read grep edit', mode: 'accept-edits' })]),
     });
     await send(page, '[e2e:read-grep-edit] Add punctuation to the greeting in src/app.ts.');
@@ -102,14 +59,14 @@ describe('the conversation in the browser', () => {
     const diffText = await diff.innerText();
     expect(diffText).toContain('return `Hello ${name}`;');
     expect(diffText).toContain('return `Hello, ${name}!`;');
-    expect(ws.read('src/app.ts')).toBe(APP_TS.replace('Hello ${name}', () => 'Hello, ${name}!'));
+    expect(s.ws.read('src/app.ts')).toBe(APP_TS.replace('Hello ${name}', () => 'Hello, ${name}!'));
     await expect(page.locator('[data-approval-for]').count()).resolves.toBe(0);
     await card(page, 'rge-read').scrollIntoViewIfNeeded();
     await screenshot(page, 'chat-read-grep-edit');
   });
 
   it('a command that needs approval: the bar shows it, Approve once runs it, its output lands on the card', { timeout: 90_000 }, async () => {
-    const { page } = await start('approve');
+    const { page } = await s.start('approve');
     await send(page, '[e2e:approve] Run the echo.');
     const bar = await approvalFor(page, 'ap-run');
     await expect(bar.locator('pre').innerText()).resolves.toBe(APPROVE_CMD);
@@ -132,7 +89,7 @@ describe('the conversation in the browser', () => {
   });
 
   it('deny with a reason: the next request to the model carries the reason inside the instruction', { timeout: 90_000 }, async () => {
-    const { page } = await start('deny');
+    const { page } = await s.start('deny');
     await send(page, '[e2e:deny] Clean up the build folder.');
     const bar = await approvalFor(page, 'dn-run');
     await bar.getByLabel(/Reason for denying/).fill('keep the build folder, I need it');
@@ -140,16 +97,16 @@ describe('the conversation in the browser', () => {
     await bar.getByRole('button', { name: /Deny/ }).click();
     await page.getByText('Understood: I will leave the build folder alone.').waitFor({ timeout: 30_000 });
 
-    const after = fake.requests.filter((r) => tagOf(r) === 'deny' && toolResults(r).length > 0);
+    const after = s.fake.requests.filter((r) => tagOf(r) === 'deny' && toolResults(r).length > 0);
     expect(after).toHaveLength(1);
     expect(toolResults(after[0]).join('\n')).toContain('The user denied this call: keep the build folder, I need it. Do not retry it; ask the user what to do instead.');
     await expect(card(page, 'dn-run').innerText()).resolves.toMatch(/denied/);
-    expect(fs.existsSync(path.join(ws.workspace, 'build/keep.txt'))).toBe(true);
+    expect(fs.existsSync(path.join(s.ws.workspace, 'build/keep.txt'))).toBe(true);
     await screenshot(page, 'chat-deny-done');
   });
 
   it('edit & approve: the edited command is the one that runs', { timeout: 90_000 }, async () => {
-    const { page } = await start('edit');
+    const { page } = await s.start('edit');
     await send(page, '[e2e:edit] Make a file.');
     const bar = await approvalFor(page, 'ed-run');
     await bar.getByRole('button', { name: /Edit & approve/ }).click();
@@ -160,18 +117,18 @@ describe('the conversation in the browser', () => {
     await bar.getByRole('button', { name: /Approve edited/ }).click();
     await page.getByText('The file is made.').waitFor({ timeout: 30_000 });
 
-    expect(fs.existsSync(path.join(ws.workspace, `edited-${marker}.txt`))).toBe(true);
-    expect(fs.existsSync(path.join(ws.workspace, `original-${marker}.txt`))).toBe(false);
+    expect(fs.existsSync(path.join(s.ws.workspace, `edited-${marker}.txt`))).toBe(true);
+    expect(fs.existsSync(path.join(s.ws.workspace, `original-${marker}.txt`))).toBe(false);
     const head = await card(page, 'ed-run').locator('button').first().innerText();
     expect(head).toContain(`touch edited-${marker}.txt`);
     expect(head).toContain('edited');
-    const told = fake.requests.filter((r) => tagOf(r) === 'edit').flatMap(toolResults).join('\n');
+    const told = s.fake.requests.filter((r) => tagOf(r) === 'edit').flatMap(toolResults).join('\n');
     expect(told).toContain(`What ran: touch edited-${marker}.txt`);
     await screenshot(page, 'chat-edit-ran');
   });
 
   it('a reload while an approval is pending: still pending afterwards, and approving runs the command', { timeout: 90_000 }, async () => {
-    const { page } = await start('reload');
+    const { page } = await s.start('reload');
     await send(page, '[e2e:reload] Write the file.');
     await approvalFor(page, 'rl-run');
     await waitIdle(page);
@@ -181,12 +138,12 @@ describe('the conversation in the browser', () => {
     const bar = await approvalFor(page, 'rl-run');
     await expect(bar.locator('pre').innerText()).resolves.toBe(`echo after-reload > reload-${marker}.txt`);
     await expect(card(page, 'rl-run').innerText()).resolves.toContain('waiting for approval');
-    expect(fs.existsSync(path.join(ws.workspace, `reload-${marker}.txt`))).toBe(false);
+    expect(fs.existsSync(path.join(s.ws.workspace, `reload-${marker}.txt`))).toBe(false);
     await screenshot(page, 'chat-reload-after');
 
     await bar.getByRole('button', { name: /Approve once/ }).click();
     await page.getByText('Written.', { exact: true }).waitFor({ timeout: 30_000 });
-    expect(ws.read(`reload-${marker}.txt`)).toBe('after-reload\n');
+    expect(s.ws.read(`reload-${marker}.txt`)).toBe('after-reload\n');
     await expect.poll(() => card(page, 'rl-run').getAttribute('data-state')).toBe('output-available');
     await screenshot(page, 'chat-reload-approved');
   });

@@ -4,13 +4,11 @@
  * One server for the file, one session per test.
  */
 import { spawnSync } from 'node:child_process';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI } from '../fake-openai';
-import { tempWorkspace } from '../helpers';
-import { startClamp, type RunningClamp } from '../server/harness';
-import { approvalFor, card, createSession, launchBrowser, openClamp, screenshot, send, unique, waitIdle, type ClampPage, type E2EBrowser } from './browser';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { approvalFor, card, createSession, screenshot, send, unique, waitIdle } from './browser';
 import { scriptedReplies, tagOf, toolResults } from './scenarios';
+import { e2eSuite } from './suite';
 
 const marker = unique('e2e-devserver');
 // a tiny dev server: listens on loopback and prints a numbered line every 200 ms; the marker names its process
@@ -28,44 +26,7 @@ const scripts = {
   big: [{ text: 'Printing the numbers.', toolCalls: [{ name: 'run_command', args: { command: `seq 1 ${BIG_LINES}` }, id: 'big-run' }] }, { text: 'That printed many lines.' }],
 };
 
-let ws: ReturnType<typeof tempWorkspace>;
-let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
-let clamp: RunningClamp;
-let browser: E2EBrowser;
-let ctx: BrowserContext;
-let open: ClampPage | undefined;
-
-beforeAll(async () => {
-  ws = tempWorkspace('clamp-e2e-tasks-');
-  ws.write('README.md', '# Demo\n');
-  fake = await startFakeOpenAI(scriptedReplies(scripts));
-  [clamp, browser] = await Promise.all([
-    startClamp({ CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake', CLAMP_BASE_URL: fake.url, CLAMP_MODE: 'default' }),
-    launchBrowser(),
-  ]);
-  ctx = await browser.newContext();
-}, 300_000);
-
-afterEach(async () => {
-  if (!open) return;
-  const { page, errors } = open;
-  open = undefined;
-  await page.close();
-  expect(errors, 'uncaught errors on the page').toEqual([]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await clamp?.stop(); // stops every background task it started
-  await fake?.close();
-  ws?.cleanup();
-});
-
-async function start(title: string): Promise<ClampPage> {
-  const id = await createSession(clamp, title);
-  open = await openClamp(ctx, clamp, id);
-  return open;
-}
+const s = e2eSuite('clamp-e2e-tasks-', { 'README.md': '# Demo\n' }, scriptedReplies(scripts));
 
 /** Process ids whose command line holds the marker (our dev server only). */
 function pids(word: string): number[] {
@@ -105,7 +66,7 @@ async function seekLine(page: Page, target: number): Promise<boolean> {
 
 describe('background tasks and big outputs in the browser', () => {
   it('a background dev server: the task panel shows its output live, and Kill ends it', { timeout: 90_000 }, async () => {
-    const { page } = await start('dev server');
+    const { page } = await s.start('dev server');
     const panel = page.locator('section[aria-labelledby="task-panel-title"]');
     await send(page, '[e2e:devserver] Start the dev server.');
     const bar = await approvalFor(page, 'bg-run');
@@ -144,12 +105,12 @@ describe('background tasks and big outputs in the browser', () => {
   });
 
   it('a truncated output: the note is on the card, and the viewer shows lines the model did not get', { timeout: 90_000 }, async () => {
-    const { page } = await start('big output');
+    const { page } = await s.start('big output');
     await send(page, '[e2e:big] Print the numbers.');
     await page.getByText('That printed many lines.').waitFor({ timeout: 30_000 });
     await waitIdle(page);
 
-    const seen = fake.requests.filter((r) => tagOf(r) === 'big').flatMap(toolResults).join('\n');
+    const seen = s.fake.requests.filter((r) => tagOf(r) === 'big').flatMap(toolResults).join('\n');
     // the model got the end of the output (and a note); line 150,000 was cut
     expect(seen.includes('\n199999\n200000\n'), 'the model saw the last lines').toBe(true);
     expect(/(^|\n)150000\n/.test(seen), 'the model saw line 150000').toBe(false);
@@ -173,19 +134,19 @@ describe('background tasks and big outputs in the browser', () => {
 
   it('the page without the token gets no data', { timeout: 60_000 }, async () => {
     const secret = unique('secret-session');
-    await createSession(clamp, secret);
-    const sessionCount = async () => ((await (await clamp.api('/api/sessions')).json()) as { sessions: unknown[] }).sessions.length;
+    await createSession(s.clamp, secret);
+    const sessionCount = async () => ((await (await s.clamp.api('/api/sessions')).json()) as { sessions: unknown[] }).sessions.length;
     const before = await sessionCount();
-    const stranger = await browser.newContext();
+    const stranger = await s.browser.newContext();
     const page = await stranger.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
 
-    const res = await page.goto(`${clamp.base}/`);
+    const res = await page.goto(`${s.clamp.base}/`);
     expect(res?.status()).toBe(401);
     const body = await page.evaluate(() => document.documentElement.outerHTML);
     expect(body).not.toContain(secret);
-    expect(body).not.toContain(ws.workspace);
+    expect(body).not.toContain(s.ws.workspace);
     await expect(page.locator('#chat-input').count()).resolves.toBe(0);
     await screenshot(page, 'door-no-token');
 
@@ -197,7 +158,7 @@ describe('background tasks and big outputs in the browser', () => {
       return out;
     });
     expect(statuses).toEqual({ '/api/sessions': 401, '/api/status': 401, '/api/tasks': 401, '/api/settings': 401, '/api/rules': 401, 'POST /api/sessions': 401 });
-    const wrong = await page.goto(`${clamp.base}/?token=not-the-token`);
+    const wrong = await page.goto(`${s.clamp.base}/?token=not-the-token`);
     expect(wrong?.status()).toBe(401);
     expect(await page.content()).not.toContain(secret);
     expect(await stranger.cookies()).toEqual([]);
