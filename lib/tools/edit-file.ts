@@ -12,7 +12,7 @@ import { ToolError, type ToolContext, type ToolOutput } from './types';
 import type { Budget } from './budget';
 import { resolveInWorkspace } from '../policy/workspace';
 import { notFoundError } from './near-names';
-import { atomicWrite, encodeText, readTextFile, statPath, toWorkingEol } from './file-io';
+import { commitPlannedWrite, encodeText, readTextFile, statPath, toWorkingEol } from './file-io';
 import { diffFiles, diffForModel, diffSummary, type FileDiff } from './diff';
 import {
   applyCandidates,
@@ -221,17 +221,8 @@ function plan(input: Input, ctx: ToolContext): EditPlan {
   };
 }
 
-/** Write what plan() decided; the only step with a side effect. */
-function commit(p: EditPlan, ctx: ToolContext): ToolOutput {
-  if (p.write) {
-    if (ctx.signal.aborted) throw new ToolError('edit_file was stopped by the user before it wrote anything.');
-    atomicWrite(p.abs, p.write.data, p.write.mode);
-  }
-  return p.result;
-}
-
 async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
-  return commit(plan(input, ctx), ctx);
+  return commitPlannedWrite('edit_file', plan(input, ctx), ctx.signal);
 }
 
 /** The approval bar's view of a call: the diff it would make, or why it would fail. Never throws, never writes. */

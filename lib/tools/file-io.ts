@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ToolError } from './types';
+import { ToolError, type ToolOutput } from './types';
 import { formatBytes } from './text';
 
 const BOM = '\uFEFF';
@@ -174,4 +174,20 @@ export function atomicWrite(abs: string, data: Buffer | string, mode?: number): 
     }
     throw err;
   }
+}
+
+/** What a single-file write tool's plan decided: the file, the bytes to write (none when nothing changes) and the result. */
+export interface PlannedWrite {
+  abs: string;
+  write?: { data: Buffer | string; mode?: number };
+  result: ToolOutput;
+}
+
+/** Write what a plan decided unless the call was stopped first: the write tools' only side effect. */
+export function commitPlannedWrite(tool: string, p: PlannedWrite, signal: AbortSignal): ToolOutput {
+  if (p.write) {
+    if (signal.aborted) throw new ToolError(`${tool} was stopped by the user before it wrote anything.`);
+    atomicWrite(p.abs, p.write.data, p.write.mode);
+  }
+  return p.result;
 }

@@ -9,7 +9,7 @@ import { defineTool } from './registry';
 import { ToolError, type ToolContext, type ToolOutput } from './types';
 import type { Budget } from './budget';
 import { resolveInWorkspace } from '../policy/workspace';
-import { atomicWrite, blockingAncestor, decodeText, encodeText, notAFileError, statPath, tooLargeError, type TextLayout } from './file-io';
+import { blockingAncestor, commitPlannedWrite, decodeText, encodeText, notAFileError, statPath, tooLargeError, type TextLayout } from './file-io';
 import { diffFiles, diffForModel, diffSummary, type FileDiff } from './diff';
 import { previewOf } from './edit-file';
 import { byteLength, countLines, formatBytes, formatCount } from './text';
@@ -153,17 +153,8 @@ function plan(input: Input, ctx: ToolContext): WritePlan {
   };
 }
 
-/** Write what plan() decided; the only step with a side effect. */
-function commit(p: WritePlan, ctx: ToolContext): ToolOutput {
-  if (p.write) {
-    if (ctx.signal.aborted) throw new ToolError('write_file was stopped by the user before it wrote anything.');
-    atomicWrite(p.abs, p.write.data, p.write.mode);
-  }
-  return p.result;
-}
-
 async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
-  return commit(plan(input, ctx), ctx);
+  return commitPlannedWrite('write_file', plan(input, ctx), ctx.signal);
 }
 
 /** The approval bar's view of a call: the diff it would make, or why it would fail. Never throws, never writes. */
