@@ -92,10 +92,24 @@ export async function launch(argv: string[]): Promise<void> {
   });
   // a request body is read by the route handlers; the door itself never buffers one
   server.requestTimeout = 0;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(cfg.port, cfg.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(cfg.port, cfg.host, () => resolve());
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EADDRINUSE'
+        ? `port ${cfg.port} on ${cfg.host} is already in use (another Clamp?). Stop it, or start with CLAMP_PORT=<another port>.`
+        : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
+          ? `CLAMP_HOST=${cfg.host} is not an address of this machine. Use 127.0.0.1.`
+          : code === 'EACCES'
+            ? `port ${cfg.port} needs privileges. Use a port above 1023 with CLAMP_PORT.`
+            : (err as Error).message;
+    process.stderr.write(`clamp: cannot listen: ${why}\n`);
+    process.exit(2);
+  }
   const addr = server.address();
   if (addr && typeof addr === 'object') port = addr.port;
   process.env.CLAMP_PORT = String(port);

@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import { spawnSync } from 'node:child_process';
+import { ROOT } from '../../lib/server/build';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from '../fake-openai';
@@ -69,6 +71,19 @@ describe("the server's door", () => {
     const bad = await clamp.api('/api/chat', { method: 'POST', body: '{"sessionId":', headers: { 'content-type': 'application/json' } });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/not valid JSON/);
+  });
+});
+
+describe('the launcher', () => {
+  it('explains a port that is taken instead of crashing', { timeout: 120_000 }, () => {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/clamp.mjs')], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, CLAMP_PORT: String(clamp.port), NEXT_TELEMETRY_DISABLED: '1' },
+      encoding: 'utf8',
+      timeout: 110_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`clamp: cannot listen: port ${clamp.port} on 127.0.0.1 is already in use (another Clamp?). Stop it, or start with CLAMP_PORT=<another port>.`);
   });
 });
 
