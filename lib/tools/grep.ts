@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { defineTool } from './registry';
+import { nestedRepetition } from './regex-safety';
 import { ToolError, type Truncation } from './types';
 import type { Budget } from './budget';
 import { formatBytes, formatCount } from './text';
@@ -160,6 +161,13 @@ export function compilePattern(raw: string, literal: boolean, ignoreCase: boolea
     throw new ToolError(
       `Invalid regular expression /${src}/: ${msg}. grep uses JavaScript RegExp syntax; fix the pattern, or pass literal: true to search for the text exactly as typed.`,
       'Pass literal: true to search for the text as typed.',
+    );
+  }
+  const nested = nestedRepetition(src);
+  if (nested) {
+    throw new ToolError(
+      `The pattern /${src}/ repeats a group that itself repeats (${nested}); on some lines that takes exponential time and would stall Clamp. Rewrite it without the nested repetition (for example a+ instead of (a+)+), or pass literal: true.`,
+      'Rewrite the pattern without a repeated group that itself repeats.',
     );
   }
   const lit = requiredLiteral(src);
