@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { groupAlive, signalGroup, waitGroupGone } from './group';
 import { trackGroup, untrackGroup } from './leftovers';
 import { LiveBatcher } from './live';
+import { PipeGate } from './log-gate';
 import { HeadTailCapture, type CaptureSnapshot } from './ring';
 
 /**
@@ -22,7 +23,7 @@ export interface RunOptions {
   command: string;
   /** absolute working directory (already confined by the caller) */
   cwd: string;
-  /** directory for the two log files (created when missing) */
+  /** directory for the three log files (created when missing) */
   logDir: string;
   /** names the log files; a random one is made when absent */
   id?: string;
@@ -59,6 +60,8 @@ export interface RunResult {
   stdout: CaptureSnapshot;
   stderr: CaptureSnapshot;
   logPaths: Record<StreamName, string>;
+  /** both streams in arrival order, as a terminal shows them (the page's default view of a task) */
+  combinedLogPath: string;
   /** the log could not be written (disk full …); the capture is all there is */
   logError?: string;
   /** the shell could not be started */
@@ -75,6 +78,7 @@ export interface RunHandle {
   readonly pid: number | undefined;
   readonly startedAt: number;
   readonly logPaths: Record<StreamName, string>;
+  readonly combinedLogPath: string;
   readonly done: Promise<RunResult>;
   readonly finished: boolean;
   /** Stop the whole group (SIGTERM, SIGKILL after the grace) and resolve once it is reaped. */
@@ -124,6 +128,19 @@ interface Sink {
   capture: HeadTailCapture;
   log: fs.WriteStream | null;
   live: LiveBatcher | null;
+  gate: PipeGate | null;
+}
+
+/** each log's write buffer: a pipe pauses while any log it feeds holds more than this */
+const LOG_HIGH_WATER_BYTES = 1024 * 1024;
+
+/** End a log and resolve once its file descriptor is closed ('finish' comes before the close); never rejects. */
+function closeLog(log: fs.WriteStream): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (log.closed) return resolve();
+    log.once('close', () => resolve());
+    log.end();
+  });
 }
 
 /** Start a command in its own process group. Never throws: a failure to start resolves `done` with spawnError. */
@@ -135,6 +152,7 @@ export function startCommand(o: RunOptions): RunHandle {
     stdout: path.join(o.logDir, `${stamp}-${id}.stdout.log`),
     stderr: path.join(o.logDir, `${stamp}-${id}.stderr.log`),
   };
+  const combinedLogPath = path.join(o.logDir, `${stamp}-${id}.log`);
   let logError: string | undefined;
   try {
     fs.mkdirSync(o.logDir, { recursive: true });
@@ -166,23 +184,35 @@ export function startCommand(o: RunOptions): RunHandle {
   const done = new Promise<RunResult>((r) => (resolveDone = r));
 
   const sinks = {} as Record<StreamName, Sink>;
+  // one log with both streams, chunk by chunk as they arrive; a failure here leaves the per-stream logs (and logError) alone
+  let combined: fs.WriteStream | null = null;
+  if (!logError && pid !== undefined) {
+    const log = fs.createWriteStream(combinedLogPath, { highWaterMark: LOG_HIGH_WATER_BYTES });
+    log.on('error', () => {
+      combined = null;
+      for (const name of ['stdout', 'stderr'] as const) sinks[name]?.gate?.release(log); // never leave a pipe paused on a dead log
+    });
+    combined = log;
+  }
   for (const name of ['stdout', 'stderr'] as const) {
     const pipe = child[name] as Readable | null;
     let log: fs.WriteStream | null = null;
     if (!logError && pid !== undefined) {
-      log = fs.createWriteStream(logPaths[name], { highWaterMark: 1024 * 1024 });
-      log.on('error', (err) => {
+      log = fs.createWriteStream(logPaths[name], { highWaterMark: LOG_HIGH_WATER_BYTES });
+      const own = log;
+      own.on('error', (err) => {
         logError ??= err.message;
         sink.log = null;
-        pipe?.resume(); // never leave a pipe paused on a dead log
+        sink.gate?.release(own); // never leave a pipe paused on a dead log
       });
     }
     const live = o.onOutput
       ? new LiveBatcher((text) => o.onOutput!(name, text), o.progressIntervalMs ?? 50, o.progressMaxBytes ?? 16 * 1024)
       : null;
-    const sink: Sink = { capture: new HeadTailCapture(o.captureMaxBytes), log, live };
+    const sink: Sink = { capture: new HeadTailCapture(o.captureMaxBytes), log, live, gate: pipe ? new PipeGate(pipe) : null };
     sinks[name] = sink;
     if (!pipe) continue;
+    const gate = sink.gate!;
     pipe.on('error', () => undefined);
     pipe.on('data', (chunk: Buffer) => {
       sink.capture.push(chunk);
@@ -194,11 +224,9 @@ export function startCommand(o: RunOptions): RunHandle {
           // a consumer's bug must not stop the draining
         }
       }
-      // backpressure from the disk, not from memory: the child waits on its pipe while the log catches up
-      if (sink.log && !sink.log.write(chunk)) {
-        pipe.pause();
-        sink.log.once('drain', () => pipe.resume());
-      }
+      // backpressure from the disk, not from memory: the child waits on its pipe while the logs catch up
+      gate.write(sink.log, chunk);
+      gate.write(combined, chunk);
     });
   }
 
@@ -239,9 +267,10 @@ export function startCommand(o: RunOptions): RunHandle {
         const s = sinks[name];
         s.live?.end();
         const log = s.log;
-        if (log) await new Promise<void>((r) => log.end(() => r()));
+        if (log) await closeLog(log);
       }),
     );
+    if (combined) await closeLog(combined);
     finished = true;
     resolveDone({
       id,
@@ -257,6 +286,7 @@ export function startCommand(o: RunOptions): RunHandle {
       stdout: sinks.stdout.capture.snapshot(),
       stderr: sinks.stderr.capture.snapshot(),
       logPaths,
+      combinedLogPath,
       ...(logError ? { logError } : {}),
       ...(spawnError ? { spawnError } : {}),
       leftoverStopped,
@@ -301,6 +331,7 @@ export function startCommand(o: RunOptions): RunHandle {
     pid,
     startedAt,
     logPaths,
+    combinedLogPath,
     done,
     get finished() {
       return finished;

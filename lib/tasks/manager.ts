@@ -44,6 +44,8 @@ export interface TaskInfo {
   unreadBytes: Record<TaskStream, number>;
   totalBytes: Record<TaskStream, number>;
   logPaths: Record<TaskStream, string>;
+  /** both streams in arrival order (the page's default view of the log) */
+  combinedLogPath: string;
 }
 
 export interface TaskRead {
@@ -238,6 +240,7 @@ export class TaskManager {
       unreadBytes: { stdout: rec.unread.stdout.unreadBytes, stderr: rec.unread.stderr.unreadBytes },
       totalBytes: bytes,
       logPaths: rec.handle.logPaths,
+      combinedLogPath: rec.handle.combinedLogPath,
     };
   }
 }

@@ -26,6 +26,7 @@ function run(over: Partial<RunResult> & { out?: string; err?: string } = {}): Ru
     stdout: snap(out),
     stderr: snap(err),
     logPaths: { stdout: '/data/logs/x.stdout.log', stderr: '/data/logs/x.stderr.log' },
+    combinedLogPath: '/data/logs/x.log',
     leftoverStopped: false,
     pipesAbandoned: false,
     ...rest,

@@ -70,8 +70,10 @@ describe('runner', () => {
     expect(r.stdout.totalBytes).toBe(200_000_000);
     expect(r.stdout.totalLines).toBe(100_000_000);
     expect(fs.statSync(r.logPaths.stdout).size).toBe(200_000_000);
+    expect(fs.statSync(r.combinedLogPath).size).toBe(200_000_000);
     expect(peak - rss0).toBeLessThan(64 * 1024 * 1024);
     fs.rmSync(r.logPaths.stdout);
+    fs.rmSync(r.combinedLogPath);
   }, 30_000);
 
   it('a timeout kills the whole group, grandchildren included, and reaps it', async () => {

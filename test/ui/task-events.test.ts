@@ -30,6 +30,7 @@ function task(over: Partial<TaskSummary> = {}): TaskSummary {
     unreadBytes: { stdout: 0, stderr: 0 },
     totalBytes: { stdout: 10, stderr: 5 },
     logPaths: { stdout: '/d/logs/t1.out', stderr: '/d/logs/t1.err' },
+    combinedLogPath: '/d/logs/t1.log',
     ...over,
   };
 }

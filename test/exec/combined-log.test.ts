@@ -1,0 +1,151 @@
+import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PipeGate } from '../../lib/exec/log-gate';
+import { runCommand, type RunOptions, type RunResult } from '../../lib/exec/runner';
+
+let root: string;
+beforeAll(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'clamp-combined-')));
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const opts = (command: string, extra: Partial<RunOptions> = {}): RunOptions => ({
+  command,
+  cwd: root,
+  logDir: path.join(root, 'logs'),
+  captureMaxBytes: 64 * 1024,
+  killGraceMs: 500,
+  ...extra,
+});
+
+/** The files this process still has open (Linux: /proc/self/fd). */
+function openFiles(): string[] {
+  return fs.readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      return [fs.readlinkSync(`/proc/self/fd/${fd}`)];
+    } catch {
+      return [];
+    }
+  });
+}
+
+function expectLogsClosed(r: RunResult) {
+  const open = openFiles();
+  for (const file of [r.logPaths.stdout, r.logPaths.stderr, r.combinedLogPath]) expect(open).not.toContain(file);
+}
+
+describe('the combined log', () => {
+  it('holds both streams in the order they arrived, next to the per-stream logs, all closed at the end', async () => {
+    const r = await runCommand(opts('for i in $(seq 1 15); do echo "out $i"; sleep 0.02; echo "err $i" >&2; sleep 0.02; done'));
+    expect(r.exitCode).toBe(0);
+    expect(r.combinedLogPath).toBe(r.logPaths.stdout.replace(/\.stdout\.log$/, '.log'));
+    const want = Array.from({ length: 15 }, (_, i) => `out ${i + 1}\nerr ${i + 1}\n`).join('');
+    expect(fs.readFileSync(r.combinedLogPath, 'utf8')).toBe(want);
+    expect(fs.readFileSync(r.logPaths.stdout, 'utf8')).toBe(Array.from({ length: 15 }, (_, i) => `out ${i + 1}\n`).join(''));
+    expect(fs.readFileSync(r.logPaths.stderr, 'utf8')).toBe(Array.from({ length: 15 }, (_, i) => `err ${i + 1}\n`).join(''));
+    expectLogsClosed(r);
+  });
+
+  it('keeps every byte of big alternating writes, in order, with no prefixes', async () => {
+    // 300 KB per burst (more than a pipe holds), a pause between bursts so their order is known
+    const burst = (ch: string, to: string) => `head -c 300000 /dev/zero | tr "\\0" ${ch} ${to}; sleep 0.2`;
+    const r = await runCommand(opts([burst('o', ''), burst('e', '>&2'), burst('p', ''), burst('f', '>&2')].join('; ')));
+    expect(r.exitCode).toBe(0);
+    const log = fs.readFileSync(r.combinedLogPath, 'latin1');
+    expect(log.length).toBe(1_200_000);
+    expect(log).toBe('o'.repeat(300_000) + 'e'.repeat(300_000) + 'p'.repeat(300_000) + 'f'.repeat(300_000));
+    expectLogsClosed(r);
+  });
+
+  it('200 MB on both streams at once leaves memory flat and all three logs complete', async () => {
+    const rss0 = process.memoryUsage().rss;
+    let peak = rss0;
+    const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+    const r = await runCommand(opts('yes o | head -c 100000000 & yes e | head -c 100000000 >&2; wait', { captureMaxBytes: 256 * 1024 }));
+    clearInterval(timer);
+    peak = Math.max(peak, process.memoryUsage().rss);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.totalBytes).toBe(100_000_000);
+    expect(r.stderr.totalBytes).toBe(100_000_000);
+    expect(fs.statSync(r.logPaths.stdout).size).toBe(100_000_000);
+    expect(fs.statSync(r.logPaths.stderr).size).toBe(100_000_000);
+    expect(fs.statSync(r.combinedLogPath).size).toBe(200_000_000);
+    expect(peak - rss0).toBeLessThan(64 * 1024 * 1024);
+    expectLogsClosed(r);
+    for (const f of [r.logPaths.stdout, r.logPaths.stderr, r.combinedLogPath]) fs.rmSync(f);
+  }, 60_000);
+
+  it('a command that cannot start leaves no log open', async () => {
+    const r = await runCommand(opts('echo hi', { cwd: path.join(root, 'missing') }));
+    expect(r.spawnError).toMatch(/ENOENT/);
+    expect(r.combinedLogPath.endsWith('.log')).toBe(true);
+    expectLogsClosed(r);
+  });
+});
+
+/** A log whose write() answers "full" until drained by hand. */
+class FakeLog extends EventEmitter {
+  full = false;
+  chunks: Buffer[] = [];
+  write(chunk: Buffer): boolean {
+    this.chunks.push(chunk);
+    return !this.full;
+  }
+}
+
+class FakePipe {
+  paused = false;
+  pause() {
+    this.paused = true;
+    return this;
+  }
+  resume() {
+    this.paused = false;
+    return this;
+  }
+}
+
+describe('PipeGate', () => {
+  const setup = () => {
+    const pipe = new FakePipe();
+    const gate = new PipeGate(pipe as unknown as Readable);
+    const own = new FakeLog();
+    const both = new FakeLog();
+    const w = (log: FakeLog, s: string) => gate.write(log as unknown as fs.WriteStream, Buffer.from(s));
+    return { pipe, gate, own, both, w };
+  };
+
+  it('pauses while any log is full and resumes only when all have drained', () => {
+    const { pipe, own, both, w } = setup();
+    w(own, 'a');
+    w(both, 'a');
+    expect(pipe.paused).toBe(false);
+    own.full = both.full = true;
+    w(own, 'b');
+    w(both, 'b');
+    expect(pipe.paused).toBe(true);
+    own.full = false;
+    own.emit('drain');
+    expect(pipe.paused).toBe(true); // the combined log is still full
+    both.full = false;
+    both.emit('drain');
+    expect(pipe.paused).toBe(false);
+    expect(both.listenerCount('drain')).toBe(0);
+  });
+
+  it('waits once per full log, and a log that dies releases the pipe', () => {
+    const { pipe, gate, both, w } = setup();
+    both.full = true;
+    w(both, 'a');
+    w(both, 'b'); // a chunk already in flight when the pipe paused
+    expect(both.listenerCount('drain')).toBe(1);
+    gate.release(both as unknown as fs.WriteStream);
+    expect(pipe.paused).toBe(false);
+    gate.write(null, Buffer.from('c'));
+    expect(pipe.paused).toBe(false);
+  });
+});
