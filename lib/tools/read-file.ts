@@ -226,17 +226,19 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
   }
 
   const fh = await fs.promises.open(abs, 'r');
-  const index = new LineIndex({ abs, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino }, b);
   try {
     const type = await sniffBinary(fh, path.basename(abs), b.BINARY_SNIFF_BYTES);
     if (type) {
       throw new ToolError(`${rel} is a binary file (${type}, ${formatCount(stat.size)} bytes); read_file shows text only.`);
     }
+    // kept across appends (a growing log): see line-index.ts
+    const index = await LineIndex.open(fh, { abs, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino }, b, ctx.signal);
     const noWindow = input.offset === undefined && input.limit === undefined;
     if (noWindow && stat.size > b.READ_WHOLE_FILE_MAX_BYTES) {
       let lines = '';
       if (stat.size <= b.READ_COUNT_MAX_BYTES) {
         const s = await scanFile(fh, stat.size, Number.MAX_SAFE_INTEGER, 1, b, ctx.signal, index);
+        await index.seal(fh);
         lines = ` and ${formatCount(s.lines)} line${s.lines === 1 ? '' : 's'}`;
       }
       const exact = `${formatCount(stat.size)} bytes`;
@@ -254,6 +256,7 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
     const outMax = ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES;
     const eff = { ...b, READ_WINDOW_MAX_BYTES: Math.min(b.READ_WINDOW_MAX_BYTES, Math.max(0, outMax - FOOTER_RESERVE_BYTES)) };
     const s = await scanFile(fh, stat.size, offset, limit, eff, ctx.signal, index);
+    await index.seal(fh);
     return render(rel, input, offset, limit, s, stat.size, eff);
   } finally {
     await fh.close();
