@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { createPortal } from 'react-dom';
 import { useQuery } from '@tanstack/react-query';
-import { sourceKey, type PageSource } from '@/lib/ui/file-page';
+import { sourceKey, type PageSource, type TaskLogStream } from '@/lib/ui/file-page';
 import { displayLines, positionLabel } from '@/lib/ui/line-window';
 import { outputBytes } from '@/lib/ui/task-events';
 import { fetchTasks, TASKS_KEY } from '@/lib/ui/tasks-api';
@@ -19,6 +19,13 @@ export interface OutputViewerProps {
 /** how often a running task's log is checked for new output when no event says so */
 const FOLLOW_POLL_MS = 2000;
 
+/** the task viewer's stream switch: both streams as a terminal shows them first (the default), then each alone */
+const STREAM_CHOICES: readonly { stream: TaskLogStream; label: string }[] = [
+  { stream: 'combined', label: 'both' },
+  { stream: 'stdout', label: 'stdout' },
+  { stream: 'stderr', label: 'stderr' },
+];
+
 const FOCUSABLE = 'button:not([disabled]), [href], input, select, textarea, [tabindex]:not([tabindex="-1"])';
 
 /**
@@ -28,8 +35,8 @@ const FOCUSABLE = 'button:not([disabled]), [href], input, select, textarea, [tab
  */
 export function OutputViewer({ source, title, onClose }: OutputViewerProps) {
   const titleId = useId();
-  // a task keeps stdout and stderr in two logs; the viewer shows one at a time
-  const [stream, setStream] = useState<'stdout' | 'stderr'>('stdout');
+  // a task's log is shown whole (both streams in arrival order) or one stream at a time
+  const [stream, setStream] = useState<TaskLogStream>('combined');
   const shown = source.kind === 'task' ? { ...source, stream } : source;
   const dialogRef = useRef<HTMLDivElement>(null);
 
@@ -90,7 +97,7 @@ export function OutputViewer({ source, title, onClose }: OutputViewerProps) {
   );
 }
 
-function ViewerBody({ source, title, titleId, onClose, onStream }: OutputViewerProps & { titleId: string; onStream?: (s: 'stdout' | 'stderr') => void }) {
+function ViewerBody({ source, title, titleId, onClose, onStream }: OutputViewerProps & { titleId: string; onStream?: (s: TaskLogStream) => void }) {
   const isTask = source.kind === 'task';
   const paged = usePagedLines(source, isTask ? 'end' : 'start');
   const { win, loadDown, loadUp } = paged;
@@ -139,11 +146,14 @@ function ViewerBody({ source, title, titleId, onClose, onStream }: OutputViewerP
         </div>
         {onStream && source.kind === 'task' && (
           <div role="group" aria-label="Which output" className="flex">
-            {(['stdout', 'stderr'] as const).map((s) => (
-              <button key={s} type="button" aria-pressed={(source.stream ?? 'stdout') === s} className={`${button} ${(source.stream ?? 'stdout') === s ? 'bg-zinc-700' : ''}`} onClick={() => onStream(s)}>
-                {s}
-              </button>
-            ))}
+            {STREAM_CHOICES.map(({ stream, label }) => {
+              const on = (source.stream ?? 'combined') === stream;
+              return (
+                <button key={stream} type="button" aria-pressed={on} className={`${button} ${on ? 'bg-zinc-700' : ''}`} onClick={() => onStream(stream)}>
+                  {label}
+                </button>
+              );
+            })}
           </div>
         )}
         <button type="button" className={button} onClick={jumpStart}>

@@ -5,7 +5,11 @@ import type { FilePage } from '@/lib/agent/protocol';
  * (task logs), both answering one FilePage per request.
  */
 
-export type PageSource = { kind: 'file'; path: string } | { kind: 'task'; taskId: string; stream?: 'stdout' | 'stderr' };
+/** Which log of a task: both streams in arrival order (as a terminal shows them), or one of them. */
+export type TaskLogStream = 'combined' | 'stdout' | 'stderr';
+
+/** A task without a stream asks for the server's default: the combined log. */
+export type PageSource = { kind: 'file'; path: string } | { kind: 'task'; taskId: string; stream?: TaskLogStream };
 
 /** bytes asked for per request: a few thousand lines of a typical log */
 export const PAGE_BYTES = 256 * 1024;
@@ -34,7 +38,7 @@ export function pageUrl(source: PageSource, offset: number, limit: number): stri
 
 /** A stable string for a source, for React keys and effect dependencies. */
 export function sourceKey(source: PageSource): string {
-  return source.kind === 'file' ? `file:${source.path}` : `task:${source.taskId}:${source.stream ?? 'stdout'}`;
+  return source.kind === 'file' ? `file:${source.path}` : `task:${source.taskId}:${source.stream ?? 'combined'}`;
 }
 
 /** Fetch one page; throws PageError with the server's message on a non-2xx answer or a malformed body. */

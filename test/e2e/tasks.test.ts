@@ -11,10 +11,10 @@ import { scriptedReplies, tagOf, toolResults } from './scenarios';
 import { e2eSuite } from './suite';
 
 const marker = unique('e2e-devserver');
-// a tiny dev server: listens on loopback and prints a numbered line every 200 ms; the marker names its process
+// a tiny dev server: listens on loopback, warns once on stderr and prints a numbered line every 200 ms; the marker names its process
 const DEV_SERVER =
   `node -e "const h=require('http');let i=0;const s=h.createServer((q,r)=>r.end('ok'));` +
-  `s.listen(0,'127.0.0.1',()=>console.log('listening on '+s.address().port));` +
+  `s.listen(0,'127.0.0.1',()=>{console.log('listening on '+s.address().port);console.error('warn: '+'dev build')});` +
   `setInterval(()=>console.log('tick '+(++i)),200)" ${marker}`;
 const BIG_LINES = 200_000;
 
@@ -91,13 +91,27 @@ describe('background tasks and big outputs in the browser', () => {
     await expect(panel.getByRole('button', { name: /^Kill / }).count()).resolves.toBe(0);
     await screenshot(page, 'tasks-devserver-killed');
 
-    // its whole log (small enough to fit one page) opens in the viewer, stdout and then stderr
+    // its whole log (small enough to fit one page) opens in the viewer: both streams first, as a terminal shows them
     await panel.getByRole('button', { name: /^Open the full log of node -e/ }).click();
     const viewer = page.getByRole('dialog');
+    const pressed = (name: string) => viewer.getByRole('button', { name, exact: true }).getAttribute('aria-pressed');
     await viewer.getByText(/listening on \d+/).waitFor({ timeout: 15_000 });
-    await expect(viewer.innerText()).resolves.toMatch(/tick \d+/);
-    await viewer.getByRole('button', { name: 'stderr' }).click();
-    await expect(viewer.getByRole('button', { name: 'stderr' }).getAttribute('aria-pressed')).resolves.toBe('true');
+    await expect(pressed('both')).resolves.toBe('true');
+    // the warning came before any tick (the first tick is 200 ms later); the command line in the title spells it differently
+    await expect(viewer.innerText()).resolves.toMatch(/warn: dev build[\s\S]*tick \d+/);
+    // then each stream alone
+    await viewer.getByRole('button', { name: 'stderr', exact: true }).click();
+    await expect(pressed('stderr')).resolves.toBe('true');
+    await expect(pressed('both')).resolves.toBe('false');
+    await viewer.getByText('warn: dev build').waitFor({ timeout: 15_000 });
+    await expect.poll(() => viewer.innerText(), { timeout: 15_000 }).not.toMatch(/tick \d+/);
+    await viewer.getByRole('button', { name: 'stdout', exact: true }).click();
+    await expect(pressed('stdout')).resolves.toBe('true');
+    await viewer.getByText(/tick \d+/).first().waitFor({ timeout: 15_000 });
+    await expect(viewer.innerText()).resolves.not.toMatch(/warn: dev build/);
+    await viewer.getByRole('button', { name: 'both', exact: true }).click();
+    await expect(pressed('both')).resolves.toBe('true');
+    await viewer.getByText('warn: dev build').waitFor({ timeout: 15_000 });
     // a finished log that fits one page is shown whole, never left "loading…"
     await expect.poll(() => viewer.innerText(), { timeout: 15_000 }).not.toMatch(/loading…/);
     await screenshot(page, 'tasks-devserver-log');

@@ -6,7 +6,11 @@ describe('file pages', () => {
     expect(pageUrl({ kind: 'file', path: '/d/spill/a b&c.txt' }, 100, 4096)).toBe('/api/files?offset=100&limit=4096&path=%2Fd%2Fspill%2Fa+b%26c.txt');
     expect(pageUrl({ kind: 'task', taskId: 't/1' }, -5, 10.7)).toBe('/api/tasks/t%2F1/log?offset=0&limit=10');
     expect(pageUrl({ kind: 'task', taskId: 't1', stream: 'stderr' }, 0, 10)).toBe('/api/tasks/t1/log?offset=0&limit=10&stream=stderr');
-    expect(sourceKey({ kind: 'task', taskId: 't1' })).toBe('task:t1:stdout');
+    expect(pageUrl({ kind: 'task', taskId: 't1', stream: 'combined' }, 0, 10)).toBe('/api/tasks/t1/log?offset=0&limit=10&stream=combined');
+    // no stream: the server's default, the combined log
+    expect(sourceKey({ kind: 'task', taskId: 't1' })).toBe('task:t1:combined');
+    expect(sourceKey({ kind: 'task', taskId: 't1', stream: 'combined' })).toBe('task:t1:combined');
+    expect(sourceKey({ kind: 'task', taskId: 't1', stream: 'stdout' })).toBe('task:t1:stdout');
     expect(sourceKey({ kind: 'task', taskId: 't1', stream: 'stderr' })).toBe('task:t1:stderr');
   });
 
