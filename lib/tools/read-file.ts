@@ -6,7 +6,7 @@
  * window, the rest is scanned at most READ_COUNT_MAX_BYTES further (bounded memory, linear time);
  * past that the footer says "of at least N". Reaching a window deep in the file needs a scan up to
  * it; the line index (line-index.ts) remembers where lines start along the way, so the next deep
- * window of the same unchanged file starts from the nearest checkpoint instead of byte 0. Reads are
+ * window of the same file (unchanged, or only appended to) starts from the nearest checkpoint instead of byte 0. Reads are
  * kept on the same CHUNK_BYTES grid from whichever checkpoint they start, so every output (the
  * counting cap's "at least N" included) is the same as a scan from the start would give.
  */

@@ -427,6 +427,98 @@ describe('read_file: the line index', () => {
     expect(secondBytes).toBeLessThan(firstBytes / 10);
   });
 
+  /** What a scan of the file's current bytes gives with no index: the same file under a fresh workspace. */
+  async function cold(rel: string, args: Record<string, unknown>, budget: Partial<Budget> = {}) {
+    const fresh = tempWorkspace();
+    try {
+      fresh.write(rel, fs.readFileSync(path.join(ws.workspace, rel)));
+      return await harness([readFileTool], fresh).call('read_file', args, { budget });
+    } finally {
+      fresh.cleanup();
+    }
+  }
+
+  it('keeps its checkpoints across an append: the next deep read reads its chunk and the new bytes, and answers as a cold scan', async () => {
+    const abs = ws.write('build.log', mixedLines(300_000)); // no newline at its end: the append continues that line
+    const first = await h.call('read_file', { path: 'build.log', offset: 290_001, limit: 5 });
+    expect(first.output.split('\n').at(-1)).toBe('(lines 290001–290005 of 300000; continue with offset=290006)');
+    const checkpoints = readIndexStats().checkpoints;
+    expect(checkpoints).toBeGreaterThan(10);
+
+    const added = ` continued\n${mixedLines(3000).slice(1)}\nlast, unterminated`;
+    fs.appendFileSync(abs, added);
+    const addedBytes = Buffer.byteLength(added);
+    const size = fs.statSync(abs).size;
+    const before = readIndexStats();
+    const deep = await h.call('read_file', { path: 'build.log', offset: 150_000, limit: 5 });
+    const after = readIndexStats();
+    // from the checkpoint to the end of its 1 MiB chunk, the newline before it, and the appended bytes counted once
+    expect(after.bytesRead - before.bytesRead).toBeLessThanOrEqual(1024 * 1024 + 1 + addedBytes);
+    expect(after.bytesRead - before.bytesRead).toBeLessThan(size / 5);
+    // the old version's fingerprint checked, the new one's taken: three regions of 4 KiB each
+    expect(after.fingerprintBytesRead - before.fingerprintBytesRead).toBeLessThanOrEqual(2 * 3 * 4096);
+    expect(after.paths).toEqual([abs]);
+    expect(after.checkpoints).toBeGreaterThanOrEqual(checkpoints);
+    expect(deep).toEqual(await cold('build.log', { path: 'build.log', offset: 150_000, limit: 5 }));
+    expect(deep.output.split('\n').at(-1)).toBe('(lines 150000–150004 of 303001; 1 long line cut at 2,000 bytes (marked "line cut"); continue with offset=150005)');
+
+    // a second append, then windows across the old end, at the new end, past it, and the whole-file answer
+    fs.appendFileSync(abs, ' more\nand a line\n');
+    const calls: Record<string, unknown>[] = [
+      { path: 'build.log', offset: 299_999, limit: 4 },
+      { path: 'build.log', offset: 302_990 },
+      { path: 'build.log', offset: 303_003 },
+      { path: 'build.log', offset: 1, limit: 2 },
+      { path: 'build.log' },
+    ];
+    for (const args of calls) expect(await h.call('read_file', args)).toEqual(await cold('build.log', args));
+    expect(readIndexStats().paths).toContain(abs); // beside the cold copies' entries
+    // line 300,000 (5,000 bytes of "é") now ends with the appended " continued": 5,010 bytes, cut at 2,000
+    expect((await h.call('read_file', calls[0])).output.split('\n').slice(1)).toEqual([
+      `300000\t${'é'.repeat(1000)}… [line cut: 3,010 more bytes]`,
+      '300001\trow 1 ab 中',
+      '300002\trow 2 abab 中',
+      '(lines 299999–300002 of 303002; 1 long line cut at 2,000 bytes (marked "line cut"); continue with offset=300003)',
+    ]);
+  }, 30_000);
+
+  it('drops the index when an append also rewrote bytes before the old end (head or tail), and answers as a cold scan', async () => {
+    const budget = { READ_INDEX_STRIDE_LINES: 100 };
+    const abs = ws.write('grow.log', numbered(50_000));
+    for (const [label, at, byte] of [['tail', -3, '\n'], ['head', 2, '\n']] as const) {
+      ws.write('grow.log', numbered(50_000));
+      await h.call('read_file', { path: 'grow.log', offset: 40_000, limit: 1 }, { budget }); // index this version
+      const ino = fs.statSync(abs).ino;
+      const fd = fs.openSync(abs, 'r+'); // same inode: "line 50000" becomes "line 500\n0" (or "line 1" becomes "li\ne 1")
+      fs.writeSync(fd, byte, at < 0 ? fs.fstatSync(fd).size + at : at);
+      fs.closeSync(fd);
+      fs.appendFileSync(abs, 'line 50001\n');
+      expect(fs.statSync(abs).ino).toBe(ino);
+      const before = readIndexStats().bytesRead;
+      const r = await h.call('read_file', { path: 'grow.log', offset: 49_999 }, { budget });
+      expect(readIndexStats().bytesRead - before, label).toBe(fs.statSync(abs).size); // rescanned from byte 0
+      expect(r, label).toEqual(await cold('grow.log', { path: 'grow.log', offset: 49_999 }, budget));
+      expect(r.output, label).toBe(label === 'tail'
+        ? '49999\tline 49999\n50000\tline 500\n50001\t0\n50002\tline 50001\n(lines 49999–50002 of 50002; end of file)'
+        : '49999\tline 49998\n50000\tline 49999\n50001\tline 50000\n50002\tline 50001\n(lines 49999–50002 of 50002; end of file)');
+    }
+  });
+
+  it('drops the index when the file was truncated and then grew past its old size', async () => {
+    const budget = { READ_INDEX_STRIDE_LINES: 100 };
+    const abs = ws.write('grow.log', numbered(50_000));
+    const oldSize = fs.statSync(abs).size;
+    await h.call('read_file', { path: 'grow.log', offset: 45_000, limit: 1 }, { budget });
+    fs.truncateSync(abs, Buffer.byteLength(numbered(30_000))); // the same inode, its head unchanged
+    fs.appendFileSync(abs, Array.from({ length: 25_000 }, (_, i) => `next ${i + 1}`).join('\n') + '\n');
+    expect(fs.statSync(abs).size).toBeGreaterThan(oldSize);
+    const before = readIndexStats().bytesRead;
+    const r = await h.call('read_file', { path: 'grow.log', offset: 45_000, limit: 2 }, { budget });
+    expect(readIndexStats().bytesRead - before).toBe(fs.statSync(abs).size);
+    expect(r).toEqual(await cold('grow.log', { path: 'grow.log', offset: 45_000, limit: 2 }, budget));
+    expect(r.output).toBe('45000\tnext 15000\n45001\tnext 15001\n(lines 45000–45001 of 55000; continue with offset=45002)');
+  });
+
   it('a file of a few very long lines gets checkpoints by bytes', async () => {
     ws.write('long.log', `head\n${'z'.repeat(6 * 1024 * 1024)}\n${numbered(100)}`);
     const budget = { READ_INDEX_STRIDE_BYTES: 1024 * 1024 };
