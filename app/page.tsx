@@ -9,6 +9,7 @@ import { EmptyState } from '@/components/empty-state';
 import { Header } from '@/components/header';
 import { SessionSidebar } from '@/components/session-sidebar';
 import { SettingsDialog } from '@/components/settings-dialog';
+import { TaskAside, useWideScreen } from '@/components/task-aside';
 import { TaskPanel } from '@/components/task-panel';
 
 /** The selected session lives in the URL (?s=…), so a reload comes back to it. */
@@ -31,6 +32,11 @@ function ClampApp() {
   const patch = usePatchSession();
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [context, setContext] = useState<ContextUse | null>(null);
+  // below lg the task panel opens as a drawer; a window widened past lg shows it as the column instead
+  const [tasksOpen, setTasksOpen] = useState(false);
+  const wide = useWideScreen();
+  if (wide && tasksOpen) setTasksOpen(false);
+  const closeTasks = useCallback(() => setTasksOpen(false), []);
 
   const list = sessions.data;
   const wanted = params.get('s');
@@ -65,7 +71,7 @@ function ClampApp() {
 
   return (
     <div className="flex h-screen flex-col">
-      <Header status={status.data} session={active} context={context} onModeChange={onMode} onOpenSettings={() => setSettingsOpen(true)} />
+      <Header status={status.data} session={active} context={context} onModeChange={onMode} onOpenSettings={() => setSettingsOpen(true)} tasksOpen={tasksOpen} onOpenTasks={() => setTasksOpen(true)} />
       {patch.error && (
         <p role="alert" className="border-b border-rose-200 bg-rose-50 px-3 py-1 text-xs text-rose-800 dark:border-rose-900 dark:bg-rose-950 dark:text-rose-200">
           {patch.error.message}
@@ -74,9 +80,9 @@ function ClampApp() {
       <div className="flex min-h-0 flex-1">
         <SessionSidebar sessions={list} activeId={activeId} onSelect={onSelect} onNew={onNew} creating={create.isPending} />
         <main className="min-w-0 flex-1">{main}</main>
-        <aside aria-label="Background tasks" className="hidden w-96 shrink-0 border-l border-zinc-200 bg-white lg:block dark:border-zinc-800 dark:bg-zinc-900">
+        <TaskAside drawer={tasksOpen} onClose={closeTasks}>
           <TaskPanel />
-        </aside>
+        </TaskAside>
       </div>
       <SettingsDialog open={settingsOpen} onClose={() => setSettingsOpen(false)} />
     </div>

@@ -1,6 +1,8 @@
 'use client';
 
+import { useQuery } from '@tanstack/react-query';
 import { PERMISSION_MODES } from '@/lib/tools/types';
+import { fetchTasks, TASKS_KEY } from '@/lib/ui/tasks-api';
 import type { PermissionMode, SessionSummary } from '@/lib/agent/protocol';
 import type { StatusView } from './api';
 import type { ContextUse } from './chat';
@@ -47,19 +49,50 @@ function ContextMeter({ context, windowTokens }: { context: ContextUse | null; w
   );
 }
 
-/** Workspace path, model, the session's permission mode, context use and the settings button. */
+/**
+ * Below `lg` the task panel is not on screen: this button opens it in a drawer and shows how many
+ * tasks run (from the same task list the panel keeps live).
+ */
+function TasksButton({ open, onOpen }: { open: boolean; onOpen: () => void }) {
+  const tasks = useQuery({ queryKey: TASKS_KEY, queryFn: fetchTasks });
+  const running = tasks.data?.filter((t) => t.status === 'running').length ?? 0;
+  return (
+    <button
+      type="button"
+      onClick={onOpen}
+      aria-haspopup="dialog"
+      aria-expanded={open}
+      title={running ? `Background tasks: ${running} running` : 'Background tasks'}
+      className="flex items-center gap-1.5 rounded border border-zinc-300 px-2 py-0.5 text-xs text-zinc-700 hover:bg-zinc-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 lg:hidden dark:border-zinc-700 dark:text-zinc-200 dark:hover:bg-zinc-800"
+    >
+      Tasks{running > 0 ? ' ' : ''}
+      {running > 0 && (
+        <span className="rounded-full bg-sky-600 px-1.5 text-[11px] font-medium tabular-nums text-white">
+          {running}
+          <span className="sr-only"> running</span>
+        </span>
+      )}
+    </button>
+  );
+}
+
+/** Workspace path, model, the session's permission mode, context use, the settings button (and the Tasks button below `lg`). */
 export function Header({
   status,
   session,
   context,
   onModeChange,
   onOpenSettings,
+  tasksOpen,
+  onOpenTasks,
 }: {
   status: StatusView | undefined;
   session: SessionSummary | null;
   context: ContextUse | null;
   onModeChange: (mode: PermissionMode) => void;
   onOpenSettings: () => void;
+  tasksOpen: boolean;
+  onOpenTasks: () => void;
 }) {
   const scripted = status?.model.scripted;
   return (
@@ -95,6 +128,7 @@ export function Header({
             ))}
           </select>
         </label>
+        <TasksButton open={tasksOpen} onOpen={onOpenTasks} />
         <button
           type="button"
           onClick={onOpenSettings}
