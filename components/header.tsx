@@ -44,7 +44,7 @@ function ContextMeter({ context, windowTokens }: { context: ContextUse | null; w
       >
         <div className={`h-full ${bar}`} style={{ width: `${pct}%` }} />
       </div>
-      <span className="font-mono text-[11px] tabular-nums text-zinc-600 dark:text-zinc-400">{text}</span>
+      <span className="font-mono text-[11px] tabular-nums text-zinc-600 max-md:hidden dark:text-zinc-400">{text}</span>
     </div>
   );
 }
@@ -105,7 +105,7 @@ export function Header({
         {status?.workspace ?? '…'}
       </span>
       <span
-        className={`shrink-0 rounded px-1.5 py-0.5 text-xs ${scripted ? 'bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200' : 'bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300'}`}
+        className={`shrink-0 rounded px-1.5 py-0.5 text-xs max-lg:min-w-0 max-lg:shrink max-lg:truncate ${scripted ? 'bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200' : 'bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300'}`}
         title={status?.model.provider ? `${status.model.provider}: ${status.model.model ?? ''}` : undefined}
       >
         {modelLabel(status)}
