@@ -200,7 +200,8 @@ describe('web_fetch: pages', () => {
 
   it('counting past WEB_DRAIN_MAX_BYTES stops and says the total is a lower bound', async () => {
     const r = await fetchUrl({ url: `${base}/huge` }, { budget: { WEB_RESPONSE_MAX_BYTES: 16 * 1024, WEB_DRAIN_MAX_BYTES: 1024 * 1024 } });
-    expect(r.output.split('\n')[1]).toMatch(/^Status: 200 OK · text\/html · at least 1\.0\d? MB received$/);
+    // counting stops within one network chunk past the cap (a loaded machine hands over bigger chunks)
+    expect(r.output.split('\n')[1]).toMatch(/^Status: 200 OK · text\/html · at least 1\.\d+ MB received$/);
     expect(r.output).toContain('the rest was counted, not converted (counting stopped there).');
     expect(r.meta).toMatchObject({ complete: false });
   });
