@@ -6,6 +6,7 @@ import { createRegistry } from '../lib/tools/registry';
 import { dispatch, type DispatchOptions } from '../lib/tools/dispatch';
 import type { ToolDefinition, ToolResult } from '../lib/tools/types';
 import type { z } from 'zod';
+import { afterEach, beforeEach } from 'vitest';
 
 /** A fresh temp workspace and data dir (real paths), removed by cleanup(). */
 export function tempWorkspace(prefix = 'clamp-test-') {
@@ -44,4 +45,19 @@ export function harness(tools: ToolDefinition<z.ZodType>[], ws: { workspace: str
       return dispatch(reg, name, args, ctx, opts);
     },
   };
+}
+
+/**
+ * A fresh temp workspace and a dispatcher over the given tools for every test of a file, removed after
+ * each test: `const bed = toolBed([readFileTool]);` then `bed.ws` and `bed.h` inside the tests.
+ * base may be a function, read when each test starts (for values a beforeAll sets).
+ */
+export function toolBed(tools: ToolDefinition<z.ZodType>[], base: Partial<ContextInit> | (() => Partial<ContextInit>) = {}) {
+  const bed = {} as { ws: ReturnType<typeof tempWorkspace>; h: ReturnType<typeof harness> };
+  beforeEach(() => {
+    bed.ws = tempWorkspace();
+    bed.h = harness(tools, bed.ws, typeof base === 'function' ? base() : base);
+  });
+  afterEach(() => bed.ws.cleanup());
+  return bed;
 }

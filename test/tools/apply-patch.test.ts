@@ -1,27 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { applyPatchTool } from '../../lib/tools/apply-patch';
 import { budgetTable } from '../../lib/tools/budget';
 import { createContext } from '../../lib/tools/context';
-import { harness, tempWorkspace } from '../helpers';
+import { toolBed } from '../helpers';
 
-let ws: ReturnType<typeof tempWorkspace>;
-let h: ReturnType<typeof harness>;
-
-beforeEach(() => {
-  ws = tempWorkspace();
-  h = harness([applyPatchTool], ws);
-});
+const bed = toolBed([applyPatchTool]);
 afterEach(() => {
   vi.restoreAllMocks();
-  ws.cleanup();
 });
 
 const patch = (...lines: string[]) => ['*** Begin Patch', ...lines, '*** End Patch'].join('\n');
-const apply = (text: string, extra = {}) => h.call('apply_patch', { patch: text }, extra);
-const exists = (rel: string) => fs.existsSync(path.join(ws.workspace, rel));
+const apply = (text: string, extra = {}) => bed.h.call('apply_patch', { patch: text }, extra);
+const exists = (rel: string) => fs.existsSync(path.join(bed.ws.workspace, rel));
 
 describe('apply_patch: contract', () => {
   it('has a stable JSON schema', () => {
@@ -50,9 +43,9 @@ describe('apply_patch: contract', () => {
 
 describe('apply_patch: happy path', () => {
   it('adds, updates, moves and deletes in one call', async () => {
-    ws.write('src/a.ts', 'line1\nline2\nline3\nline4\nline5\n');
-    ws.write('src/old.ts', 'keep\nrename me\n');
-    ws.write('src/gone.ts', 'bye\nbye\n');
+    bed.ws.write('src/a.ts', 'line1\nline2\nline3\nline4\nline5\n');
+    bed.ws.write('src/old.ts', 'keep\nrename me\n');
+    bed.ws.write('src/gone.ts', 'bye\nbye\n');
     const r = await apply(
       patch(
         '*** Add File: src/new/b.ts',
@@ -89,9 +82,9 @@ describe('apply_patch: happy path', () => {
       'D src/gone.ts (+0 −2 lines)',
     ]);
     expect(r.output).toContain('--- a/src/old.ts\n+++ b/src/moved/renamed.ts\n');
-    expect(ws.read('src/new/b.ts')).toBe('export const b = 1;\n\nexport const c = 2;\n');
-    expect(ws.read('src/a.ts')).toBe('line1\nLINE2\nline3\nline4\nline5!\nline6\n');
-    expect(ws.read('src/moved/renamed.ts')).toBe('keep\nrenamed\n');
+    expect(bed.ws.read('src/new/b.ts')).toBe('export const b = 1;\n\nexport const c = 2;\n');
+    expect(bed.ws.read('src/a.ts')).toBe('line1\nLINE2\nline3\nline4\nline5!\nline6\n');
+    expect(bed.ws.read('src/moved/renamed.ts')).toBe('keep\nrenamed\n');
     expect(exists('src/old.ts')).toBe(false);
     expect(exists('src/gone.ts')).toBe(false);
     expect(r.meta).toMatchObject({
@@ -107,18 +100,18 @@ describe('apply_patch: happy path', () => {
   });
 
   it('tolerates trailing-whitespace drift in context and says so, keeping the file\'s own lines', async () => {
-    ws.write('t.py', 'def f():   \n    return 1\n');
+    bed.ws.write('t.py', 'def f():   \n    return 1\n');
     const r = await apply(patch('*** Update File: t.py', '@@', ' def f():', '-    return 1', '+    return 2'));
     expect(r.status).toBe('ok');
     expect(r.output.split('\n')[2]).toBe('Note: t.py hunk 1 matched with trailing-whitespace drift (loose matcher: trailing-whitespace).');
-    expect(ws.read('t.py')).toBe('def f():   \n    return 2\n');
+    expect(bed.ws.read('t.py')).toBe('def f():   \n    return 2\n');
   });
 
   it('keeps CRLF line endings and a BOM, and accepts a unified-diff style @@ header', async () => {
-    ws.write('w.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('a\r\nb\r\nc\r\n')]));
+    bed.ws.write('w.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('a\r\nb\r\nc\r\n')]));
     const r = await apply(patch('*** Update File: w.txt', '@@ -1,3 +1,3 @@', ' a', '-b', '+B', ' c'));
     expect(r.status).toBe('ok');
-    const bytes = fs.readFileSync(path.join(ws.workspace, 'w.txt'));
+    const bytes = fs.readFileSync(path.join(bed.ws.workspace, 'w.txt'));
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     expect(bytes.subarray(3).toString('utf8')).toBe('a\r\nB\r\nc\r\n');
   });
@@ -137,9 +130,9 @@ describe('apply_patch: happy path', () => {
 
 describe('apply_patch: all or nothing', () => {
   it('a patch whose 2nd file fails leaves the 1st untouched and names the file and hunk', async () => {
-    ws.write('one.txt', 'alpha\nbeta\n');
+    bed.ws.write('one.txt', 'alpha\nbeta\n');
     const two = 'const x = 1;\nconst y = 2;\nconst z = 3;\nconst w = 4;\n';
-    ws.write('two.txt', two);
+    bed.ws.write('two.txt', two);
     const r = await apply(
       patch(
         '*** Update File: one.txt',
@@ -172,13 +165,13 @@ describe('apply_patch: all or nothing', () => {
     );
     expect(r.hint).toBe('Nothing was written. Fix hunk 2 of two.txt and send the whole patch again.');
     expect(r.meta).toMatchObject({ file: 'two.txt', hunk: 2 });
-    expect(ws.read('one.txt')).toBe('alpha\nbeta\n');
-    expect(ws.read('two.txt')).toBe(two);
+    expect(bed.ws.read('one.txt')).toBe('alpha\nbeta\n');
+    expect(bed.ws.read('two.txt')).toBe(two);
   });
 
   it('a failed write rolls back the files already written', async () => {
-    ws.write('a.txt', 'a\n');
-    ws.write('b.txt', 'b\n');
+    bed.ws.write('a.txt', 'a\n');
+    bed.ws.write('b.txt', 'b\n');
     const real = fs.renameSync;
     let calls = 0;
     vi.spyOn(fs, 'renameSync').mockImplementation((from, to) => {
@@ -190,11 +183,11 @@ describe('apply_patch: all or nothing', () => {
     expect(r.output).toBe('apply_patch failed while writing b.txt (EIO). The 2 files already written were restored, so nothing changed.');
     expect(r.hint).toBe('Check the paths and permissions, then send the patch again.');
     vi.restoreAllMocks();
-    expect(ws.read('a.txt')).toBe('a\n');
-    expect(ws.read('b.txt')).toBe('b\n');
+    expect(bed.ws.read('a.txt')).toBe('a\n');
+    expect(bed.ws.read('b.txt')).toBe('b\n');
     expect(exists('new/c.txt')).toBe(false);
     expect(exists('new')).toBe(false);
-    expect(fs.readdirSync(ws.workspace).sort()).toEqual(['a.txt', 'b.txt']);
+    expect(fs.readdirSync(bed.ws.workspace).sort()).toEqual(['a.txt', 'b.txt']);
   });
 });
 
@@ -217,16 +210,16 @@ describe('apply_patch: errors with a next step', () => {
     ['Move to in the wrong place', patch('*** Update File: a.txt', '@@', '-x', '*** Move to: b.txt'), 'line 5: "*** Move to:" must come right after its "*** Update File:" line'],
     ['Delete with a body', patch('*** Delete File: a.txt', '-x'), 'line 3: "*** Delete File: a.txt" takes no lines after it'],
   ])('parse error: %s', async (_name, text, msg) => {
-    ws.write('a.txt', 'x\n');
+    bed.ws.write('a.txt', 'x\n');
     const r = await apply(text);
     expect(r.status).toBe('error');
     expect(r.output).toBe(parseError(msg));
     expect(r.hint).toBe('Fix the patch format (see the apply_patch description) and send it again; nothing was written.');
-    expect(ws.read('a.txt')).toBe('x\n');
+    expect(bed.ws.read('a.txt')).toBe('x\n');
   });
 
   it('Update or Delete of a missing file: "File not found" with near names', async () => {
-    ws.write('src/utils.ts', 'x\n');
+    bed.ws.write('src/utils.ts', 'x\n');
     let r = await apply(patch('*** Update File: src/utlis.ts', '-x', '+y'));
     expect(r.output).toBe('apply_patch failed; nothing was written.\nUpdate File src/utlis.ts: File not found: src/utlis.ts. Did you mean src/utils.ts?');
     r = await apply(patch('*** Delete File: src/nothing-like-it.ts'));
@@ -237,8 +230,8 @@ describe('apply_patch: errors with a next step', () => {
   });
 
   it('Add of an existing file, Move onto an existing file, an anchor that is not there', async () => {
-    ws.write('a.txt', 'a\n');
-    ws.write('b.txt', 'b\n');
+    bed.ws.write('a.txt', 'a\n');
+    bed.ws.write('b.txt', 'b\n');
     let r = await apply(patch('*** Add File: a.txt', '+x'));
     expect(r.output).toBe(
       'apply_patch failed; nothing was written.\nAdd File a.txt: the file already exists. Use "*** Update File:" to change it, or delete it first.',
@@ -257,22 +250,22 @@ describe('apply_patch: errors with a next step', () => {
         'read_file a.txt around the change and rebuild hunk 1 from lines copied exactly (or make this change with edit_file), then send the whole patch again.',
       ].join('\n'),
     );
-    expect(ws.read('a.txt')).toBe('a\n');
-    expect(ws.read('b.txt')).toBe('b\n');
+    expect(bed.ws.read('a.txt')).toBe('a\n');
+    expect(bed.ws.read('b.txt')).toBe('b\n');
   });
 
   it('a binary file and a file over the cap are refused by name', async () => {
-    ws.write('bin.dat', Buffer.from([0, 1, 2]));
+    bed.ws.write('bin.dat', Buffer.from([0, 1, 2]));
     let r = await apply(patch('*** Update File: bin.dat', '-x', '+y'));
     expect(r.output).toBe('apply_patch failed; nothing was written.\nUpdate File bin.dat: bin.dat looks binary (a NUL byte in its first 3 bytes); apply_patch only changes text files.');
-    ws.write('big.txt', 'z'.repeat(40));
+    bed.ws.write('big.txt', 'z'.repeat(40));
     r = await apply(patch('*** Delete File: big.txt'), { budget: { EDIT_MAX_FILE_BYTES: 20 } });
     expect(r.output).toBe('apply_patch failed; nothing was written.\nDelete File big.txt: big.txt is 40 bytes, over the 20 bytes limit of apply_patch; it was not changed.');
     expect(exists('big.txt')).toBe(true);
   });
 
   it('confinement: outside paths, Move to outside, and .git are denied before anything runs', async () => {
-    ws.write('a.txt', 'a\n');
+    bed.ws.write('a.txt', 'a\n');
     let r = await apply(patch('*** Add File: ../evil.txt', '+x'));
     expect(r.status).toBe('denied');
     expect(r.output).toContain('Path is outside the workspace: ../evil.txt');
@@ -281,7 +274,7 @@ describe('apply_patch: errors with a next step', () => {
     r = await apply(patch('*** Add File: .git/hooks/post-commit', '+x'));
     expect(r.status).toBe('denied');
     expect(r.output).toContain('Writes into .git/ are refused: .git/hooks/post-commit.');
-    expect(ws.read('a.txt')).toBe('a\n');
+    expect(bed.ws.read('a.txt')).toBe('a\n');
     expect(exists('.git')).toBe(false);
   });
 
@@ -303,12 +296,12 @@ function tree(dir: string): Record<string, string> {
 }
 
 describe('apply_patch: preview (approval bar)', () => {
-  const preview = (text: string) => applyPatchTool.preview!({ patch: text }, createContext({ workspace: ws.workspace, dataDir: ws.dataDir }));
+  const preview = (text: string) => applyPatchTool.preview!({ patch: text }, createContext({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir }));
 
   it('shows every file and the same diff run produces; creates, moves and deletes nothing', async () => {
-    ws.write('src/a.ts', 'line1\nline2\nline3\n');
-    ws.write('src/old.ts', 'keep\nrename me\n');
-    ws.write('src/gone.ts', 'bye\n');
+    bed.ws.write('src/a.ts', 'line1\nline2\nline3\n');
+    bed.ws.write('src/old.ts', 'keep\nrename me\n');
+    bed.ws.write('src/gone.ts', 'bye\n');
     const p = patch(
       '*** Add File: src/new/b.ts',
       '+export const b = 1;',
@@ -325,9 +318,9 @@ describe('apply_patch: preview (approval bar)', () => {
       '+renamed',
       '*** Delete File: src/gone.ts',
     );
-    const before = tree(ws.workspace);
+    const before = tree(bed.ws.workspace);
     const pv = await preview(p);
-    expect(tree(ws.workspace)).toEqual(before);
+    expect(tree(bed.ws.workspace)).toEqual(before);
     expect(exists('src/new')).toBe(false);
     expect(exists('src/moved')).toBe(false);
     expect(pv.summary).toBe(
@@ -340,14 +333,14 @@ describe('apply_patch: preview (approval bar)', () => {
   });
 
   it('a patch that would fail says why, with no diff, and writes nothing; never throws', async () => {
-    ws.write('one.txt', 'a\n');
-    const before = tree(ws.workspace);
+    bed.ws.write('one.txt', 'a\n');
+    const before = tree(bed.ws.workspace);
     const pv = await preview(patch('*** Add File: two.txt', '+x', '*** Delete File: missing.txt'));
     expect(pv.diff).toBeUndefined();
     expect(pv.summary).toBe(
       'apply_patch — would fail: Delete File missing.txt: File not found: missing.txt. Nothing with a similar name is in the workspace root; use list_dir to see the workspace root, or glob to search the tree by pattern.',
     );
-    expect(tree(ws.workspace)).toEqual(before);
+    expect(tree(bed.ws.workspace)).toEqual(before);
     expect(await preview('not a patch')).toEqual({ summary: expect.stringMatching(/^apply_patch — would fail: Invalid patch, /) });
   });
 });

@@ -1,22 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { editFileTool } from '../../lib/tools/edit-file';
 import { budgetTable } from '../../lib/tools/budget';
 import { createContext } from '../../lib/tools/context';
-import { harness, tempWorkspace } from '../helpers';
+import { toolBed } from '../helpers';
 
-let ws: ReturnType<typeof tempWorkspace>;
-let h: ReturnType<typeof harness>;
+const bed = toolBed([editFileTool]);
 
-beforeEach(() => {
-  ws = tempWorkspace();
-  h = harness([editFileTool], ws);
-});
-afterEach(() => ws.cleanup());
-
-const edit = (args: Record<string, unknown>, extra = {}) => h.call('edit_file', args, extra);
+const edit = (args: Record<string, unknown>, extra = {}) => bed.h.call('edit_file', args, extra);
 
 describe('edit_file: contract', () => {
   it('has a stable JSON schema', () => {
@@ -35,7 +28,7 @@ describe('edit_file: contract', () => {
 
 describe('edit_file: exact matches', () => {
   it('replaces a unique match and returns the diff', async () => {
-    ws.write('src/a.ts', 'const a = 1;\nconst b = 2;\nconst c = 3;\n');
+    bed.ws.write('src/a.ts', 'const a = 1;\nconst b = 2;\nconst c = 3;\n');
     const r = await edit({ path: 'src/a.ts', old_string: 'const b = 2;', new_string: 'const b = 20;\nconst bb = 21;' });
     expect(r.status).toBe('ok');
     expect(r.output).toBe(
@@ -51,46 +44,46 @@ describe('edit_file: exact matches', () => {
         ' const c = 3;',
       ].join('\n'),
     );
-    expect(ws.read('src/a.ts')).toBe('const a = 1;\nconst b = 20;\nconst bb = 21;\nconst c = 3;\n');
+    expect(bed.ws.read('src/a.ts')).toBe('const a = 1;\nconst b = 20;\nconst bb = 21;\nconst c = 3;\n');
     expect(r.truncation).toBeNull();
     expect(r.meta).toMatchObject({ path: 'src/a.ts', added: 2, removed: 1, created: false, matcher: 'exact', matches: 1, lines: [2] });
     expect(r.meta?.diff).toContain('+const bb = 21;');
   });
 
   it('inserts the replacement literally: $& and $$ stay as typed', async () => {
-    ws.write('a.js', 'price = X;\n');
+    bed.ws.write('a.js', 'price = X;\n');
     const r = await edit({ path: 'a.js', old_string: 'X', new_string: "'$&' + '$$' + '$1' + \"$'\"" });
     expect(r.status).toBe('ok');
-    expect(ws.read('a.js')).toBe("price = '$&' + '$$' + '$1' + \"$'\";\n");
+    expect(bed.ws.read('a.js')).toBe("price = '$&' + '$$' + '$1' + \"$'\";\n");
   });
 
   it('keeps CRLF line endings (old_string and new_string written with LF)', async () => {
-    ws.write('win.txt', 'one\r\ntwo\r\nthree\r\n');
+    bed.ws.write('win.txt', 'one\r\ntwo\r\nthree\r\n');
     const r = await edit({ path: 'win.txt', old_string: 'one\ntwo', new_string: 'uno\ndos\ndos-bis' });
     expect(r.status).toBe('ok');
     expect(r.meta?.matcher).toBe('exact');
-    expect(fs.readFileSync(path.join(ws.workspace, 'win.txt'), 'latin1')).toBe('uno\r\ndos\r\ndos-bis\r\nthree\r\n');
+    expect(fs.readFileSync(path.join(bed.ws.workspace, 'win.txt'), 'latin1')).toBe('uno\r\ndos\r\ndos-bis\r\nthree\r\n');
   });
 
   it('keeps a UTF-8 byte-order mark', async () => {
-    ws.write('bom.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('héllo\r\nworld\r\n')]));
+    bed.ws.write('bom.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('héllo\r\nworld\r\n')]));
     const r = await edit({ path: 'bom.txt', old_string: 'héllo', new_string: 'bonjour' });
     expect(r.status).toBe('ok');
-    const bytes = fs.readFileSync(path.join(ws.workspace, 'bom.txt'));
+    const bytes = fs.readFileSync(path.join(bed.ws.workspace, 'bom.txt'));
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     expect(bytes.subarray(3).toString('utf8')).toBe('bonjour\r\nworld\r\n');
   });
 
   it('keeps the file mode', async () => {
-    const abs = ws.write('run.sh', '#!/bin/sh\necho hi\n');
+    const abs = bed.ws.write('run.sh', '#!/bin/sh\necho hi\n');
     fs.chmodSync(abs, 0o751);
     await edit({ path: 'run.sh', old_string: 'echo hi', new_string: 'echo bye' });
     expect(fs.statSync(abs).mode & 0o777).toBe(0o751);
-    expect(fs.readdirSync(ws.workspace)).toEqual(['run.sh']); // no temp file left behind
+    expect(fs.readdirSync(bed.ws.workspace)).toEqual(['run.sh']); // no temp file left behind
   });
 
   it('several matches: error with the count and line numbers, asking for context or replace_all', async () => {
-    ws.write('m.txt', 'x = 1\ny = 2\nx = 1\nz\nx = 1\n');
+    bed.ws.write('m.txt', 'x = 1\ny = 2\nx = 1\nz\nx = 1\n');
     const r = await edit({ path: 'm.txt', old_string: 'x = 1', new_string: 'x = 9' });
     expect(r.status).toBe('error');
     expect(r.output).toBe(
@@ -98,27 +91,27 @@ describe('edit_file: exact matches', () => {
         'Add surrounding lines to old_string so it matches one place, or set replace_all=true to replace all 3.',
     );
     expect(r.hint).toBe('Give more context in old_string, or set replace_all=true.');
-    expect(ws.read('m.txt')).toBe('x = 1\ny = 2\nx = 1\nz\nx = 1\n');
+    expect(bed.ws.read('m.txt')).toBe('x = 1\ny = 2\nx = 1\nz\nx = 1\n');
   });
 
   it('lists at most EDIT_MATCH_LINES_MAX_LISTED line numbers and counts the rest', async () => {
-    ws.write('m.txt', 'a\n'.repeat(5));
+    bed.ws.write('m.txt', 'a\n'.repeat(5));
     const r = await edit({ path: 'm.txt', old_string: 'a', new_string: 'b' }, { budget: { EDIT_MATCH_LINES_MAX_LISTED: 2 } });
     expect(r.output.split('\n')[0]).toBe('old_string matches 5 places in m.txt (lines 1, 2 and 3 more); it must match exactly one.');
   });
 
   it('replace_all replaces every match and says where', async () => {
-    ws.write('m.txt', 'x = 1\ny = 2\nx = 1\n');
+    bed.ws.write('m.txt', 'x = 1\ny = 2\nx = 1\n');
     const r = await edit({ path: 'm.txt', old_string: 'x = 1', new_string: 'x = 9', replace_all: true });
     expect(r.status).toBe('ok');
     expect(r.output.split('\n')[0]).toBe('Edited m.txt: replaced 2 matches at lines 1, 3 (+2 −2 lines).');
-    expect(ws.read('m.txt')).toBe('x = 9\ny = 2\nx = 9\n');
+    expect(bed.ws.read('m.txt')).toBe('x = 9\ny = 2\nx = 9\n');
   });
 });
 
 describe('edit_file: errors with a next step', () => {
   it('identical strings', async () => {
-    ws.write('a.txt', 'a\n');
+    bed.ws.write('a.txt', 'a\n');
     const r = await edit({ path: 'a.txt', old_string: 'a', new_string: 'a' });
     expect(r.status).toBe('error');
     expect(r.output).toBe('old_string and new_string are identical; there is nothing to change.');
@@ -126,14 +119,14 @@ describe('edit_file: errors with a next step', () => {
   });
 
   it('empty old_string on a file with content points to write_file', async () => {
-    ws.write('a.txt', 'one\ntwo\n');
+    bed.ws.write('a.txt', 'one\ntwo\n');
     const r = await edit({ path: 'a.txt', old_string: '', new_string: 'x' });
     expect(r.status).toBe('error');
     expect(r.output).toBe(
       'old_string is empty but a.txt already exists (2 lines). To replace the whole file use write_file; to change part of it, give old_string copied exactly from read_file.',
     );
     expect(r.hint).toBe('Use write_file to replace the whole file, or give old_string.');
-    expect(ws.read('a.txt')).toBe('one\ntwo\n');
+    expect(bed.ws.read('a.txt')).toBe('one\ntwo\n');
   });
 
   it('empty old_string on a missing file creates it (with parents); on an empty file fills it', async () => {
@@ -141,25 +134,25 @@ describe('edit_file: errors with a next step', () => {
     expect(r.status).toBe('ok');
     expect(r.output).toBe('Created new/dir/f.txt with new_string (+2 −0 lines, 12 bytes).');
     expect(r.meta).toMatchObject({ created: true, added: 2, removed: 0 });
-    expect(ws.read('new/dir/f.txt')).toBe('hello\nworld\n');
-    ws.write('empty.txt', '');
+    expect(bed.ws.read('new/dir/f.txt')).toBe('hello\nworld\n');
+    bed.ws.write('empty.txt', '');
     const r2 = await edit({ path: 'empty.txt', old_string: '', new_string: 'x\n' });
     expect(r2.output).toBe('Filled the empty file empty.txt with new_string (+1 −0 lines, 2 bytes).');
-    expect(ws.read('empty.txt')).toBe('x\n');
+    expect(bed.ws.read('empty.txt')).toBe('x\n');
   });
 
   it('missing file: "File not found" with near names and how to create one', async () => {
-    ws.write('src/utils.ts', 'x\n');
+    bed.ws.write('src/utils.ts', 'x\n');
     const r = await edit({ path: 'src/utlis.ts', old_string: 'x', new_string: 'y' });
     expect(r.status).toBe('error');
     expect(r.output).toBe(
       'File not found: src/utlis.ts. Did you mean src/utils.ts? To create a new file use write_file (or edit_file with an empty old_string).',
     );
-    expect(fs.existsSync(path.join(ws.workspace, 'src/utlis.ts'))).toBe(false);
+    expect(fs.existsSync(path.join(bed.ws.workspace, 'src/utlis.ts'))).toBe(false);
   });
 
   it('not found: says so, shows the closest region with line numbers, and asks to copy old_string exactly', async () => {
-    ws.write('f.py', 'import os\n\ndef main():\n    print("hello world")\n    return 0\n\nmain()\n');
+    bed.ws.write('f.py', 'import os\n\ndef main():\n    print("hello world")\n    return 0\n\nmain()\n');
     const r = await edit({ path: 'f.py', old_string: 'def main():\n    print("hello, world")\n    return 1', new_string: 'pass' });
     expect(r.status).toBe('error');
     expect(r.output).toBe(
@@ -176,7 +169,7 @@ describe('edit_file: errors with a next step', () => {
   });
 
   it('not found with nothing alike', async () => {
-    ws.write('f.txt', 'alpha\nbeta\n');
+    bed.ws.write('f.txt', 'alpha\nbeta\n');
     const r = await edit({ path: 'f.txt', old_string: 'zzqq', new_string: 'y' });
     expect(r.output).toBe(
       'old_string was not found in f.txt (tried an exact match, then trailing whitespace, indentation, tabs/spaces, escaped characters, blank lines and first/last-line anchors). Nothing in the file looks like it.\n' +
@@ -186,39 +179,39 @@ describe('edit_file: errors with a next step', () => {
   });
 
   it('a directory, a binary file, invalid UTF-8 and a file over the cap are refused', async () => {
-    fs.mkdirSync(path.join(ws.workspace, 'dir'));
+    fs.mkdirSync(path.join(bed.ws.workspace, 'dir'));
     let r = await edit({ path: 'dir', old_string: 'a', new_string: 'b' });
     expect(r.output).toBe('dir is a directory, not a file; edit_file changes files.');
     expect(r.hint).toBe('Pass the path of a file (list_dir dir shows what it contains).');
 
-    ws.write('img.bin', Buffer.from([1, 2, 0, 3]));
+    bed.ws.write('img.bin', Buffer.from([1, 2, 0, 3]));
     r = await edit({ path: 'img.bin', old_string: 'a', new_string: 'b' });
     expect(r.output).toBe('img.bin looks binary (a NUL byte in its first 4 bytes); edit_file only changes text files.');
 
-    ws.write('latin.txt', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    bed.ws.write('latin.txt', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
     r = await edit({ path: 'latin.txt', old_string: 'caf', new_string: 'x' });
     expect(r.output).toBe('latin.txt is not valid UTF-8 text; edit_file would corrupt the bytes it cannot decode, so it leaves the file alone.');
 
-    ws.write('big.txt', 'x'.repeat(100));
+    bed.ws.write('big.txt', 'x'.repeat(100));
     r = await edit({ path: 'big.txt', old_string: 'x', new_string: 'y', replace_all: true }, { budget: { EDIT_MAX_FILE_BYTES: 50 } });
     expect(r.output).toBe('big.txt is 100 bytes, over the 50 bytes limit of edit_file; it was not changed.');
     expect(r.hint).toBe('Change a file that large with a command-line tool (run_command), or split it; ask the user if unsure.');
   });
 
   it('an edit that would grow the file past the cap is refused', async () => {
-    ws.write('g.txt', 'ab\n');
+    bed.ws.write('g.txt', 'ab\n');
     const r = await edit({ path: 'g.txt', old_string: 'ab', new_string: 'x'.repeat(60) }, { budget: { EDIT_MAX_FILE_BYTES: 50 } });
     expect(r.output).toBe('The edit would make g.txt 61 bytes, over the 50 bytes limit of edit_file; nothing was written.');
-    expect(ws.read('g.txt')).toBe('ab\n');
+    expect(bed.ws.read('g.txt')).toBe('ab\n');
   });
 
   it('empty path is refused before any I/O; .git and escapes are refused by confinement', async () => {
     let r = await edit({ path: '', old_string: 'a', new_string: 'b' });
     expect(r.output).toBe('Invalid arguments for edit_file:\n- `path`: must not be empty.\nPass a non-empty path and call edit_file again.');
-    ws.write('.git/config', 'x\n');
+    bed.ws.write('.git/config', 'x\n');
     r = await edit({ path: '.git/config', old_string: 'x', new_string: 'y' });
     expect(r.status).toBe('denied');
-    expect(ws.read('.git/config')).toBe('x\n');
+    expect(bed.ws.read('.git/config')).toBe('x\n');
     r = await edit({ path: '../outside.txt', old_string: 'x', new_string: 'y' });
     expect(r.status).toBe('denied');
     expect(r.output).toContain('Path is outside the workspace: ../outside.txt');
@@ -226,7 +219,7 @@ describe('edit_file: errors with a next step', () => {
 
   it('a diff over DIFF_MAX_BYTES is cut for the model with a note; meta keeps it whole', async () => {
     const body = Array.from({ length: 40 }, (_, i) => `line ${i}`).join('\n');
-    ws.write('d.txt', `${body}\n`);
+    bed.ws.write('d.txt', `${body}\n`);
     const r = await edit({ path: 'd.txt', old_string: body, new_string: body.toUpperCase() }, { budget: { DIFF_MAX_BYTES: 200 } });
     expect(r.status).toBe('ok');
     const total = Buffer.byteLength(r.meta?.diff as string);
@@ -241,7 +234,7 @@ describe('edit_file: errors with a next step', () => {
 
 describe('edit_file: loose matchers say which one matched', () => {
   it('drifted indentation succeeds, re-indents new_string and says so', async () => {
-    ws.write('c.ts', 'class A {\n    foo() {\n        if (x) {\n            return 1;\n        }\n    }\n}\n');
+    bed.ws.write('c.ts', 'class A {\n    foo() {\n        if (x) {\n            return 1;\n        }\n    }\n}\n');
     const r = await edit({
       path: 'c.ts',
       old_string: 'foo() {\n    if (x) {\n        return 1;\n    }\n}',
@@ -253,51 +246,51 @@ describe('edit_file: loose matchers say which one matched', () => {
       'Note: matched with indentation drift (loose matcher: indentation); new_string was re-indented to fit. Check the diff.',
     ]);
     expect(r.meta?.matcher).toBe('indentation');
-    expect(ws.read('c.ts')).toBe('class A {\n    foo() {\n        if (y) {\n            return 2;\n        }\n    }\n}\n');
+    expect(bed.ws.read('c.ts')).toBe('class A {\n    foo() {\n        if (y) {\n            return 2;\n        }\n    }\n}\n');
   });
 
   it('trailing whitespace', async () => {
-    ws.write('t.txt', 'a = 1   \nb = 2\n');
+    bed.ws.write('t.txt', 'a = 1   \nb = 2\n');
     const r = await edit({ path: 't.txt', old_string: 'a = 1\nb = 2', new_string: 'a = 3\nb = 4' });
     expect(r.output.split('\n')[1]).toBe('Note: matched with trailing-whitespace drift (loose matcher: trailing-whitespace). Check the diff.');
-    expect(ws.read('t.txt')).toBe('a = 3\nb = 4\n');
+    expect(bed.ws.read('t.txt')).toBe('a = 3\nb = 4\n');
   });
 
   it('tabs vs spaces: new_string follows the file (tabs)', async () => {
-    ws.write('g.go', 'func f() {\n\tif x {\n\t\treturn\n\t}\n}\n');
+    bed.ws.write('g.go', 'func f() {\n\tif x {\n\t\treturn\n\t}\n}\n');
     const r = await edit({ path: 'g.go', old_string: 'if x {\n    return\n}', new_string: 'if y {\n    return 1\n}' });
     expect(r.meta?.matcher).toBe('tabs');
     expect(r.output.split('\n')[1]).toBe('Note: matched with tabs/spaces drift (loose matcher: tabs); new_string was re-indented to fit. Check the diff.');
-    expect(ws.read('g.go')).toBe('func f() {\n\tif y {\n\t\treturn 1\n\t}\n}\n');
+    expect(bed.ws.read('g.go')).toBe('func f() {\n\tif y {\n\t\treturn 1\n\t}\n}\n');
   });
 
   it('escaped characters written literally', async () => {
-    ws.write('p.js', 'print("hi")\nfoo()\n');
+    bed.ws.write('p.js', 'print("hi")\nfoo()\n');
     const r = await edit({ path: 'p.js', old_string: 'print(\\"hi\\")\\nfoo()', new_string: 'print(\\"bye\\")\\nbar()' });
     expect(r.output.split('\n')[1]).toBe(
       'Note: matched with escaped characters written literally (\\n, \\t, \\", \\\') (loose matcher: escapes); new_string was unescaped the same way. Check the diff.',
     );
-    expect(ws.read('p.js')).toBe('print("bye")\nbar()\n');
+    expect(bed.ws.read('p.js')).toBe('print("bye")\nbar()\n');
   });
 
   it('blank-line differences', async () => {
-    ws.write('b.py', 'a()\n\n\nb()\nc()\n');
+    bed.ws.write('b.py', 'a()\n\n\nb()\nc()\n');
     const r = await edit({ path: 'b.py', old_string: 'a()\nb()\nc()', new_string: 'z()' });
     expect(r.meta?.matcher).toBe('blank-lines');
-    expect(ws.read('b.py')).toBe('z()\n');
+    expect(bed.ws.read('b.py')).toBe('z()\n');
   });
 
   it('first/last-line anchors with a similar middle', async () => {
-    ws.write('f.js', 'x\nfunction foo() {\n  const a = 1;\n  return a + 1;\n}\ny\n');
+    bed.ws.write('f.js', 'x\nfunction foo() {\n  const a = 1;\n  return a + 1;\n}\ny\n');
     const r = await edit({ path: 'f.js', old_string: 'function foo() {\n  const a = 1;\n  return a + 2;\n}', new_string: 'function foo() {}' });
     expect(r.meta?.matcher).toBe('anchors');
     expect(r.output.split('\n')[1]).toBe('Note: matched with first/last-line anchors and a similar middle (loose matcher: anchors). Check the diff.');
-    expect(ws.read('f.js')).toBe('x\nfunction foo() {}\ny\n');
+    expect(bed.ws.read('f.js')).toBe('x\nfunction foo() {}\ny\n');
   });
 
   it('a 3-line old_string that loosely matches a 50-line span is refused', async () => {
     const file = `function foo() {\n${Array.from({ length: 48 }, (_, i) => `  step${i}();`).join('\n')}\n}\n`;
-    ws.write('big.js', file);
+    bed.ws.write('big.js', file);
     const r = await edit({ path: 'big.js', old_string: 'function foo() {\n  step0();\n}', new_string: 'function foo() {}' });
     expect(r.status).toBe('error');
     expect(r.output).toBe(
@@ -307,17 +300,17 @@ describe('edit_file: loose matchers say which one matched', () => {
         'read_file lines 1–50 and give old_string exactly as the file has it (or a smaller piece copied exactly).',
     );
     expect(r.hint).toBe('read_file big.js with offset=1, then copy old_string exactly.');
-    expect(ws.read('big.js')).toBe(file);
+    expect(bed.ws.read('big.js')).toBe(file);
   });
 
   it('the guard also counts bytes: few lines spanning far more text are refused', async () => {
     const long = 'x'.repeat(400);
-    ws.write('w.txt', `a()\n\n${long}\nb()\nc()\n`);
+    bed.ws.write('w.txt', `a()\n\n${long}\nb()\nc()\n`);
     // the anchors a() … c() span 5 lines (within the line limit for 3 lines) but 413 bytes of text against 11
     const r = await edit({ path: 'w.txt', old_string: 'a()\nzzz\nc()', new_string: 'q' });
     expect(r.status).toBe('error');
     expect(r.output.split('\n')[0]).toContain("lines 1–5, a span much larger than old_string (413 bytes of text against old_string's 11;");
-    expect(ws.read('w.txt')).toBe(`a()\n\n${long}\nb()\nc()\n`);
+    expect(bed.ws.read('w.txt')).toBe(`a()\n\n${long}\nb()\nc()\n`);
   });
 });
 
@@ -334,14 +327,14 @@ function tree(dir: string): Record<string, string> {
 
 describe('edit_file: preview (approval bar)', () => {
   const preview = (args: Parameters<typeof editFileTool.run>[0]) =>
-    editFileTool.preview!(args, createContext({ workspace: ws.workspace, dataDir: ws.dataDir }));
+    editFileTool.preview!(args, createContext({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir }));
 
   it('shows the same diff run produces, and writes nothing', async () => {
-    ws.write('src/a.ts', 'one\ntwo\nthree\n');
+    bed.ws.write('src/a.ts', 'one\ntwo\nthree\n');
     const args = { path: 'src/a.ts', old_string: 'two\n', new_string: '2\n2b\n2c\n' };
-    const before = tree(ws.workspace);
+    const before = tree(bed.ws.workspace);
     const p = await preview(args);
-    expect(tree(ws.workspace)).toEqual(before);
+    expect(tree(bed.ws.workspace)).toEqual(before);
     expect(p.summary).toBe('edit_file src/a.ts (+3 −1 lines)');
     const r = await edit(args);
     expect(r.status).toBe('ok');
@@ -350,22 +343,22 @@ describe('edit_file: preview (approval bar)', () => {
   });
 
   it('previews creating a file without creating it', async () => {
-    const before = tree(ws.workspace);
+    const before = tree(bed.ws.workspace);
     const p = await preview({ path: 'new/b.txt', old_string: '', new_string: 'x\n' });
     expect(p).toEqual({ summary: 'edit_file new/b.txt (+1 −0 lines)', diff: '--- a/new/b.txt\n+++ b/new/b.txt\n@@ -0,0 +1,1 @@\n+x\n' });
-    expect(tree(ws.workspace)).toEqual(before);
-    expect(fs.existsSync(path.join(ws.workspace, 'new'))).toBe(false);
+    expect(tree(bed.ws.workspace)).toEqual(before);
+    expect(fs.existsSync(path.join(bed.ws.workspace, 'new'))).toBe(false);
   });
 
   it('says when the edit would change nothing', async () => {
-    ws.write('s.txt', 'a  \nb\n');
+    bed.ws.write('s.txt', 'a  \nb\n');
     const p = await preview({ path: 's.txt', old_string: 'a\nb\n', new_string: 'a  \nb\n' });
     expect(p).toEqual({ summary: 'edit_file s.txt (no change: the file already holds this text)' });
   });
 
   it('turns a plan error into "would fail" with the error text and no diff; never throws', async () => {
-    ws.write('c.txt', 'alpha\n');
-    const before = tree(ws.workspace);
+    bed.ws.write('c.txt', 'alpha\n');
+    const before = tree(bed.ws.workspace);
     const p = await preview({ path: 'c.txt', old_string: 'zzz', new_string: 'y' });
     expect(p.diff).toBeUndefined();
     expect(p.summary).toBe(
@@ -375,6 +368,6 @@ describe('edit_file: preview (approval bar)', () => {
     expect(await preview({ path: '../outside.txt', old_string: '', new_string: 'x' })).toEqual({
       summary: expect.stringMatching(/^edit_file \.\.\/outside\.txt — would fail: /),
     });
-    expect(tree(ws.workspace)).toEqual(before);
+    expect(tree(bed.ws.workspace)).toEqual(before);
   });
 });

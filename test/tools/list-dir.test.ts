@@ -1,20 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { listDirTool } from '../../lib/tools/list-dir';
 import { readFileTool } from '../../lib/tools/read-file';
 import { budgetTable } from '../../lib/tools/budget';
-import { harness, tempWorkspace } from '../helpers';
+import { toolBed } from '../helpers';
 
-let ws: ReturnType<typeof tempWorkspace>;
-let h: ReturnType<typeof harness>;
-
-beforeEach(() => {
-  ws = tempWorkspace();
-  h = harness([listDirTool, readFileTool], ws);
-});
-afterEach(() => ws.cleanup());
+const bed = toolBed([listDirTool, readFileTool]);
 
 describe('list_dir: contract', () => {
   it('has a stable JSON schema', () => {
@@ -31,13 +24,13 @@ describe('list_dir: contract', () => {
 
 describe('list_dir: happy path', () => {
   it('lists directories first, then files, each in byte order, with exact sizes; hides nothing', async () => {
-    ws.write('b.txt', 'hello'); // 5 bytes
-    ws.write('B.md', '汉字'); // 6 bytes
-    ws.write('_a', '');
-    ws.write('é.txt', 'x'.repeat(1234));
-    ws.write('.env', 'K=V\n');
-    for (const d of ['src', 'node_modules', 'dist', '.git', 'Vendor']) fs.mkdirSync(path.join(ws.workspace, d));
-    const r = await h.call('list_dir', {});
+    bed.ws.write('b.txt', 'hello'); // 5 bytes
+    bed.ws.write('B.md', '汉字'); // 6 bytes
+    bed.ws.write('_a', '');
+    bed.ws.write('é.txt', 'x'.repeat(1234));
+    bed.ws.write('.env', 'K=V\n');
+    for (const d of ['src', 'node_modules', 'dist', '.git', 'Vendor']) fs.mkdirSync(path.join(bed.ws.workspace, d));
+    const r = await bed.h.call('list_dir', {});
     expect(r.status).toBe('ok');
     expect(r.output).toBe(
       ['.git/', 'Vendor/', 'dist/', 'node_modules/', 'src/', '.env  4', 'B.md  6', '_a  0', 'b.txt  5', 'é.txt  1234', '(10 entries: 5 directories, 5 files)'].join('\n'),
@@ -47,25 +40,25 @@ describe('list_dir: happy path', () => {
   });
 
   it('lists a subfolder, and path "." or "" is the root', async () => {
-    ws.write('src/lib/x.ts', 'export {};\n');
-    expect((await h.call('list_dir', { path: 'src' })).output).toBe('lib/\n(1 entry: 1 directory, 0 files)');
-    expect((await h.call('list_dir', { path: 'src/lib/' })).output).toBe('x.ts  11\n(1 entry: 0 directories, 1 file)');
-    expect((await h.call('list_dir', { path: '.' })).output).toBe('src/\n(1 entry: 1 directory, 0 files)');
-    expect((await h.call('list_dir', { path: '' })).output).toBe('src/\n(1 entry: 1 directory, 0 files)');
+    bed.ws.write('src/lib/x.ts', 'export {};\n');
+    expect((await bed.h.call('list_dir', { path: 'src' })).output).toBe('lib/\n(1 entry: 1 directory, 0 files)');
+    expect((await bed.h.call('list_dir', { path: 'src/lib/' })).output).toBe('x.ts  11\n(1 entry: 0 directories, 1 file)');
+    expect((await bed.h.call('list_dir', { path: '.' })).output).toBe('src/\n(1 entry: 1 directory, 0 files)');
+    expect((await bed.h.call('list_dir', { path: '' })).output).toBe('src/\n(1 entry: 1 directory, 0 files)');
   });
 
   it('marks symlinks with their target; a link to a folder sorts with the folders', async () => {
-    ws.write('real/file.txt', 'abc');
-    fs.symlinkSync('real', path.join(ws.workspace, 'alias'));
-    fs.symlinkSync('real/file.txt', path.join(ws.workspace, 'f-link'));
-    fs.symlinkSync('missing.txt', path.join(ws.workspace, 'dangling'));
-    fs.symlinkSync(ws.root, path.join(ws.workspace, 'up'));
-    const r = await h.call('list_dir', {});
+    bed.ws.write('real/file.txt', 'abc');
+    fs.symlinkSync('real', path.join(bed.ws.workspace, 'alias'));
+    fs.symlinkSync('real/file.txt', path.join(bed.ws.workspace, 'f-link'));
+    fs.symlinkSync('missing.txt', path.join(bed.ws.workspace, 'dangling'));
+    fs.symlinkSync(bed.ws.root, path.join(bed.ws.workspace, 'up'));
+    const r = await bed.h.call('list_dir', {});
     expect(r.output).toBe(
       [
         'alias/ -> real',
         'real/',
-        `up/ -> ${ws.root}  (outside the workspace)`,
+        `up/ -> ${bed.ws.root}  (outside the workspace)`,
         'dangling -> missing.txt  (broken link)',
         'f-link -> real/file.txt',
         '(5 entries: 3 directories, 2 files)',
@@ -74,25 +67,25 @@ describe('list_dir: happy path', () => {
   });
 
   it('quotes a name holding a newline so it cannot pass for two entries', async () => {
-    ws.write('a\nb.txt', 'x');
-    const r = await h.call('list_dir', {});
+    bed.ws.write('a\nb.txt', 'x');
+    const r = await bed.h.call('list_dir', {});
     expect(r.output).toBe('"a\\nb.txt"  1\n(1 entry: 0 directories, 1 file)');
   });
 
   it('answers an empty folder plainly', async () => {
-    fs.mkdirSync(path.join(ws.workspace, 'empty'));
-    expect((await h.call('list_dir', { path: 'empty' })).output).toBe('(empty/ is empty: 0 entries)');
+    fs.mkdirSync(path.join(bed.ws.workspace, 'empty'));
+    expect((await bed.h.call('list_dir', { path: 'empty' })).output).toBe('(empty/ is empty: 0 entries)');
   });
 });
 
 describe('list_dir: caps and paging', () => {
   it('a directory of 5,000 files is capped with the count, and paging reaches the last entry exactly', async () => {
-    const dir = path.join(ws.workspace, 'many');
+    const dir = path.join(bed.ws.workspace, 'many');
     fs.mkdirSync(dir);
     for (let i = 0; i < 5000; i++) fs.writeFileSync(path.join(dir, `f${String(i).padStart(4, '0')}.txt`), 'x'.repeat(i % 7));
     fs.mkdirSync(path.join(dir, 'sub'));
 
-    const first = await h.call('list_dir', { path: 'many' });
+    const first = await bed.h.call('list_dir', { path: 'many' });
     const lines = first.output.split('\n');
     expect(lines).toHaveLength(201);
     expect(lines[0]).toBe('sub/');
@@ -102,7 +95,7 @@ describe('list_dir: caps and paging', () => {
     expect(first.truncation).toEqual({ unit: 'entries', shown: 200, total: 5001, by: 'tool' });
     expect(first.hint).toBe('Next page: list_dir with path=many offset=200.');
 
-    const second = await h.call('list_dir', { path: 'many', offset: 200 });
+    const second = await bed.h.call('list_dir', { path: 'many', offset: 200 });
     expect(second.output.split('\n')[0]).toBe('f0199.txt  3');
 
     // follow the notes page by page: every entry exactly once, ending on the last one
@@ -110,7 +103,7 @@ describe('list_dir: caps and paging', () => {
     let offset: number | undefined = 0;
     let footer = '';
     for (let calls = 0; offset !== undefined && calls < 30; calls++) {
-      const page = await h.call('list_dir', { path: 'many', offset });
+      const page = await bed.h.call('list_dir', { path: 'many', offset });
       const pageLines = page.output.split('\n');
       footer = pageLines.pop() as string;
       seen.push(...pageLines);
@@ -123,7 +116,7 @@ describe('list_dir: caps and paging', () => {
     expect(seen.at(-1)).toBe('f4999.txt  1');
     expect(footer).toBe('(5,001 entries, showing 5001–5001; end of listing; 1 directory, 5,000 files in all)');
 
-    const tail = await h.call('list_dir', { path: 'many', offset: 4801 });
+    const tail = await bed.h.call('list_dir', { path: 'many', offset: 4801 });
     const tailLines = tail.output.split('\n');
     expect(tailLines).toHaveLength(201);
     expect(tailLines[0]).toBe('f4800.txt  5');
@@ -134,52 +127,52 @@ describe('list_dir: caps and paging', () => {
   });
 
   it('a lowered cap gives exact counts in the note', async () => {
-    for (const n of ['a', 'b', 'c', 'd', 'e']) ws.write(n, n);
-    const r = await h.call('list_dir', {}, { budget: { LIST_DIR_MAX_ENTRIES: 2 } });
+    for (const n of ['a', 'b', 'c', 'd', 'e']) bed.ws.write(n, n);
+    const r = await bed.h.call('list_dir', {}, { budget: { LIST_DIR_MAX_ENTRIES: 2 } });
     expect(r.output).toBe('a  1\nb  1\n(5 entries, showing 1–2; offset=2 for more; 0 directories, 5 files in all)');
     expect(r.truncation).toEqual({ unit: 'entries', shown: 2, total: 5, by: 'tool' });
-    const mid = await h.call('list_dir', { offset: 3 }, { budget: { LIST_DIR_MAX_ENTRIES: 2 } });
+    const mid = await bed.h.call('list_dir', { offset: 3 }, { budget: { LIST_DIR_MAX_ENTRIES: 2 } });
     expect(mid.output).toBe('d  1\ne  1\n(5 entries, showing 4–5; end of listing; 0 directories, 5 files in all)');
   });
 });
 
 describe('list_dir: errors with a next step', () => {
   it('a file points to read_file', async () => {
-    ws.write('src/a.ts', 'x');
-    expect((await h.call('list_dir', { path: 'src/a.ts' })).output).toBe(
+    bed.ws.write('src/a.ts', 'x');
+    expect((await bed.h.call('list_dir', { path: 'src/a.ts' })).output).toBe(
       'src/a.ts is a file, not a directory. Use read_file with path=src/a.ts to read it, or list_dir with path=src to see its folder.',
     );
-    ws.write('top.md', 'x');
-    expect((await h.call('list_dir', { path: 'top.md' })).output).toBe('top.md is a file, not a directory. Use read_file with path=top.md to read it.');
+    bed.ws.write('top.md', 'x');
+    expect((await bed.h.call('list_dir', { path: 'top.md' })).output).toBe('top.md is a file, not a directory. Use read_file with path=top.md to read it.');
   });
 
   it('a missing folder names near names, or where to look', async () => {
-    ws.write('src/components/x.tsx', 'x');
-    const near = await h.call('list_dir', { path: 'src/compnents' });
+    bed.ws.write('src/components/x.tsx', 'x');
+    const near = await bed.h.call('list_dir', { path: 'src/compnents' });
     expect(near.status).toBe('error');
     expect(near.output).toBe('Directory not found: src/compnents. Did you mean src/components?');
-    const far = await h.call('list_dir', { path: 'src/qqqqqqqqqq' });
+    const far = await bed.h.call('list_dir', { path: 'src/qqqqqqqqqq' });
     expect(far.output).toBe(
       'Directory not found: src/qqqqqqqqqq. Nothing with a similar name is in src/; use list_dir with path=src to see what is there, or glob to search the tree by pattern.',
     );
   });
 
   it('an offset past the end says how many entries there are', async () => {
-    for (const n of ['a', 'b', 'c']) ws.write(n, n);
-    const r = await h.call('list_dir', { offset: 3 }, { budget: { LIST_DIR_MAX_ENTRIES: 2 } });
+    for (const n of ['a', 'b', 'c']) bed.ws.write(n, n);
+    const r = await bed.h.call('list_dir', { offset: 3 }, { budget: { LIST_DIR_MAX_ENTRIES: 2 } });
     expect(r.status).toBe('error');
     expect(r.output).toBe('Offset 3 is past the end: the workspace root has 3 entries. Use an offset from 0 to 2 (offset=2 shows the last page).');
   });
 
   it('refuses ../ and symlink escapes', async () => {
-    fs.symlinkSync(ws.root, path.join(ws.workspace, 'up'));
-    const r = await h.call('list_dir', { path: '..' });
+    fs.symlinkSync(bed.ws.root, path.join(bed.ws.workspace, 'up'));
+    const r = await bed.h.call('list_dir', { path: '..' });
     expect(r.status).toBe('denied');
-    expect(r.output).toBe(`Path is outside the workspace: ... Only paths inside ${ws.workspace} can be used; pass a path relative to the workspace root.`);
-    const link = await h.call('list_dir', { path: 'up' });
+    expect(r.output).toBe(`Path is outside the workspace: ... Only paths inside ${bed.ws.workspace} can be used; pass a path relative to the workspace root.`);
+    const link = await bed.h.call('list_dir', { path: 'up' });
     expect(link.status).toBe('denied');
     expect(link.output).toBe(
-      `Path is outside the workspace: up (through a symlink, it resolves to ${ws.root}). Only paths inside ${ws.workspace} can be used; pass a path relative to the workspace root.`,
+      `Path is outside the workspace: up (through a symlink, it resolves to ${bed.ws.root}). Only paths inside ${bed.ws.workspace} can be used; pass a path relative to the workspace root.`,
     );
   });
 });

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { webFetchMaxBytes, webFetchTool } from '../../lib/tools/web-fetch';
 import { budgetTable } from '../../lib/tools/budget';
-import { harness, tempWorkspace } from '../helpers';
+import { toolBed } from '../helpers';
 
 const PAGE = `<!doctype html><html><head><title>The  Guide</title><style>body{}</style><script>alert(1)</script></head>
 <body><h1>Getting started</h1><p>Read the <a href="/docs/api.html">API reference</a> or <a href="https://example.org/x">elsewhere</a>.</p>
@@ -99,15 +99,9 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-let ws: ReturnType<typeof tempWorkspace>;
-let h: ReturnType<typeof harness>;
-beforeEach(() => {
-  ws = tempWorkspace();
-  h = harness([webFetchTool], ws);
-});
-afterEach(() => ws.cleanup());
+const bed = toolBed([webFetchTool]);
 
-const fetchUrl = (args: Record<string, unknown>, extra = {}) => h.call('web_fetch', args, extra);
+const fetchUrl = (args: Record<string, unknown>, extra = {}) => bed.h.call('web_fetch', args, extra);
 const MAX = webFetchMaxBytes(budgetTable());
 
 describe('web_fetch: contract', () => {

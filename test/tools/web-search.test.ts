@@ -6,7 +6,7 @@ import { webSearchTool } from '../../lib/tools/web-search';
 import { webFetchTool } from '../../lib/tools/web-fetch';
 import { budgetTable } from '../../lib/tools/budget';
 import { createRegistry, listedTools } from '../../lib/tools/registry';
-import { harness, tempWorkspace } from '../helpers';
+import { harness, toolBed } from '../helpers';
 
 /** A fake SearXNG: /search?q=…&format=json; the query picks the answer. */
 const seen: string[] = [];
@@ -59,19 +59,15 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-let ws: ReturnType<typeof tempWorkspace>;
-let h: ReturnType<typeof harness>;
+const bed = toolBed([webSearchTool], () => ({ services: { searchUrl: endpoint } }));
 beforeEach(() => {
-  ws = tempWorkspace();
-  h = harness([webSearchTool], ws, { services: { searchUrl: endpoint } });
   seen.length = 0;
 });
 afterEach(() => {
   vi.unstubAllEnvs();
-  ws.cleanup();
 });
 
-const search = (args: Record<string, unknown>, extra = {}) => h.call('web_search', args, extra);
+const search = (args: Record<string, unknown>, extra = {}) => bed.h.call('web_search', args, extra);
 
 describe('web_search: contract', () => {
   it('has a stable JSON schema', () => {
@@ -89,7 +85,7 @@ describe('web_search: contract', () => {
 
   it('is listed only when CLAMP_SEARCH_URL (or the searchUrl service) is set', () => {
     const reg = createRegistry([webFetchTool, webSearchTool]);
-    const ctx = { workspace: ws.workspace, dataDir: ws.dataDir, services: {} };
+    const ctx = { workspace: bed.ws.workspace, dataDir: bed.ws.dataDir, services: {} };
     vi.stubEnv('CLAMP_SEARCH_URL', '');
     expect(listedTools(reg, 'default', ctx).map((t) => t.name)).toEqual(['web_fetch']);
     vi.stubEnv('CLAMP_SEARCH_URL', endpoint);
@@ -110,7 +106,7 @@ describe('web_search: results', () => {
 
   it('reads CLAMP_SEARCH_URL at call time', async () => {
     vi.stubEnv('CLAMP_SEARCH_URL', endpoint);
-    const r = await harness([webSearchTool], ws).call('web_search', { query: 'env' });
+    const r = await harness([webSearchTool], bed.ws).call('web_search', { query: 'env' });
     expect(r.output.split('\n')[1]).toBe('1. You searched env');
   });
 
@@ -151,7 +147,7 @@ describe('web_search: results', () => {
 describe('web_search: errors with a next step', () => {
   it('without a provider it says how to configure one', async () => {
     vi.stubEnv('CLAMP_SEARCH_URL', '');
-    const r = await harness([webSearchTool], ws).call('web_search', { query: 'x' });
+    const r = await harness([webSearchTool], bed.ws).call('web_search', { query: 'x' });
     expect(r.status).toBe('error');
     expect(r.output).toBe(
       'web_search has no search provider configured.\nAsk the user to set CLAMP_SEARCH_URL to a SearXNG-compatible JSON endpoint (for example http://localhost:8888/search), or use web_fetch on a URL you know.',

@@ -1,22 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { writeFileTool } from '../../lib/tools/write-file';
 import { budgetTable } from '../../lib/tools/budget';
 import { createContext } from '../../lib/tools/context';
-import { harness, tempWorkspace } from '../helpers';
+import { toolBed } from '../helpers';
 
-let ws: ReturnType<typeof tempWorkspace>;
-let h: ReturnType<typeof harness>;
+const bed = toolBed([writeFileTool]);
 
-beforeEach(() => {
-  ws = tempWorkspace();
-  h = harness([writeFileTool], ws);
-});
-afterEach(() => ws.cleanup());
-
-const write = (args: Record<string, unknown>, extra = {}) => h.call('write_file', args, extra);
+const write = (args: Record<string, unknown>, extra = {}) => bed.h.call('write_file', args, extra);
 
 describe('write_file: contract', () => {
   it('has a stable JSON schema', () => {
@@ -40,22 +33,22 @@ describe('write_file: happy path', () => {
     expect(r.truncation).toBeNull();
     expect(r.meta).toMatchObject({ path: 'a/b/c.txt', added: 2, removed: 0, created: true });
     expect(r.meta?.diff).toBe('--- a/a/b/c.txt\n+++ b/a/b/c.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n');
-    expect(ws.read('a/b/c.txt')).toBe('hello\nworld\n');
+    expect(bed.ws.read('a/b/c.txt')).toBe('hello\nworld\n');
   });
 
   it('overwrites a file and shows the diff', async () => {
-    ws.write('f.txt', 'one\ntwo\nthree\n');
+    bed.ws.write('f.txt', 'one\ntwo\nthree\n');
     const r = await write({ path: 'f.txt', content: 'one\n2\nthree\nfour\n' });
     expect(r.status).toBe('ok');
     expect(r.output).toBe(
       ['Overwrote f.txt (+2 −1 lines).', '--- a/f.txt', '+++ b/f.txt', '@@ -1,3 +1,4 @@', ' one', '-two', '+2', ' three', '+four'].join('\n'),
     );
     expect(r.meta).toMatchObject({ path: 'f.txt', added: 2, removed: 1, created: false });
-    expect(ws.read('f.txt')).toBe('one\n2\nthree\nfour\n');
+    expect(bed.ws.read('f.txt')).toBe('one\n2\nthree\nfour\n');
   });
 
   it('says when nothing changed and does not touch the file', async () => {
-    const abs = ws.write('same.txt', 'x\n');
+    const abs = bed.ws.write('same.txt', 'x\n');
     const before = fs.statSync(abs).mtimeMs;
     const r = await write({ path: 'same.txt', content: 'x\n' });
     expect(r.output).toBe('same.txt is unchanged: content is identical to what the file already holds.');
@@ -63,7 +56,7 @@ describe('write_file: happy path', () => {
   });
 
   it('keeps an existing file\'s CRLF line endings, BOM and mode, and says so', async () => {
-    const abs = ws.write('w.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('a\r\nb\r\n')]));
+    const abs = bed.ws.write('w.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('a\r\nb\r\n')]));
     fs.chmodSync(abs, 0o640);
     const r = await write({ path: 'w.txt', content: 'a\nc\n' });
     expect(r.output.split('\n').slice(0, 3)).toEqual([
@@ -75,18 +68,18 @@ describe('write_file: happy path', () => {
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     expect(bytes.subarray(3).toString('utf8')).toBe('a\r\nc\r\n');
     expect(fs.statSync(abs).mode & 0o777).toBe(0o640);
-    expect(fs.readdirSync(ws.workspace)).toEqual(['w.txt']);
+    expect(fs.readdirSync(bed.ws.workspace)).toEqual(['w.txt']);
   });
 
   it('replaces a binary file whole, saying there is no line diff', async () => {
-    ws.write('blob.bin', Buffer.from([0, 1, 2, 3]));
+    bed.ws.write('blob.bin', Buffer.from([0, 1, 2, 3]));
     const r = await write({ path: 'blob.bin', content: 'text\n' });
     expect(r.output).toBe('Overwrote blob.bin, which held 4 bytes of binary or non-UTF-8 data (no line diff), with 1 line (5 bytes).');
-    expect(ws.read('blob.bin')).toBe('text\n');
+    expect(bed.ws.read('blob.bin')).toBe('text\n');
   });
 
   it('cuts a diff over DIFF_MAX_BYTES for the model, with a note and the hint; meta keeps it whole', async () => {
-    ws.write('big.txt', Array.from({ length: 50 }, (_, i) => `old ${i}`).join('\n'));
+    bed.ws.write('big.txt', Array.from({ length: 50 }, (_, i) => `old ${i}`).join('\n'));
     const r = await write({ path: 'big.txt', content: Array.from({ length: 50 }, (_, i) => `new ${i}`).join('\n') }, { budget: { DIFF_MAX_BYTES: 300 } });
     const total = Buffer.byteLength(r.meta?.diff as string);
     expect(r.truncation).toMatchObject({ unit: 'bytes', total, by: 'tool' });
@@ -96,13 +89,13 @@ describe('write_file: happy path', () => {
     expect(r.hint).toBe('The diff was cut; read_file big.txt to see the result.');
   });
   it('when the minimal diff runs out of time it gives one correct, coarse hunk', async () => {
-    ws.write('c.txt', 'a\nb\nc\nd\ne\nf\ng\nh\n');
+    bed.ws.write('c.txt', 'a\nb\nc\nd\ne\nf\ng\nh\n');
     // a negative time budget makes the minimal search give up at once
     const r = await write({ path: 'c.txt', content: 'a\nb\nc\nd\nE\nf\nG\nh\n' }, { budget: { DIFF_COMPUTE_MAX_MS: -1 } });
     expect(r.output).toBe(
       ['Overwrote c.txt (+3 −3 lines).', '--- a/c.txt', '+++ b/c.txt', '@@ -2,7 +2,7 @@', ' b', ' c', ' d', '-e', '-f', '-g', '+E', '+f', '+G', ' h'].join('\n'),
     );
-    expect(ws.read('c.txt')).toBe('a\nb\nc\nd\nE\nf\nG\nh\n');
+    expect(bed.ws.read('c.txt')).toBe('a\nb\nc\nd\nE\nf\nG\nh\n');
   });
 });
 
@@ -112,22 +105,22 @@ describe('write_file: errors with a next step', () => {
     expect(r.status).toBe('error');
     expect(r.output).toBe('content is 20 bytes, over the 10 bytes limit of write_file; nothing was written.');
     expect(r.hint).toBe('Split the content into smaller files.');
-    expect(fs.existsSync(path.join(ws.workspace, 'x.txt'))).toBe(false);
+    expect(fs.existsSync(path.join(bed.ws.workspace, 'x.txt'))).toBe(false);
   });
 
   it('an existing file over the cap is not replaced', async () => {
-    ws.write('huge.log', 'y'.repeat(30));
+    bed.ws.write('huge.log', 'y'.repeat(30));
     const r = await write({ path: 'huge.log', content: 'small' }, { budget: { EDIT_MAX_FILE_BYTES: 10 } });
     expect(r.output).toBe('huge.log is 30 bytes, over the 10 bytes limit of write_file; it was not changed.');
-    expect(ws.read('huge.log')).toBe('y'.repeat(30));
+    expect(bed.ws.read('huge.log')).toBe('y'.repeat(30));
   });
 
   it('a directory path, and a parent that is a file', async () => {
-    fs.mkdirSync(path.join(ws.workspace, 'dir'));
+    fs.mkdirSync(path.join(bed.ws.workspace, 'dir'));
     let r = await write({ path: 'dir', content: 'x' });
     expect(r.output).toBe('dir is a directory, not a file; write_file changes files.');
     expect(r.hint).toBe('Pass the path of a file (list_dir dir shows what it contains).');
-    ws.write('plain', 'x');
+    bed.ws.write('plain', 'x');
     r = await write({ path: 'plain/sub/f.txt', content: 'x' });
     expect(r.output).toBe('Cannot create plain/sub/f.txt: plain is a file, not a folder.');
     expect(r.hint).toBe('Choose a path whose folders are folders (list_dir shows them).');
@@ -141,10 +134,10 @@ describe('write_file: errors with a next step', () => {
     expect(r.output).toBe(
       'Writes into .git/ are refused: .git/hooks/pre-commit. Change the repository through git commands (run_command or git tools) instead.',
     );
-    expect(fs.existsSync(path.join(ws.workspace, '.git'))).toBe(false);
+    expect(fs.existsSync(path.join(bed.ws.workspace, '.git'))).toBe(false);
     r = await write({ path: '../escape.txt', content: 'x' });
     expect(r.status).toBe('denied');
-    expect(fs.existsSync(path.join(ws.root, 'escape.txt'))).toBe(false);
+    expect(fs.existsSync(path.join(bed.ws.root, 'escape.txt'))).toBe(false);
   });
 
   it('a missing content field names the field', async () => {
@@ -166,14 +159,14 @@ function tree(dir: string): Record<string, string> {
 
 describe('write_file: preview (approval bar)', () => {
   const preview = (args: Parameters<typeof writeFileTool.run>[0], budget = {}) =>
-    writeFileTool.preview!(args, createContext({ workspace: ws.workspace, dataDir: ws.dataDir, budget }));
+    writeFileTool.preview!(args, createContext({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir, budget }));
 
   it('an overwrite: the same diff run produces, and nothing written', async () => {
-    ws.write('f.txt', 'one\ntwo\nthree\n');
+    bed.ws.write('f.txt', 'one\ntwo\nthree\n');
     const args = { path: 'f.txt', content: 'one\n2\nthree\nfour\n' };
-    const before = tree(ws.workspace);
+    const before = tree(bed.ws.workspace);
     const p = await preview(args);
-    expect(tree(ws.workspace)).toEqual(before);
+    expect(tree(bed.ws.workspace)).toEqual(before);
     expect(p.summary).toBe('write_file f.txt (+2 −1 lines)');
     const r = await write(args);
     expect(p.diff).toBe(r.meta?.diff);
@@ -181,40 +174,40 @@ describe('write_file: preview (approval bar)', () => {
   });
 
   it('a new file: summary and full diff, no file or folder created', async () => {
-    const before = tree(ws.workspace);
+    const before = tree(bed.ws.workspace);
     const p = await preview({ path: 'a/b/c.txt', content: 'hello\nworld\n' });
     expect(p).toEqual({
       summary: 'write_file a/b/c.txt (new file, +2 −0 lines, 12 bytes)',
       diff: '--- a/a/b/c.txt\n+++ b/a/b/c.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n',
     });
-    expect(tree(ws.workspace)).toEqual(before);
-    expect(fs.existsSync(path.join(ws.workspace, 'a'))).toBe(false);
+    expect(tree(bed.ws.workspace)).toEqual(before);
+    expect(fs.existsSync(path.join(bed.ws.workspace, 'a'))).toBe(false);
   });
 
   it('keeps CRLF in the preview as run would, and says when nothing would change', async () => {
-    ws.write('w.txt', 'a\r\nb\r\n');
+    bed.ws.write('w.txt', 'a\r\nb\r\n');
     expect(await preview({ path: 'w.txt', content: 'a\nb\n' })).toEqual({ summary: 'write_file w.txt (no change: the file already holds this text)' });
     const p = await preview({ path: 'w.txt', content: 'a\nc\n' });
     expect(p.summary).toBe('write_file w.txt (+1 −1 lines)');
-    expect(ws.read('w.txt')).toBe('a\r\nb\r\n');
+    expect(bed.ws.read('w.txt')).toBe('a\r\nb\r\n');
   });
 
   it('a binary file replaced whole says so, with no diff', async () => {
-    ws.write('blob.bin', Buffer.from([0, 1, 2, 3]));
+    bed.ws.write('blob.bin', Buffer.from([0, 1, 2, 3]));
     expect(await preview({ path: 'blob.bin', content: 'text\n' })).toEqual({
       summary: 'write_file blob.bin (replaces 4 bytes of binary or non-UTF-8 data with 1 line (5 bytes))',
     });
-    expect([...fs.readFileSync(path.join(ws.workspace, 'blob.bin'))]).toEqual([0, 1, 2, 3]);
+    expect([...fs.readFileSync(path.join(bed.ws.workspace, 'blob.bin'))]).toEqual([0, 1, 2, 3]);
   });
 
   it('a plan error becomes "would fail" with the error text and no diff; never throws', async () => {
-    fs.mkdirSync(path.join(ws.workspace, 'dir'));
+    fs.mkdirSync(path.join(bed.ws.workspace, 'dir'));
     expect(await preview({ path: 'dir', content: 'x' })).toEqual({
       summary: 'write_file dir — would fail: dir is a directory, not a file; write_file changes files.',
     });
     expect(await preview({ path: 'x.txt', content: 'x'.repeat(20) }, { EDIT_MAX_FILE_BYTES: 10 })).toEqual({
       summary: 'write_file x.txt — would fail: content is 20 bytes, over the 10 bytes limit of write_file; nothing was written.',
     });
-    expect(fs.existsSync(path.join(ws.workspace, 'x.txt'))).toBe(false);
+    expect(fs.existsSync(path.join(bed.ws.workspace, 'x.txt'))).toBe(false);
   });
 });
