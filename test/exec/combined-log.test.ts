@@ -1,26 +1,14 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { runRoot } from './run-root';
 import { PipeGate } from '../../lib/exec/log-gate';
-import { runCommand, type RunOptions, type RunResult } from '../../lib/exec/runner';
+import { runCommand, type RunResult } from '../../lib/exec/runner';
 
-let root: string;
-beforeAll(() => {
-  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'clamp-combined-')));
-});
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
-
-const opts = (command: string, extra: Partial<RunOptions> = {}): RunOptions => ({
-  command,
-  cwd: root,
-  logDir: path.join(root, 'logs'),
-  captureMaxBytes: 64 * 1024,
-  killGraceMs: 500,
-  ...extra,
-});
+const run = runRoot('clamp-combined-');
+const opts = run.opts;
 
 /** The files this process still has open (Linux: /proc/self/fd). */
 function openFiles(): string[] {
@@ -81,7 +69,7 @@ describe('the combined log', () => {
   }, 60_000);
 
   it('a command that cannot start leaves no log open', async () => {
-    const r = await runCommand(opts('echo hi', { cwd: path.join(root, 'missing') }));
+    const r = await runCommand(opts('echo hi', { cwd: path.join(run.dir, 'missing') }));
     expect(r.spawnError).toMatch(/ENOENT/);
     expect(r.combinedLogPath.endsWith('.log')).toBe(true);
     expectLogsClosed(r);

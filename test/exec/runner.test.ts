@@ -1,24 +1,12 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { runRoot } from './run-root';
 import { liveGroupMembers } from '../../lib/exec/group';
-import { commandEnv, runCommand, startCommand, type RunOptions } from '../../lib/exec/runner';
+import { commandEnv, runCommand, startCommand } from '../../lib/exec/runner';
 
-let root: string;
-beforeAll(() => {
-  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'clamp-runner-')));
-});
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
-
-const opts = (command: string, extra: Partial<RunOptions> = {}): RunOptions => ({
-  command,
-  cwd: root,
-  logDir: path.join(root, 'logs'),
-  captureMaxBytes: 64 * 1024,
-  killGraceMs: 500,
-  ...extra,
-});
+const run = runRoot('clamp-runner-');
+const opts = run.opts;
 
 /** kill(-pgid, 0) must end in ESRCH: the group is gone, zombies included (init here reaps lazily). */
 async function expectGroupGone(pgid: number) {
@@ -154,7 +142,7 @@ describe('runner', () => {
   });
 
   it('a command that cannot start reports it', async () => {
-    const r = await runCommand(opts('echo hi', { cwd: path.join(root, 'missing') }));
+    const r = await runCommand(opts('echo hi', { cwd: path.join(run.dir, 'missing') }));
     expect(r.spawnError).toMatch(/ENOENT/);
     expect(r.exitCode).toBeNull();
   });
