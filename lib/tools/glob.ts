@@ -8,7 +8,7 @@ import { ToolError } from './types';
 import type { Budget } from './budget';
 import { formatBytes, formatCount } from './text';
 import { resolveInWorkspace } from '../policy/workspace';
-import { CLAMPIGNORE_FILE, IgnoreRules, comparePaths, ignoredNote, nearPaths } from './ignore';
+import { CLAMPIGNORE_FILE, IgnoreRules, comparePaths, ignoredNote, searchStart } from './ignore';
 
 const schema = z.strictObject({
   pattern: z.string().describe("Glob relative to path, e.g. 'src/**/*.ts'."),
@@ -50,16 +50,7 @@ export const globTool = defineTool({
       );
     }
     const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path ?? '.', 'read');
-    let st: fs.Stats;
-    try {
-      st = fs.statSync(abs);
-    } catch {
-      const near = nearPaths(ctx.workspace, rel);
-      throw new ToolError(
-        `Path not found: ${rel}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''} Check the path with list_dir.`,
-        'Check the path with list_dir.',
-      );
-    }
+    const st = searchStart(ctx.workspace, abs, rel, 'Check the path with list_dir.');
     if (!st.isDirectory()) {
       throw new ToolError(`Not a folder: ${rel}. glob searches below a folder; pass its parent folder as path, or read the file with read_file.`);
     }

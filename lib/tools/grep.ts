@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { z } from 'zod';
 import { defineTool } from './registry';
 import { nestedRepetition } from './regex-safety';
@@ -6,7 +5,7 @@ import { ToolError, type Truncation } from './types';
 import type { Budget } from './budget';
 import { formatBytes, formatCount } from './text';
 import { outputRoots, resolveInWorkspace } from '../policy/workspace';
-import { CLAMPIGNORE_FILE, globToRegExp, ignoredNote, nearPaths } from './ignore';
+import { CLAMPIGNORE_FILE, globToRegExp, ignoredNote, searchStart } from './ignore';
 import { search, type CompiledPattern, type EngineChoice, type SearchResult, type Skipped } from './grep-engine';
 
 const schema = z.strictObject({
@@ -233,16 +232,7 @@ export const grepTool = defineTool({
     const pattern = compilePattern(input.pattern, input.literal ?? false, input.ignore_case ?? false);
     const include = input.include ? compileInclude(input.include) : undefined;
     const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path ?? '.', 'read', outputRoots(ctx.dataDir));
-    let st: fs.Stats;
-    try {
-      st = fs.statSync(abs);
-    } catch {
-      const near = nearPaths(ctx.workspace, rel);
-      throw new ToolError(
-        `Path not found: ${rel}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''} Check the path with list_dir or glob.`,
-        'Check the path with list_dir or glob.',
-      );
-    }
+    const st = searchStart(ctx.workspace, abs, rel, 'Check the path with list_dir or glob.');
     if (!st.isDirectory() && !st.isFile()) throw new ToolError(`Not a file or folder: ${rel}. Pass a folder or a regular file as path.`);
     const context = Math.min(input.context ?? 0, b.GREP_MAX_CONTEXT_LINES);
     const mode = input.output_mode ?? 'content';

@@ -13,6 +13,7 @@
  */
 import fs from 'node:fs';
 import ignore, { type Ignore } from 'ignore';
+import { ToolError } from './types';
 
 /** Folder names skipped at any depth below the search root. */
 export const DEFAULT_SKIP_DIRS: readonly string[] = [
@@ -280,4 +281,17 @@ export function globToRegExp(glob: string): RegExp {
 
 function escapeRe(c: string): string {
   return /[.*+?^${}()|[\]\\/]/.test(c) ? `\\${c}` : c;
+}
+
+/**
+ * The stats of the path a search starts from; a missing one is a ToolError with near names and
+ * the given next step (glob and grep share this).
+ */
+export function searchStart(workspace: string, abs: string, rel: string, nextStep: string): fs.Stats {
+  try {
+    return fs.statSync(abs);
+  } catch {
+    const near = nearPaths(workspace, rel);
+    throw new ToolError(`Path not found: ${rel}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''} ${nextStep}`, nextStep);
+  }
 }
