@@ -61,3 +61,14 @@ export function toolBed(tools: ToolDefinition<z.ZodType>[], base: Partial<Contex
   afterEach(() => bed.ws.cleanup());
   return bed;
 }
+
+/** Every entry under dir with its content and mtime: an operation that must change nothing leaves this identical. */
+export function treeSnapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const abs = path.join(e.parentPath, e.name);
+    const st = fs.statSync(abs);
+    out[path.relative(dir, abs)] = e.isFile() ? `${st.mtimeMs} ${fs.readFileSync(abs, 'hex')}` : `dir ${st.mtimeMs}`;
+  }
+  return out;
+}

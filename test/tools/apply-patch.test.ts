@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { applyPatchTool } from '../../lib/tools/apply-patch';
 import { budgetTable } from '../../lib/tools/budget';
 import { createContext } from '../../lib/tools/context';
-import { toolBed } from '../helpers';
+import { toolBed, treeSnapshot } from '../helpers';
 
 const bed = toolBed([applyPatchTool]);
 afterEach(() => {
@@ -284,17 +284,6 @@ describe('apply_patch: errors with a next step', () => {
   });
 });
 
-/** Every entry under dir with its content and mtime: a preview must leave this identical. */
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    const abs = path.join(e.parentPath, e.name);
-    const st = fs.statSync(abs);
-    out[path.relative(dir, abs)] = e.isFile() ? `${st.mtimeMs} ${fs.readFileSync(abs, 'hex')}` : `dir ${st.mtimeMs}`;
-  }
-  return out;
-}
-
 describe('apply_patch: preview (approval bar)', () => {
   const preview = (text: string) => applyPatchTool.preview!({ patch: text }, createContext({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir }));
 
@@ -318,9 +307,9 @@ describe('apply_patch: preview (approval bar)', () => {
       '+renamed',
       '*** Delete File: src/gone.ts',
     );
-    const before = tree(bed.ws.workspace);
+    const before = treeSnapshot(bed.ws.workspace);
     const pv = await preview(p);
-    expect(tree(bed.ws.workspace)).toEqual(before);
+    expect(treeSnapshot(bed.ws.workspace)).toEqual(before);
     expect(exists('src/new')).toBe(false);
     expect(exists('src/moved')).toBe(false);
     expect(pv.summary).toBe(
@@ -334,13 +323,13 @@ describe('apply_patch: preview (approval bar)', () => {
 
   it('a patch that would fail says why, with no diff, and writes nothing; never throws', async () => {
     bed.ws.write('one.txt', 'a\n');
-    const before = tree(bed.ws.workspace);
+    const before = treeSnapshot(bed.ws.workspace);
     const pv = await preview(patch('*** Add File: two.txt', '+x', '*** Delete File: missing.txt'));
     expect(pv.diff).toBeUndefined();
     expect(pv.summary).toBe(
       'apply_patch — would fail: Delete File missing.txt: File not found: missing.txt. Nothing with a similar name is in the workspace root; use list_dir to see the workspace root, or glob to search the tree by pattern.',
     );
-    expect(tree(bed.ws.workspace)).toEqual(before);
+    expect(treeSnapshot(bed.ws.workspace)).toEqual(before);
     expect(await preview('not a patch')).toEqual({ summary: expect.stringMatching(/^apply_patch — would fail: Invalid patch, /) });
   });
 });

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { editFileTool } from '../../lib/tools/edit-file';
 import { budgetTable } from '../../lib/tools/budget';
 import { createContext } from '../../lib/tools/context';
-import { toolBed } from '../helpers';
+import { toolBed, treeSnapshot } from '../helpers';
 
 const bed = toolBed([editFileTool]);
 
@@ -314,17 +314,6 @@ describe('edit_file: loose matchers say which one matched', () => {
   });
 });
 
-/** Every entry under dir with its content and mtime: a preview must leave this identical. */
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    const abs = path.join(e.parentPath, e.name);
-    const st = fs.statSync(abs);
-    out[path.relative(dir, abs)] = e.isFile() ? `${st.mtimeMs} ${fs.readFileSync(abs, 'hex')}` : `dir ${st.mtimeMs}`;
-  }
-  return out;
-}
-
 describe('edit_file: preview (approval bar)', () => {
   const preview = (args: Parameters<typeof editFileTool.run>[0]) =>
     editFileTool.preview!(args, createContext({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir }));
@@ -332,9 +321,9 @@ describe('edit_file: preview (approval bar)', () => {
   it('shows the same diff run produces, and writes nothing', async () => {
     bed.ws.write('src/a.ts', 'one\ntwo\nthree\n');
     const args = { path: 'src/a.ts', old_string: 'two\n', new_string: '2\n2b\n2c\n' };
-    const before = tree(bed.ws.workspace);
+    const before = treeSnapshot(bed.ws.workspace);
     const p = await preview(args);
-    expect(tree(bed.ws.workspace)).toEqual(before);
+    expect(treeSnapshot(bed.ws.workspace)).toEqual(before);
     expect(p.summary).toBe('edit_file src/a.ts (+3 −1 lines)');
     const r = await edit(args);
     expect(r.status).toBe('ok');
@@ -343,10 +332,10 @@ describe('edit_file: preview (approval bar)', () => {
   });
 
   it('previews creating a file without creating it', async () => {
-    const before = tree(bed.ws.workspace);
+    const before = treeSnapshot(bed.ws.workspace);
     const p = await preview({ path: 'new/b.txt', old_string: '', new_string: 'x\n' });
     expect(p).toEqual({ summary: 'edit_file new/b.txt (+1 −0 lines)', diff: '--- a/new/b.txt\n+++ b/new/b.txt\n@@ -0,0 +1,1 @@\n+x\n' });
-    expect(tree(bed.ws.workspace)).toEqual(before);
+    expect(treeSnapshot(bed.ws.workspace)).toEqual(before);
     expect(fs.existsSync(path.join(bed.ws.workspace, 'new'))).toBe(false);
   });
 
@@ -358,7 +347,7 @@ describe('edit_file: preview (approval bar)', () => {
 
   it('turns a plan error into "would fail" with the error text and no diff; never throws', async () => {
     bed.ws.write('c.txt', 'alpha\n');
-    const before = tree(bed.ws.workspace);
+    const before = treeSnapshot(bed.ws.workspace);
     const p = await preview({ path: 'c.txt', old_string: 'zzz', new_string: 'y' });
     expect(p.diff).toBeUndefined();
     expect(p.summary).toBe(
@@ -368,6 +357,6 @@ describe('edit_file: preview (approval bar)', () => {
     expect(await preview({ path: '../outside.txt', old_string: '', new_string: 'x' })).toEqual({
       summary: expect.stringMatching(/^edit_file \.\.\/outside\.txt — would fail: /),
     });
-    expect(tree(bed.ws.workspace)).toEqual(before);
+    expect(treeSnapshot(bed.ws.workspace)).toEqual(before);
   });
 });

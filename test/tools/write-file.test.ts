@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { writeFileTool } from '../../lib/tools/write-file';
 import { budgetTable } from '../../lib/tools/budget';
 import { createContext } from '../../lib/tools/context';
-import { toolBed } from '../helpers';
+import { toolBed, treeSnapshot } from '../helpers';
 
 const bed = toolBed([writeFileTool]);
 
@@ -146,17 +146,6 @@ describe('write_file: errors with a next step', () => {
   });
 });
 
-/** Every entry under dir with its content and mtime: a preview must leave this identical. */
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    const abs = path.join(e.parentPath, e.name);
-    const st = fs.statSync(abs);
-    out[path.relative(dir, abs)] = e.isFile() ? `${st.mtimeMs} ${fs.readFileSync(abs, 'hex')}` : `dir ${st.mtimeMs}`;
-  }
-  return out;
-}
-
 describe('write_file: preview (approval bar)', () => {
   const preview = (args: Parameters<typeof writeFileTool.run>[0], budget = {}) =>
     writeFileTool.preview!(args, createContext({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir, budget }));
@@ -164,9 +153,9 @@ describe('write_file: preview (approval bar)', () => {
   it('an overwrite: the same diff run produces, and nothing written', async () => {
     bed.ws.write('f.txt', 'one\ntwo\nthree\n');
     const args = { path: 'f.txt', content: 'one\n2\nthree\nfour\n' };
-    const before = tree(bed.ws.workspace);
+    const before = treeSnapshot(bed.ws.workspace);
     const p = await preview(args);
-    expect(tree(bed.ws.workspace)).toEqual(before);
+    expect(treeSnapshot(bed.ws.workspace)).toEqual(before);
     expect(p.summary).toBe('write_file f.txt (+2 −1 lines)');
     const r = await write(args);
     expect(p.diff).toBe(r.meta?.diff);
@@ -174,13 +163,13 @@ describe('write_file: preview (approval bar)', () => {
   });
 
   it('a new file: summary and full diff, no file or folder created', async () => {
-    const before = tree(bed.ws.workspace);
+    const before = treeSnapshot(bed.ws.workspace);
     const p = await preview({ path: 'a/b/c.txt', content: 'hello\nworld\n' });
     expect(p).toEqual({
       summary: 'write_file a/b/c.txt (new file, +2 −0 lines, 12 bytes)',
       diff: '--- a/a/b/c.txt\n+++ b/a/b/c.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n',
     });
-    expect(tree(bed.ws.workspace)).toEqual(before);
+    expect(treeSnapshot(bed.ws.workspace)).toEqual(before);
     expect(fs.existsSync(path.join(bed.ws.workspace, 'a'))).toBe(false);
   });
 
