@@ -2,7 +2,7 @@
 
 import { useSearchParams } from 'next/navigation';
 import { Suspense, useCallback, useEffect, useRef, useState } from 'react';
-import type { PermissionMode } from '@/lib/agent/protocol';
+import type { PermissionMode } from '@/lib/contract/protocol';
 import { useCreateSession, usePatchSession, useSessionDetail, useSessions, useStatus } from '@/components/api';
 import { Chat, type ContextUse } from '@/components/chat';
 import { EmptyState } from '@/components/empty-state';

@@ -6,9 +6,10 @@
  */
 import fs from 'node:fs';
 import { z } from 'zod';
-import { createRegistry, defineTool } from '../lib/tools/registry';
-import { createContext } from '../lib/tools/context';
-import { dispatch } from '../lib/tools/dispatch';
+import { createRegistry } from '../lib/dispatch/registry';
+import { defineTool } from '../lib/contract/types';
+import { createContext } from '../lib/dispatch/context';
+import { dispatch } from '../lib/dispatch/dispatch';
 import { type Benchmark, type Contender, fmtMs, fmtRatio, interleave, scratchDir, verdict } from './lib';
 
 const CALLS = 50_000;

@@ -6,10 +6,10 @@
  */
 import fs from 'node:fs';
 import fg from 'fast-glob';
-import { createToolRegistry } from '../lib/tools/index';
-import { createContext } from '../lib/tools/context';
-import { dispatch } from '../lib/tools/dispatch';
-import { BUDGET } from '../lib/tools/budget';
+import { createToolRegistry } from '../lib/dispatch/all-tools';
+import { createContext } from '../lib/dispatch/context';
+import { dispatch } from '../lib/dispatch/dispatch';
+import { BUDGET } from '../lib/contract/budget';
 import { type Benchmark, type Contender, fmtMs, fmtRatio, interleave, runChild, scratchDir } from './lib';
 import { ensureTree, TREE_FILES } from './tree';
 

@@ -9,11 +9,11 @@
  */
 import os from 'node:os';
 import fs from 'node:fs';
-import { createToolRegistry } from '../lib/tools/index';
-import { createContext } from '../lib/tools/context';
-import { dispatch } from '../lib/tools/dispatch';
-import { BUDGET } from '../lib/tools/budget';
-import { findRg } from '../lib/tools/ripgrep';
+import { createToolRegistry } from '../lib/dispatch/all-tools';
+import { createContext } from '../lib/dispatch/context';
+import { dispatch } from '../lib/dispatch/dispatch';
+import { BUDGET } from '../lib/contract/budget';
+import { findRg } from '../lib/tools/grep/ripgrep';
 import { type Benchmark, type Contender, type Target, fmtMs, fmtRatio, interleave, runChild, scratchDir, verdict } from './lib';
 import { ensureTree, TREE_FILES } from './tree';
 

@@ -9,10 +9,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CallScheduler } from '../lib/agent/scheduler';
-import { createToolRegistry } from '../lib/tools/index';
-import { createContext } from '../lib/tools/context';
-import { dispatch } from '../lib/tools/dispatch';
-import type { SideEffect } from '../lib/tools/types';
+import { createToolRegistry } from '../lib/dispatch/all-tools';
+import { createContext } from '../lib/dispatch/context';
+import { dispatch } from '../lib/dispatch/dispatch';
+import type { SideEffect } from '../lib/contract/types';
 import { type Benchmark, fmtMs, fmtRatio, interleave, scratchDir } from './lib';
 import { ensureTree } from './tree';
 
@@ -61,8 +61,8 @@ export const parallelReadsBench: Benchmark = {
     const reg = createToolRegistry();
     const dataDir = scratchDir('parallel-data');
     const repo = fs.realpathSync(path.resolve(import.meta.dirname, '..'));
-    const sources = ['lib/tools/dispatch.ts', 'lib/tools/read-file.ts', 'lib/tools/grep.ts', 'lib/tools/glob.ts', 'lib/tools/run-command.ts',
-      'lib/exec/runner.ts', 'lib/agent/scheduler.ts', 'lib/tools/budget.ts', 'lib/tools/types.ts', 'lib/tools/registry.ts'];
+    const sources = ['lib/dispatch/dispatch.ts', 'lib/tools/read-file/read-file.ts', 'lib/tools/grep/grep.ts', 'lib/tools/glob.ts', 'lib/tools/commands/run-command.ts',
+      'lib/exec/runner.ts', 'lib/agent/scheduler.ts', 'lib/contract/budget.ts', 'lib/contract/types.ts', 'lib/dispatch/registry.ts'];
     const steps: { name: string; workspace: string; calls: Call[] }[] = [
       { name: '10 × read_file, small source files', workspace: repo, calls: sources.map((p) => ({ name: 'read_file', args: { path: p } })) },
       {

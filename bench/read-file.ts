@@ -10,10 +10,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createToolRegistry } from '../lib/tools/index';
-import { createContext } from '../lib/tools/context';
-import { dispatch } from '../lib/tools/dispatch';
-import { BUDGET } from '../lib/tools/budget';
+import { createToolRegistry } from '../lib/dispatch/all-tools';
+import { createContext } from '../lib/dispatch/context';
+import { dispatch } from '../lib/dispatch/dispatch';
+import { BUDGET } from '../lib/contract/budget';
 import { type Benchmark, childPeakRss, fmtMiB, fmtMs, fmtRatio, interleave, runChild, scratchDir, withPeakRss } from './lib';
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);

@@ -12,9 +12,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { createToolRegistry } from '../lib/tools/index';
-import { createContext } from '../lib/tools/context';
-import { dispatch } from '../lib/tools/dispatch';
+import { createToolRegistry } from '../lib/dispatch/all-tools';
+import { createContext } from '../lib/dispatch/context';
+import { dispatch } from '../lib/dispatch/dispatch';
 import { type Benchmark, type Contender, fmtMiB, fmtMs, fmtRate, fmtRatio, interleave, runChild, scratchDir, verdict, withPeakRss } from './lib';
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { z } from 'zod';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { ALL_TOOLS } from '../lib/tools/index';
-import { createRegistry, describeTool, listedTools, modelSchema } from '../lib/tools/registry';
-import { BUDGET, type Budget } from '../lib/tools/budget';
-import type { ToolDefinition } from '../lib/tools/types';
+import { ALL_TOOLS } from '../lib/dispatch/all-tools';
+import { createRegistry, describeTool, listedTools, modelSchema } from '../lib/dispatch/registry';
+import { BUDGET, type Budget } from '../lib/contract/budget';
+import type { ToolDefinition } from '../lib/contract/types';
 
 /**
  * What tool definitions cost in context: every tool's name + description + JSON schema, as the

@@ -3,8 +3,8 @@
  * JSON schema, o200k_base), and the total of the always-loaded set against its budget.
  * Exits 1 when that set is over TOOL_DEFINITIONS_MAX_TOKENS, naming the heaviest descriptions.
  */
-import { BUDGET } from '../lib/tools/budget';
-import { formatCount } from '../lib/tools/text';
+import { BUDGET } from '../lib/contract/budget';
+import { formatCount } from '../lib/contract/text';
 import { toolCostReport } from './tool-cost-count';
 
 const report = toolCostReport();

@@ -11,7 +11,7 @@ import type {
   SettingsUpdate,
   SettingsView,
   StoredApproval,
-} from '@/lib/agent/protocol';
+} from '@/lib/contract/protocol';
 
 /** GET /api/status */
 export interface StatusView {

@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
-import type { ApprovalAnswer, ApprovalInfo, StoredApproval } from '@/lib/agent/protocol';
+import type { ApprovalAnswer, ApprovalInfo, StoredApproval } from '@/lib/contract/protocol';
 import { rulePatterns } from '@/lib/agent/rule-patterns';
 import { ApiError, postApproval } from './api';
 import { DiffView } from './diff-view';

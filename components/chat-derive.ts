@@ -1,5 +1,5 @@
 import { getToolName, isToolUIPart } from 'ai';
-import type { ApprovalInfo, ClampDataParts, ClampMessage, StoredApproval, TodoItem } from '@/lib/agent/protocol';
+import type { ApprovalInfo, ClampDataParts, ClampMessage, StoredApproval, TodoItem } from '@/lib/contract/protocol';
 import type { PendingCall } from './approval-bar';
 import type { TurnBudgetCut } from './truncation-note';
 

@@ -4,7 +4,7 @@ import { useChat } from '@ai-sdk/react';
 import { useQueryClient } from '@tanstack/react-query';
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
 import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import type { ClampDataParts, ClampMessage, SessionDetail } from '@/lib/agent/protocol';
+import type { ClampDataParts, ClampMessage, SessionDetail } from '@/lib/contract/protocol';
 import { queryKeys, stopTurnOnServer } from './api';
 import { ApprovalBar, type AnswerEvent } from './approval-bar';
 import { ChatUiContext, ProgressStore, type ChatUi, type ViewerSource } from './chat-context';

@@ -1,5 +1,5 @@
-import type { Truncation } from '@/lib/agent/protocol';
-import { formatBytes, formatCount } from '@/lib/tools/text';
+import type { Truncation } from '@/lib/contract/protocol';
+import { formatBytes, formatCount } from '@/lib/contract/text';
 
 export { formatBytes, formatCount };
 

@@ -1,9 +1,9 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { PERMISSION_MODES } from '@/lib/tools/types';
+import { PERMISSION_MODES } from '@/lib/contract/types';
 import { fetchTasks, TASKS_KEY } from '@/lib/ui/tasks-api';
-import type { PermissionMode, SessionSummary } from '@/lib/agent/protocol';
+import type { PermissionMode, SessionSummary } from '@/lib/contract/protocol';
 import type { StatusView } from './api';
 import type { ContextUse } from './chat';
 import { formatTokens } from './format';

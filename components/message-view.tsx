@@ -5,7 +5,7 @@ import { memo } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
-import type { ClampDataParts, ClampMessage } from '@/lib/agent/protocol';
+import type { ClampDataParts, ClampMessage } from '@/lib/contract/protocol';
 import { ToolCard } from './tool-card';
 import type { TurnBudgetCut } from './truncation-note';
 

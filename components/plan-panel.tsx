@@ -1,7 +1,7 @@
 'use client';
 
 import { useState } from 'react';
-import type { TodoItem } from '@/lib/agent/protocol';
+import type { TodoItem } from '@/lib/contract/protocol';
 
 const mark: Record<TodoItem['status'], { icon: string; cls: string; label: string }> = {
   pending: { icon: '○', cls: 'text-zinc-400', label: 'pending' },

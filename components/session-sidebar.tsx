@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect, useRef, useState } from 'react';
-import type { SessionSummary } from '@/lib/agent/protocol';
+import type { SessionSummary } from '@/lib/contract/protocol';
 import { usePatchSession, useDeleteSession } from './api';
 import { relativeTime } from './format';
 

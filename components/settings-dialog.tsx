@@ -1,8 +1,8 @@
 'use client';
 
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import type { ModelSettings, PermissionMode, SecretName, SettingsUpdate, SettingsView } from '@/lib/agent/protocol';
-import { PERMISSION_MODES } from '@/lib/tools/types';
+import type { ModelSettings, PermissionMode, SecretName, SettingsUpdate, SettingsView } from '@/lib/contract/protocol';
+import { PERMISSION_MODES } from '@/lib/contract/types';
 import { useDeleteRule, useRules, useSaveSettings, useSettings } from './api';
 import { MemoriesList } from './memories-list';
 import { MODE_HELP } from './header';

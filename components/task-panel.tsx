@@ -2,7 +2,7 @@
 
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { TaskStreamEvent, TaskSummary } from '@/lib/agent/protocol';
+import type { TaskStreamEvent, TaskSummary } from '@/lib/contract/protocol';
 import { markSeen, seenKey, seenServerSnapshot, seenSnapshot, subscribeSeen } from '@/lib/ui/seen-store';
 import { appendTail, outputBytes, upsertTask } from '@/lib/ui/task-events';
 import { fetchLogTail, fetchTasks, killTask, TASKS_KEY } from '@/lib/ui/tasks-api';

@@ -1,8 +1,8 @@
 'use client';
 
 import { memo, useEffect, useId, useRef } from 'react';
-import type { TaskSummary } from '@/lib/agent/protocol';
-import { formatBytes } from '@/lib/tools/text';
+import type { TaskSummary } from '@/lib/contract/protocol';
+import { formatBytes } from '@/lib/contract/text';
 import { clipTailLine, elapsedMs, endedBadly, formatElapsed, outputBytes, statusWords, tailLines } from '@/lib/ui/task-events';
 import { AnsiLine } from './ansi-line';
 

@@ -2,7 +2,7 @@
 
 import { getToolName, type DynamicToolUIPart, type ToolUIPart } from 'ai';
 import { memo, useEffect, useState } from 'react';
-import type { ToolResult } from '@/lib/agent/protocol';
+import type { ToolResult } from '@/lib/contract/protocol';
 import { useChatUi, useProgress } from './chat-context';
 import { DiffView } from './diff-view';
 import { formatCount, formatDuration, stripAnsi } from './format';

@@ -1,6 +1,6 @@
 'use client';
 
-import type { ClampDataParts, Truncation } from '@/lib/agent/protocol';
+import type { ClampDataParts, Truncation } from '@/lib/contract/protocol';
 import { useChatUi } from './chat-context';
 import { cutBy, formatBytes, truncationText } from './format';
 

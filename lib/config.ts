@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PERMISSION_MODES, type PermissionMode } from './tools/types';
+import { PERMISSION_MODES, type PermissionMode } from './contract/types';
 
 /** A configuration problem with the fix in its text. */
 export class ConfigError extends Error {

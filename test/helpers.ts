@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createContext, type ContextInit } from '../lib/tools/context';
-import { createRegistry } from '../lib/tools/registry';
-import { dispatch, type DispatchOptions } from '../lib/tools/dispatch';
-import type { ToolDefinition, ToolResult } from '../lib/tools/types';
+import { createContext, type ContextInit } from '../lib/dispatch/context';
+import { createRegistry } from '../lib/dispatch/registry';
+import { dispatch, type DispatchOptions } from '../lib/dispatch/dispatch';
+import type { ToolDefinition, ToolResult } from '../lib/contract/types';
 import type { z } from 'zod';
 import { afterEach, beforeEach } from 'vitest';
 

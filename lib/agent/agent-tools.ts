@@ -1,13 +1,13 @@
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import type { Registry } from '../tools/registry';
-import { describeTool, modelSchema } from '../tools/registry';
-import { createContext } from '../tools/context';
-import { dispatch, judge, denialText, type Approver } from '../tools/dispatch';
-import type { Budget } from '../tools/budget';
-import type { PolicyDecision, ToolContext, ToolDefinition, ToolProgress, ToolResult } from '../tools/types';
+import type { Registry } from '../dispatch/registry';
+import { describeTool, modelSchema } from '../dispatch/registry';
+import { createContext } from '../dispatch/context';
+import { dispatch, judge, denialText, type Approver } from '../dispatch/dispatch';
+import type { Budget } from '../contract/budget';
+import type { PolicyDecision, ToolContext, ToolDefinition, ToolProgress, ToolResult } from '../contract/types';
 import type { AgentHost } from './host';
-import type { ApprovalInfo } from './protocol';
+import type { ApprovalInfo } from '../contract/protocol';
 import type { CallScheduler } from './scheduler';
 
 export interface AgentToolsOptions {

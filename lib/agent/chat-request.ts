@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ClampMessage } from './protocol';
+import type { ClampMessage } from '../contract/protocol';
 import type { RecordedAnswer } from './host';
 
 /** The chat endpoint's body: the session and the one message the page adds (a user message, or the answered assistant message). */

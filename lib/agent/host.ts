@@ -1,5 +1,5 @@
-import type { PermissionMode, PolicyDecision, ToolDefinition, ToolServices } from '../tools/types';
-import type { ApprovalAnswer, ApprovalInfo } from './protocol';
+import type { PermissionMode, PolicyDecision, ToolDefinition, ToolServices } from '../contract/types';
+import type { ApprovalAnswer, ApprovalInfo } from '../contract/protocol';
 
 /** A recorded answer to an approval request. */
 export interface RecordedAnswer {

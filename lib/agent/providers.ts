@@ -3,7 +3,7 @@ import type { LanguageModel } from 'ai';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { ModelSettings, ModelStatus } from './protocol';
+import type { ModelSettings, ModelStatus } from '../contract/protocol';
 import { contextWindowFor } from './windows';
 import { createScriptedModel, loadScript } from './scripted-model';
 

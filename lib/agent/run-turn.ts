@@ -1,9 +1,9 @@
 import { convertToModelMessages, createUIMessageStream, stepCountIs, streamText, type LanguageModel, type UIMessageChunk } from 'ai';
-import type { Registry } from '../tools/registry';
-import { listedTools } from '../tools/registry';
-import { budgetTable, type Budget } from '../tools/budget';
+import type { Registry } from '../dispatch/registry';
+import { listedTools } from '../dispatch/registry';
+import { budgetTable, type Budget } from '../contract/budget';
 import type { AgentHost } from './host';
-import type { ClampMessage, ModelStatus, TodoItem } from './protocol';
+import type { ClampMessage, ModelStatus, TodoItem } from '../contract/protocol';
 import { buildAgentTools } from './agent-tools';
 import { CallScheduler } from './scheduler';
 import { applyTurnBudget, type TurnCut } from './turn-budget';

@@ -1,4 +1,4 @@
-import type { SideEffect } from '../tools/types';
+import type { SideEffect } from '../contract/types';
 
 /**
  * Orders the tool calls of a turn: reads run concurrently; a write or command waits for every call

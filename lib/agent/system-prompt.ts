@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { BUDGET } from '../tools/budget';
-import { byteLength, formatBytes, headBytes } from '../tools/text';
-import { listSkills, skillsPromptSection } from '../tools/skill-files';
+import { BUDGET } from '../contract/budget';
+import { byteLength, formatBytes, headBytes } from '../contract/text';
+import { listSkills, skillsPromptSection } from '../tools/skills/skill-files';
 
 export interface ProjectDoc {
   path: string;

@@ -1,8 +1,8 @@
 import type { ModelMessage, ToolResultPart } from 'ai';
-import { BUDGET, type Budget } from '../tools/budget';
-import { clampResult } from '../tools/clamp';
-import { byteLength } from '../tools/text';
-import type { Truncation } from '../tools/types';
+import { BUDGET, type Budget } from '../contract/budget';
+import { clampResult } from '../contract/clamp';
+import { byteLength } from '../contract/text';
+import type { Truncation } from '../contract/types';
 
 /** Bytes per token used to turn a token budget into a byte budget (a conservative average for code). */
 export const BYTES_PER_TOKEN = 4;

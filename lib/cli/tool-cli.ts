@@ -1,8 +1,8 @@
 import { ConfigError, loadConfig } from '../config';
-import { createContext } from '../tools/context';
-import { dispatch } from '../tools/dispatch';
-import { createToolRegistry } from '../tools/index';
-import { runShutdownHooks } from '../server/shutdown';
+import { createContext } from '../dispatch/context';
+import { dispatch } from '../dispatch/dispatch';
+import { createToolRegistry } from '../dispatch/all-tools';
+import { runShutdownHooks } from '../contract/shutdown';
 
 const USAGE = `Usage: npm run tool -- <tool-name> ['<json args>'] [--approve]
 Runs one Clamp tool through dispatch and prints its ToolResult as one JSON object.

@@ -1,5 +1,5 @@
-import type { Truncation } from '../tools/types';
-import { byteLength, countLines, cutHead, cutTail, formatBytes, formatCount, headBytes, tailBytes } from '../tools/text';
+import type { Truncation } from '../contract/types';
+import { byteLength, countLines, cutHead, cutTail, formatBytes, formatCount, headBytes, tailBytes } from '../contract/text';
 import type { CaptureSnapshot } from './ring';
 import type { RunResult, StreamName } from './runner';
 

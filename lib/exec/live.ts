@@ -1,5 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
-import { formatBytes } from '../tools/text';
+import { formatBytes } from '../contract/text';
 
 /**
  * Batches one stream's live output for the page: at most one event per interval, at most maxBytes

@@ -16,7 +16,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import type { PolicyDecision } from '../tools/types';
+import type { PolicyDecision } from '../contract/types';
 import { isWriteOp, loadShellParser, type ShellCommand, type ShellParser, type Word } from './shell-parse';
 import { finding, q, writeCheck, type Check, type CheckEnv, type Finding, type SubJudgement } from './command-check-kit';
 import { checkArgv } from './command-checks';

@@ -1,4 +1,4 @@
-import type { PermissionMode, PolicyDecision, SideEffect } from '../tools/types';
+import type { PermissionMode, PolicyDecision, SideEffect } from '../contract/types';
 
 /** Whether a mode lists (and allows at all) tools of this side-effect class. */
 export function modeAllowsEffect(mode: PermissionMode, effect: SideEffect): boolean {

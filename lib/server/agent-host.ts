@@ -3,7 +3,7 @@ import type { Db } from '../store/db';
 import { getSession } from '../store/sessions';
 import { getByToolCallId, markConsumed, recordPending } from '../store/approvals';
 import { ruleVerdict } from '../store/rules';
-import type { ToolServices } from '../tools/types';
+import type { ToolServices } from '../contract/types';
 
 /** The approval id Clamp's store uses for a tool call of a session (the page answers by tool call id). */
 export function approvalKey(sessionId: string, toolCallId: string): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ApprovalAnswerBody, StoredApproval } from '../agent/protocol';
+import type { ApprovalAnswerBody, StoredApproval } from '../contract/protocol';
 import { rulePatterns } from '../agent/rule-patterns';
 import { openDb } from '../store/db';
 import { answerApproval, getByToolCallId } from '../store/approvals';

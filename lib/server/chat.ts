@@ -1,13 +1,13 @@
 import { createUIMessageStreamResponse } from 'ai';
 import type { ChatBody } from '../agent/chat-request';
 import { ChatRequestError, mergeIncoming } from '../agent/chat-request';
-import type { ClampMessage } from '../agent/protocol';
+import type { ClampMessage } from '../contract/protocol';
 import { runTurn } from '../agent/run-turn';
 import { openDb } from '../store/db';
 import { loadMessages, saveMessages } from '../store/messages';
 import { nameFromMessages, requireSession, touchSession } from '../store/sessions';
 import { getApprovalSecret } from '../store/secrets';
-import { createToolRegistry } from '../tools/index';
+import { createToolRegistry } from '../dispatch/all-tools';
 import { getTaskManager } from '../tasks/manager';
 import { storeHost } from './agent-host';
 import { HttpError, json } from './http';

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { BUDGET } from '../tools/budget';
+import { BUDGET } from '../contract/budget';
 
 /** The cookie that carries the launch token after the first visit. */
 export const TOKEN_COOKIE = 'clamp_token';

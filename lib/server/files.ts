@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FilePage } from '../agent/protocol';
+import type { FilePage } from '../contract/protocol';
 import { isInside, outputRoots } from '../policy/workspace';
 import { HttpError } from './http';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../config';
 import { StoreError } from '../store/db';
-import type { PermissionMode } from '../tools/types';
+import type { PermissionMode } from '../contract/types';
 
 /** A request the route refuses, with the status and the message the page shows. */
 export class HttpError extends Error {

@@ -3,10 +3,10 @@ import http from 'node:http';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../config';
 import { checkDoor } from './door';
-import { runShutdownHooks } from './shutdown';
+import { runShutdownHooks } from '../contract/shutdown';
 import { ensureBuild, ROOT } from './build';
 import { reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } from '../exec/leftovers';
-import { BUDGET } from '../tools/budget';
+import { BUDGET } from '../contract/budget';
 
 const REFUSED_BODY_DRAIN_MS = 2000;
 

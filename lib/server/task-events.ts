@@ -1,4 +1,4 @@
-import type { TaskStreamEvent } from '../agent/protocol';
+import type { TaskStreamEvent } from '../contract/protocol';
 import { getTaskManager } from '../tasks/manager';
 
 const PING_MS = 15_000;

@@ -1,4 +1,4 @@
-import type { ApprovalAnswer, ApprovalAnswerBody, ApprovalInfo, StoredApproval } from '../agent/protocol';
+import type { ApprovalAnswer, ApprovalAnswerBody, ApprovalInfo, StoredApproval } from '../contract/protocol';
 import { stamp, StoreError, type Db } from './db';
 
 /** A second answer to the same approval; the approval route maps it to 409. */

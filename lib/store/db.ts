@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import Database from 'better-sqlite3';
-import { onShutdown } from '../server/shutdown';
+import { onShutdown } from '../contract/shutdown';
 
 export type Db = Database.Database;
 

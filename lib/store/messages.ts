@@ -1,4 +1,4 @@
-import type { ClampMessage } from '../agent/protocol';
+import type { ClampMessage } from '../contract/protocol';
 import { StoreError, type Db } from './db';
 import { nameFromMessages, touchSession } from './sessions';
 

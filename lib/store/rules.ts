@@ -1,4 +1,4 @@
-import type { SavedRule } from '../agent/protocol';
+import type { SavedRule } from '../contract/protocol';
 import { newId, stamp, StoreError, type Db } from './db';
 
 export type RuleAction = SavedRule['action'];

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SecretName } from '../agent/protocol';
+import type { SecretName } from '../contract/protocol';
 
 /** The API keys the settings page can store, and the environment variable each one also comes from. */
 export const SECRET_ENV: Readonly<Record<SecretName, string>> = {

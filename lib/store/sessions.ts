@@ -1,6 +1,6 @@
-import { PERMISSION_MODES, type PermissionMode } from '../tools/types';
-import type { ClampMessage, SessionDetail, SessionSummary } from '../agent/protocol';
-import { BUDGET } from '../tools/budget';
+import { PERMISSION_MODES, type PermissionMode } from '../contract/types';
+import type { ClampMessage, SessionDetail, SessionSummary } from '../contract/protocol';
+import { BUDGET } from '../contract/budget';
 import { newId, stamp, StoreError, type Db } from './db';
 import { loadMessages } from './messages';
 import { listPending } from './approvals';

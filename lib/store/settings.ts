@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ModelSettings, SettingsUpdate, SettingsView } from '../agent/protocol';
-import { PERMISSION_MODES, type PermissionMode } from '../tools/types';
+import type { ModelSettings, SettingsUpdate, SettingsView } from '../contract/protocol';
+import { PERMISSION_MODES, type PermissionMode } from '../contract/types';
 import type { Db } from './db';
 import { envSecretStatus, secretStatus, writeSecrets } from './secrets';
 

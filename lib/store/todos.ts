@@ -1,4 +1,4 @@
-import type { TodoItem } from '../agent/protocol';
+import type { TodoItem } from '../contract/protocol';
 import { stamp, type Db } from './db';
 
 const STATUSES: readonly TodoItem['status'][] = ['pending', 'in_progress', 'completed', 'cancelled'];

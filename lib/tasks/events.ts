@@ -1,47 +1,6 @@
-/**
- * The background-task event vocabulary, typed once: the task manager publishes it and the page's
- * task panel (over SSE) consumes it.
- */
+import type { TaskEvent } from '../contract/tasks';
 
-export type TaskStream = 'stdout' | 'stderr';
-
-/** running; exited on its own (any exit code); killed (by the user, by shutdown or by a signal); timed out; failed to start. */
-export type TaskStatus = 'running' | 'exited' | 'killed' | 'timed out' | 'failed';
-
-export interface TaskStartEvent {
-  type: 'start';
-  taskId: string;
-  sessionId?: string;
-  command: string;
-  /** absolute working directory */
-  cwd: string;
-  pid?: number;
-  startedAt: number;
-  logPaths: Record<TaskStream, string>;
-}
-
-export interface TaskOutputEvent {
-  type: 'output';
-  taskId: string;
-  sessionId?: string;
-  stream: TaskStream;
-  /** live text, batched; may end with a "[… N not shown live …]" marker when the task floods */
-  text: string;
-}
-
-export interface TaskExitEvent {
-  type: 'exit';
-  taskId: string;
-  sessionId?: string;
-  status: Exclude<TaskStatus, 'running'>;
-  exitCode: number | null;
-  signal: string | null;
-  durationMs: number;
-  /** the words the model reads ("exit code 0", "killed by the user" …) */
-  statusText: string;
-}
-
-export type TaskEvent = TaskStartEvent | TaskOutputEvent | TaskExitEvent;
+export type { TaskStream, TaskStatus, TaskStartEvent, TaskOutputEvent, TaskExitEvent, TaskEvent } from '../contract/tasks';
 export type TaskEventListener = (event: TaskEvent) => void;
 
 /** A small typed emitter; a throwing listener is isolated from the others and from the task. */

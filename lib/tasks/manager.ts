@@ -1,12 +1,14 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { BUDGET, type Budget } from '../tools/budget';
-import type { ToolContext } from '../tools/types';
+import { BUDGET, type Budget } from '../contract/budget';
+import type { ToolContext } from '../contract/types';
 import { formatDuration, statusLine } from '../exec/format';
 import { UnreadQueue, type UnreadSlice } from '../exec/ring';
 import { commandEnv, startCommand, type KillReason, type RunHandle, type RunResult } from '../exec/runner';
-import { onShutdown } from '../server/shutdown';
+import { onShutdown } from '../contract/shutdown';
 import { TaskEventEmitter, type TaskEventListener, type TaskStatus, type TaskStream } from './events';
+import type { TaskInfo } from '../contract/tasks';
+export type { TaskInfo } from '../contract/tasks';
 
 /**
  * Background tasks: commands started with run_command(background: true). Each runs through the
@@ -26,27 +28,6 @@ export interface TaskStartOptions {
   budget?: Budget;
 }
 
-/** A task as the tools and the page see it. */
-export interface TaskInfo {
-  id: string;
-  command: string;
-  cwd: string;
-  sessionId?: string;
-  pid?: number;
-  status: TaskStatus;
-  /** "running", "exit code 0", "killed: timed out after 2 s" … */
-  statusText: string;
-  exitCode: number | null;
-  signal: string | null;
-  startedAt: number;
-  /** so far, for a running task */
-  durationMs: number;
-  unreadBytes: Record<TaskStream, number>;
-  totalBytes: Record<TaskStream, number>;
-  logPaths: Record<TaskStream, string>;
-  /** both streams in arrival order (the page's default view of the log) */
-  combinedLogPath: string;
-}
 
 export interface TaskRead {
   task: TaskInfo;

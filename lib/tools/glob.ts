@@ -3,12 +3,12 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import fg from 'fast-glob';
 import { z } from 'zod';
-import { defineTool } from './registry';
-import { ToolError } from './types';
-import type { Budget } from './budget';
-import { formatBytes, formatCount } from './text';
+import { defineTool } from '../contract/types';
+import { ToolError } from '../contract/types';
+import type { Budget } from '../contract/budget';
+import { formatBytes, formatCount } from '../contract/text';
 import { resolveInWorkspace } from '../policy/workspace';
-import { CLAMPIGNORE_FILE, IgnoreRules, comparePaths, ignoredNote, searchStart } from './ignore';
+import { CLAMPIGNORE_FILE, IgnoreRules, comparePaths, ignoredNote, searchStart } from './grep/ignore';
 
 const schema = z.strictObject({
   pattern: z.string().describe("Glob relative to path, e.g. 'src/**/*.ts'."),

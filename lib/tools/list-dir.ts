@@ -5,12 +5,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { defineTool } from './registry';
-import { ToolError, type ToolContext } from './types';
-import type { Budget } from './budget';
+import { defineTool } from '../contract/types';
+import { ToolError, type ToolContext } from '../contract/types';
+import type { Budget } from '../contract/budget';
 import { isInside, resolveInWorkspace } from '../policy/workspace';
-import { formatCount } from './text';
-import { notFoundError, pathArg } from './near-names';
+import { formatCount } from '../contract/text';
+import { notFoundError, pathArg } from './common/near-names';
 
 const schema = z.strictObject({
   path: z.string().optional().describe("Folder relative to the workspace root (default '.')."),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { defineTool } from './registry';
-import { ToolError } from './types';
-import { byteLength, clipLine, formatBytes, formatCount } from './text';
+import { defineTool } from '../contract/types';
+import { ToolError } from '../contract/types';
+import { byteLength, clipLine, formatBytes, formatCount } from '../contract/text';
 import { openDb } from '../store/db';
 import { addMemory, listMemories, searchMemories, type Memory } from '../store/memories';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { defineTool } from './registry';
-import { ToolError, type ToolContext } from './types';
-import { byteLength, formatBytes, formatCount } from './text';
-import type { TodoItem } from '../agent/protocol';
+import { defineTool } from '../contract/types';
+import { ToolError, type ToolContext } from '../contract/types';
+import { byteLength, formatBytes, formatCount } from '../contract/text';
+import type { TodoItem } from '../contract/protocol';
 import { openDb } from '../store/db';
 import { loadTodos, saveTodos } from '../store/todos';
 

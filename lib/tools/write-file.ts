@@ -5,14 +5,14 @@
  * echoed as a diff: the model has just written it (the page still gets the full diff in meta).
  */
 import { z } from 'zod';
-import { defineTool } from './registry';
-import { ToolError, type ToolContext, type ToolOutput } from './types';
-import type { Budget } from './budget';
+import { defineTool } from '../contract/types';
+import { ToolError, type ToolContext, type ToolOutput } from '../contract/types';
+import type { Budget } from '../contract/budget';
 import { resolveInWorkspace } from '../policy/workspace';
-import { blockingAncestor, commitPlannedWrite, decodeText, encodeText, notAFileError, statPath, tooLargeError, type TextLayout } from './file-io';
-import { diffFiles, diffForModel, diffSummary, type FileDiff } from './diff';
-import { previewOf } from './edit-file';
-import { byteLength, countLines, formatBytes, formatCount } from './text';
+import { blockingAncestor, commitPlannedWrite, decodeText, encodeText, notAFileError, statPath, tooLargeError, type TextLayout } from './common/file-io';
+import { diffFiles, diffForModel, diffSummary, type FileDiff } from './common/diff';
+import { previewOf } from './edit-file/edit-file';
+import { byteLength, countLines, formatBytes, formatCount } from '../contract/text';
 import fs from 'node:fs';
 import path from 'node:path';
 

@@ -1,4 +1,4 @@
-import type { FilePage } from '@/lib/agent/protocol';
+import type { FilePage } from '@/lib/contract/protocol';
 
 /**
  * The page's client for paged files: GET /api/files (spilled outputs) and GET /api/tasks/:id/log

@@ -1,5 +1,5 @@
-import type { FilePage } from '@/lib/agent/protocol';
-import { formatBytes, formatCount } from '@/lib/tools/text';
+import type { FilePage } from '@/lib/contract/protocol';
+import { formatBytes, formatCount } from '@/lib/contract/text';
 
 /**
  * The viewer's loaded part of a huge file: one contiguous run of lines between two byte offsets,

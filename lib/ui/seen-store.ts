@@ -1,4 +1,4 @@
-import type { TaskSummary } from '@/lib/agent/protocol';
+import type { TaskSummary } from '@/lib/contract/protocol';
 
 /**
  * How much of each task's output the person has looked at, kept in localStorage so the

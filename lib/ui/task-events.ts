@@ -1,4 +1,4 @@
-import type { TaskStreamEvent, TaskSummary } from '@/lib/agent/protocol';
+import type { TaskStreamEvent, TaskSummary } from '@/lib/contract/protocol';
 
 /**
  * The task panel's pure parts: reading an event from GET /api/tasks/events, folding it into the

@@ -1,4 +1,4 @@
-import type { TaskSummary } from '@/lib/agent/protocol';
+import type { TaskSummary } from '@/lib/contract/protocol';
 import { fetchPage, responseMessage, type PageSource } from './file-page';
 import { readTaskList } from './task-events';
 

@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import type { TaskStreamEvent, TaskSummary } from '@/lib/agent/protocol';
+import type { TaskStreamEvent, TaskSummary } from '@/lib/contract/protocol';
 import { parseTaskEvent, upsertTask } from './task-events';
 import { TASKS_KEY } from './tasks-api';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClampMessage, SessionDetail } from '../../lib/agent/protocol';
+import type { ClampMessage, SessionDetail } from '../../lib/contract/protocol';
 import { startFakeOpenAI, type FakeReply, type FakeRequest } from '../fake-openai';
 import { tempWorkspace } from '../helpers';
 import { startClamp, type RunningClamp } from '../server/harness';

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ALL_TOOLS } from '../../lib/tools/index';
-import { createRegistry } from '../../lib/tools/registry';
-import { createContext } from '../../lib/tools/context';
-import { dispatch } from '../../lib/tools/dispatch';
-import type { PermissionMode, ToolResult } from '../../lib/tools/types';
+import { ALL_TOOLS } from '../../lib/dispatch/all-tools';
+import { createRegistry } from '../../lib/dispatch/registry';
+import { createContext } from '../../lib/dispatch/context';
+import { dispatch } from '../../lib/dispatch/dispatch';
+import type { PermissionMode, ToolResult } from '../../lib/contract/types';
 import { tempWorkspace } from '../helpers';
 
 /** A seeded generator, so a failure can be replayed. */

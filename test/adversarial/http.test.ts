@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionDetail, SessionSummary } from '../../lib/agent/protocol';
-import { BUDGET } from '../../lib/tools/budget';
+import type { SessionDetail, SessionSummary } from '../../lib/contract/protocol';
+import { BUDGET } from '../../lib/contract/budget';
 import { startFakeOpenAI } from '../fake-openai';
 import { tempWorkspace } from '../helpers';
 import { readChunks, startClamp, type RunningClamp } from '../server/harness';

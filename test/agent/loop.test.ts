@@ -4,11 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readUIMessageStream, type UIMessageChunk } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
-import { defineTool, createRegistry } from '../../lib/tools/registry';
+import { createRegistry } from '../../lib/dispatch/registry';
+import { defineTool } from '../../lib/contract/types';
 import { runTurn } from '../../lib/agent/run-turn';
 import { createScriptedModel, type ScriptTurn } from '../../lib/agent/scripted-model';
 import { mergeIncoming } from '../../lib/agent/chat-request';
-import type { ClampMessage, ModelStatus } from '../../lib/agent/protocol';
+import type { ClampMessage, ModelStatus } from '../../lib/contract/protocol';
 import { tempWorkspace } from '../helpers';
 import { memoryHost } from './memory-host';
 
@@ -316,7 +317,7 @@ describe('the openai-compatible provider against a fake streaming server', () =>
 
 describe('the ordering test with the real tools', () => {
   it('one step with five reads and two edits of the same file, the second depending on the first: the file ends as issued', async () => {
-    const { createToolRegistry } = await import('../../lib/tools/index');
+    const { createToolRegistry } = await import('../../lib/dispatch/all-tools');
     ws.write('app.ts', 'const greeting = "hi";\nexport default greeting;\n');
     for (let i = 0; i < 5; i++) ws.write(`r${i}.txt`, `file ${i}\n`);
     const { host } = memoryHost(ws.workspace, ws.dataDir, 'accept-edits');

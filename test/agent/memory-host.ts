@@ -1,6 +1,6 @@
 import type { AgentHost, RecordedAnswer } from '../../lib/agent/host';
-import type { ApprovalInfo } from '../../lib/agent/protocol';
-import type { PermissionMode } from '../../lib/tools/types';
+import type { ApprovalInfo } from '../../lib/contract/protocol';
+import type { PermissionMode } from '../../lib/contract/types';
 
 /** An AgentHost kept in memory, for loop tests. */
 export function memoryHost(workspace: string, dataDir: string, mode: PermissionMode = 'default') {

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, createRegistry } from '../../lib/tools/registry';
-import { ToolError, type ToolDefinition } from '../../lib/tools/types';
+import { createRegistry } from '../../lib/dispatch/registry';
+import { defineTool } from '../../lib/contract/types';
+import { ToolError, type ToolDefinition } from '../../lib/contract/types';
 import { harness, tempWorkspace } from '../helpers';
 
 let ws: ReturnType<typeof tempWorkspace>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byteLength, clipLine, countLines, cutHead, cutHeadTail, cutTail, headBytes, tailBytes } from '../../lib/tools/text';
+import { byteLength, clipLine, countLines, cutHead, cutHeadTail, cutTail, headBytes, tailBytes } from '../../lib/contract/text';
 
 describe('UTF-8 byte cuts', () => {
   const zh = '中文字符'; // 4 characters, 3 bytes each

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApprovalInfo } from '../../lib/agent/protocol';
+import type { ApprovalInfo } from '../../lib/contract/protocol';
 import { closeDb, openDb, type Db } from '../../lib/store/db';
 import { answerApproval, ApprovalAnsweredError, getApproval, getByToolCallId, listPending, markConsumed, recordPending } from '../../lib/store/approvals';
 import { createSession } from '../../lib/store/sessions';

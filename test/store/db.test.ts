@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeDb, DB_FILE_NAME, migrate, MIGRATIONS, openConnection, openDb, SCHEMA_VERSION } from '../../lib/store/db';
-import { runShutdownHooks } from '../../lib/server/shutdown';
+import { runShutdownHooks } from '../../lib/contract/shutdown';
 import { tempWorkspace } from '../helpers';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -10,7 +10,7 @@ import { ApprovalAnsweredError, recordPending } from '../../lib/store/approvals'
 import { appendMessage } from '../../lib/store/messages';
 import { addRule } from '../../lib/store/rules';
 import { ConfigError } from '../../lib/config';
-import { BUDGET } from '../../lib/tools/budget';
+import { BUDGET } from '../../lib/contract/budget';
 import { z } from 'zod';
 import { tempWorkspace } from '../helpers';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ClampMessage } from '../../lib/agent/protocol';
+import type { ClampMessage } from '../../lib/contract/protocol';
 import { closeDb, openDb, StoreError, type Db } from '../../lib/store/db';
 import { appendMessage, loadMessages, saveMessages } from '../../lib/store/messages';
 import {

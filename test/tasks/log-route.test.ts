@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as logRoute from '../../app/api/tasks/[id]/log/route';
 import { serverConfig } from '../../lib/server/http';
 import { getTaskManager, shutdownTasks, type TaskInfo } from '../../lib/tasks/manager';
-import { budgetTable } from '../../lib/tools/budget';
+import { budgetTable } from '../../lib/contract/budget';
 import { tempWorkspace } from '../helpers';
 
 let ws: ReturnType<typeof tempWorkspace>;

@@ -4,7 +4,7 @@ import { tempWorkspace } from '../helpers';
 import { TaskManager, getTaskManager, shutdownTasks, tasksFor } from '../../lib/tasks/manager';
 import type { TaskEvent } from '../../lib/tasks/events';
 import { liveGroupMembers } from '../../lib/exec/group';
-import { budgetTable } from '../../lib/tools/budget';
+import { budgetTable } from '../../lib/contract/budget';
 
 let ws: ReturnType<typeof tempWorkspace>;
 let mgr: TaskManager;

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { harness, tempWorkspace } from '../helpers';
-import { runCommandTool } from '../../lib/tools/run-command';
-import { taskOutputTool } from '../../lib/tools/task-output';
-import { taskListTool } from '../../lib/tools/task-list';
-import { taskKillTool } from '../../lib/tools/task-kill';
+import { runCommandTool } from '../../lib/tools/commands/run-command';
+import { taskOutputTool } from '../../lib/tools/commands/task-output';
+import { taskListTool } from '../../lib/tools/commands/task-list';
+import { taskKillTool } from '../../lib/tools/commands/task-kill';
 import { TaskManager } from '../../lib/tasks/manager';
 import { liveGroupMembers } from '../../lib/exec/group';
-import { budgetTable } from '../../lib/tools/budget';
+import { budgetTable } from '../../lib/contract/budget';
 
 const TOOLS = [runCommandTool, taskOutputTool, taskListTool, taskKillTool];
 let ws: ReturnType<typeof tempWorkspace>;

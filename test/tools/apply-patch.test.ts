@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { applyPatchTool } from '../../lib/tools/apply-patch';
-import { budgetTable } from '../../lib/tools/budget';
-import { createContext } from '../../lib/tools/context';
+import { applyPatchTool } from '../../lib/tools/apply-patch/apply-patch';
+import { budgetTable } from '../../lib/contract/budget';
+import { createContext } from '../../lib/dispatch/context';
 import { toolBed, treeSnapshot } from '../helpers';
 
 const bed = toolBed([applyPatchTool]);

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { editFileTool } from '../../lib/tools/edit-file';
-import { budgetTable } from '../../lib/tools/budget';
-import { createContext } from '../../lib/tools/context';
+import { editFileTool } from '../../lib/tools/edit-file/edit-file';
+import { budgetTable } from '../../lib/contract/budget';
+import { createContext } from '../../lib/dispatch/context';
 import { toolBed, treeSnapshot } from '../helpers';
 
 const bed = toolBed([editFileTool]);

@@ -4,12 +4,12 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { harness, tempWorkspace } from '../helpers';
-import { gitStatusTool } from '../../lib/tools/git-status';
-import { gitDiffTool } from '../../lib/tools/git-diff';
-import { gitLogTool } from '../../lib/tools/git-log';
-import { gitCommitTool } from '../../lib/tools/git-commit';
-import { shellQuote } from '../../lib/tools/git-run';
-import type { Budget } from '../../lib/tools/budget';
+import { gitStatusTool } from '../../lib/tools/git/git-status';
+import { gitDiffTool } from '../../lib/tools/git/git-diff';
+import { gitLogTool } from '../../lib/tools/git/git-log';
+import { gitCommitTool } from '../../lib/tools/git/git-commit';
+import { shellQuote } from '../../lib/tools/git/run';
+import type { Budget } from '../../lib/contract/budget';
 
 const TOOLS = [gitStatusTool, gitDiffTool, gitLogTool, gitCommitTool];
 const saved = { ...process.env };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { globTool } from '../../lib/tools/glob';
-import { budgetTable } from '../../lib/tools/budget';
+import { budgetTable } from '../../lib/contract/budget';
 import { toolBed } from '../helpers';
 
 const bed = toolBed([globTool]);

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { compilePattern, grepTool, requiredLiteral } from '../../lib/tools/grep';
-import { search } from '../../lib/tools/grep-engine';
-import { findRg } from '../../lib/tools/ripgrep';
-import { budgetTable } from '../../lib/tools/budget';
+import { compilePattern, grepTool, requiredLiteral } from '../../lib/tools/grep/grep';
+import { search } from '../../lib/tools/grep/engine';
+import { findRg } from '../../lib/tools/grep/ripgrep';
+import { budgetTable } from '../../lib/contract/budget';
 import { toolBed } from '../helpers';
 
 const bed = toolBed([grepTool], { services: { grepEngine: 'builtin' } });

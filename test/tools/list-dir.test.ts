@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { listDirTool } from '../../lib/tools/list-dir';
-import { readFileTool } from '../../lib/tools/read-file';
-import { budgetTable } from '../../lib/tools/budget';
+import { readFileTool } from '../../lib/tools/read-file/read-file';
+import { budgetTable } from '../../lib/contract/budget';
 import { toolBed } from '../helpers';
 
 const bed = toolBed([listDirTool, readFileTool]);

@@ -4,7 +4,7 @@ import { harness, tempWorkspace } from '../helpers';
 import { memorySaveTool, memorySearchTool } from '../../lib/tools/memory';
 import { closeDb, openDb } from '../../lib/store/db';
 import { addMemory } from '../../lib/store/memories';
-import type { Budget } from '../../lib/tools/budget';
+import type { Budget } from '../../lib/contract/budget';
 
 let ws: ReturnType<typeof tempWorkspace>;
 beforeEach(() => {

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFileTool } from '../../lib/tools/read-file';
-import { grepTool } from '../../lib/tools/grep';
-import { editFileTool } from '../../lib/tools/edit-file';
+import { readFileTool } from '../../lib/tools/read-file/read-file';
+import { grepTool } from '../../lib/tools/grep/grep';
+import { editFileTool } from '../../lib/tools/edit-file/edit-file';
 import { harness, tempWorkspace } from '../helpers';
 
 let ws: ReturnType<typeof tempWorkspace>;

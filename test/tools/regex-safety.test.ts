@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { nestedRepetition } from '../../lib/tools/regex-safety';
-import { grepTool } from '../../lib/tools/grep';
+import { nestedRepetition } from '../../lib/tools/grep/regex-safety';
+import { grepTool } from '../../lib/tools/grep/grep';
 import { harness, tempWorkspace } from '../helpers';
 
 describe('nested repetition (catastrophic backtracking)', () => {

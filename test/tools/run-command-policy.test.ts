@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCommandTool } from '../../lib/tools/run-command';
+import { runCommandTool } from '../../lib/tools/commands/run-command';
 import { harness, tempWorkspace } from '../helpers';
 
 let ws: ReturnType<typeof tempWorkspace>;

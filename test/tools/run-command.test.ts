@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { harness, tempWorkspace } from '../helpers';
-import { runCommandTool } from '../../lib/tools/run-command';
-import { taskOutputTool } from '../../lib/tools/task-output';
+import { runCommandTool } from '../../lib/tools/commands/run-command';
+import { taskOutputTool } from '../../lib/tools/commands/task-output';
 import { TaskManager } from '../../lib/tasks/manager';
 import { liveGroupMembers } from '../../lib/exec/group';
-import { budgetTable } from '../../lib/tools/budget';
-import type { ToolProgress } from '../../lib/tools/types';
+import { budgetTable } from '../../lib/contract/budget';
+import type { ToolProgress } from '../../lib/contract/types';
 
 let ws: ReturnType<typeof tempWorkspace>;
 let tasks: TaskManager;

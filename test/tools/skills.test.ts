@@ -3,10 +3,10 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { harness, tempWorkspace } from '../helpers';
-import { listSkills, scanSkills, skillsPromptSection, skillTool } from '../../lib/tools/skills';
-import { parseFrontMatter } from '../../lib/tools/skill-files';
-import { createRegistry, listedTools } from '../../lib/tools/registry';
-import { budgetTable } from '../../lib/tools/budget';
+import { listSkills, scanSkills, skillsPromptSection, skillTool } from '../../lib/tools/skills/skills';
+import { parseFrontMatter } from '../../lib/tools/skills/skill-files';
+import { createRegistry, listedTools } from '../../lib/dispatch/registry';
+import { budgetTable } from '../../lib/contract/budget';
 
 let ws: ReturnType<typeof tempWorkspace>;
 beforeEach(() => {

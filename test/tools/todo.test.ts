@@ -7,7 +7,7 @@ import { CLI_TODO_KEY, renderTodos, todoReadTool, todoWriteTool } from '../../li
 import { closeDb, MIGRATIONS, openConnection, openDb } from '../../lib/store/db';
 import { loadTodos, saveTodos } from '../../lib/store/todos';
 import { createSession, deleteSession } from '../../lib/store/sessions';
-import type { TodoItem } from '../../lib/agent/protocol';
+import type { TodoItem } from '../../lib/contract/protocol';
 
 let ws: ReturnType<typeof tempWorkspace>;
 beforeEach(() => {

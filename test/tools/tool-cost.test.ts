@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { definitionText, toolCostReport } from '../../bench/tool-cost-count';
-import { BUDGET } from '../../lib/tools/budget';
-import { ALL_TOOLS } from '../../lib/tools/index';
-import { skillTool } from '../../lib/tools/skills';
-import { modelSchema } from '../../lib/tools/registry';
-import { runCommandTool } from '../../lib/tools/run-command';
-import { webFetchMaxBytes, webFetchTool } from '../../lib/tools/web-fetch';
+import { BUDGET } from '../../lib/contract/budget';
+import { ALL_TOOLS } from '../../lib/dispatch/all-tools';
+import { skillTool } from '../../lib/tools/skills/skills';
+import { modelSchema } from '../../lib/dispatch/registry';
+import { runCommandTool } from '../../lib/tools/commands/run-command';
+import { webFetchMaxBytes, webFetchTool } from '../../lib/tools/web/web-fetch';
 
 describe('tool definition cost (npm run tool-cost)', () => {
   const report = toolCostReport();

@@ -3,8 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { webFetchMaxBytes, webFetchTool } from '../../lib/tools/web-fetch';
-import { budgetTable } from '../../lib/tools/budget';
+import { webFetchMaxBytes, webFetchTool } from '../../lib/tools/web/web-fetch';
+import { budgetTable } from '../../lib/contract/budget';
 import { toolBed } from '../helpers';
 
 const PAGE = `<!doctype html><html><head><title>The  Guide</title><style>body{}</style><script>alert(1)</script></head>

@@ -2,10 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { webSearchTool } from '../../lib/tools/web-search';
-import { webFetchTool } from '../../lib/tools/web-fetch';
-import { budgetTable } from '../../lib/tools/budget';
-import { createRegistry, listedTools } from '../../lib/tools/registry';
+import { webSearchTool } from '../../lib/tools/web/web-search';
+import { webFetchTool } from '../../lib/tools/web/web-fetch';
+import { budgetTable } from '../../lib/contract/budget';
+import { createRegistry, listedTools } from '../../lib/dispatch/registry';
 import { harness, toolBed } from '../helpers';
 
 /** A fake SearXNG: /search?q=…&format=json; the query picks the answer. */

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { writeFileTool } from '../../lib/tools/write-file';
-import { budgetTable } from '../../lib/tools/budget';
-import { createContext } from '../../lib/tools/context';
+import { budgetTable } from '../../lib/contract/budget';
+import { createContext } from '../../lib/dispatch/context';
 import { toolBed, treeSnapshot } from '../helpers';
 
 const bed = toolBed([writeFileTool]);

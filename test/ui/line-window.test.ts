@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FilePage } from '../../lib/agent/protocol';
+import type { FilePage } from '../../lib/contract/protocol';
 import {
   appendPage,
   displayLines,

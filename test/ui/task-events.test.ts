@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TaskSummary } from '../../lib/agent/protocol';
+import type { TaskSummary } from '../../lib/contract/protocol';
 import {
   appendTail,
   clipTailLine,

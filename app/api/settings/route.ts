@@ -1,7 +1,7 @@
 import { errorResponse, json, parseJson, serverConfig } from '@/lib/server/http';
 import { openDb } from '@/lib/store/db';
 import { settingsUpdateSchema, settingsView, updateSettings } from '@/lib/store/settings';
-import { BUDGET } from '@/lib/tools/budget';
+import { BUDGET } from '@/lib/contract/budget';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

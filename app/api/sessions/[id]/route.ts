@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { errorResponse, json, parseJson, routeId, serverConfig } from '@/lib/server/http';
 import { openDb } from '@/lib/store/db';
 import { deleteSession, loadSessionDetail, updateSession } from '@/lib/store/sessions';
-import { BUDGET } from '@/lib/tools/budget';
-import { PERMISSION_MODES, type PermissionMode } from '@/lib/tools/types';
+import { BUDGET } from '@/lib/contract/budget';
+import { PERMISSION_MODES, type PermissionMode } from '@/lib/contract/types';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

@@ -1,0 +1,168 @@
+/**
+ * The one vocabulary between the server and the page: chat message types, data parts,
+ * and the JSON shapes of the REST endpoints. Imported by both sides.
+ */
+import type { UIMessage } from 'ai';
+import type { PermissionMode, PolicyDecision, ToolResult, Truncation } from './types';
+import type { TaskEvent, TaskInfo, TaskStatus, TaskStream } from './tasks';
+
+export type { PermissionMode, PolicyDecision, ToolResult, Truncation };
+
+/** Data parts the server streams into a chat message. */
+export type ClampDataParts = {
+  /** live output of a running tool (transient: delivered to onData, not stored in the message) */
+  'tool-progress': { toolCallId: string; stream: 'stdout' | 'stderr'; text: string };
+  /** what a pending approval is about: computed by the server's policy, shown in the approval bar */
+  'approval-info': ApprovalInfo;
+  /** context use after each step */
+  context: { usedTokens: number; windowTokens: number; step: number };
+  /** the per-step budget cut a result further than its own caps */
+  'turn-budget': { toolCallId: string; truncation: Truncation; budgetBytes: number; modelText: string };
+  /** a provider failure or other notice, with the next step */
+  notice: { level: 'error' | 'warning' | 'info'; message: string; next?: string };
+  /** the todo list the model keeps (todo_write) */
+  todos: { items: TodoItem[] };
+};
+
+export interface TodoItem {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed' | 'cancelled';
+}
+
+export interface ApprovalInfo {
+  toolCallId: string;
+  approvalId?: string;
+  toolName: string;
+  /** what needs approval, in one line (the full command for run_command) */
+  summary: string;
+  /** every sub-command, for commands */
+  subcommands?: string[];
+  cwd?: string;
+  decision: PolicyDecision;
+  /** the change a file write would make, as a unified diff */
+  diff?: string;
+}
+
+export interface MessageMetadata {
+  model?: string;
+  createdAt?: number;
+}
+
+export type ClampMessage = UIMessage<MessageMetadata, ClampDataParts>;
+
+/** An approval answer from the page. */
+export type ApprovalAnswer = 'once' | 'session' | 'always' | 'edit' | 'deny';
+
+export interface ApprovalAnswerBody {
+  answer: ApprovalAnswer;
+  /** for 'edit': the command as the person edited it */
+  editedCommand?: string;
+  /** for 'deny': why, which reaches the model */
+  reason?: string;
+}
+
+export interface SessionSummary {
+  id: string;
+  title: string;
+  mode: PermissionMode;
+  createdAt: number;
+  updatedAt: number;
+  messageCount: number;
+  pendingApprovals: number;
+}
+
+export interface SavedRule {
+  id: string;
+  workspace: string;
+  tool: string;
+  /** the command prefix (ruleKey) or '*' for every call of the tool */
+  pattern: string;
+  action: 'allow' | 'deny' | 'ask';
+  createdAt: number;
+}
+
+export interface ModelSettings {
+  provider: 'anthropic' | 'openai' | 'openai-compatible' | 'ollama' | 'scripted' | null;
+  model: string | null;
+  baseUrl: string | null;
+  contextWindow: number | null;
+  defaultMode: PermissionMode;
+}
+
+export interface ModelStatus {
+  configured: boolean;
+  provider: string | null;
+  model: string | null;
+  label: string;
+  windowTokens: number;
+  /** when not configured: exactly how to configure one */
+  help?: string;
+  scripted: boolean;
+}
+
+/** A background task as the page sees it (the task manager's own shape). */
+export type TaskSummary = TaskInfo;
+export type { TaskStatus, TaskStream };
+
+/** One event on GET /api/tasks/events: the manager's event plus the task's summary after it. */
+export type TaskStreamEvent = TaskEvent & { task: TaskSummary };
+
+/** An approval request as stored in the data dir (lib/store/approvals.ts); survives restarts. */
+export interface StoredApproval {
+  approvalId: string;
+  sessionId: string;
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  info: ApprovalInfo | null;
+  status: 'pending' | 'answered' | 'consumed';
+  answer: ApprovalAnswer | null;
+  /** the command as the person edited it ('edit' answers only) */
+  editedCommand: string | null;
+  /** why it was denied ('deny' answers only) */
+  reason: string | null;
+  createdAt: number;
+  answeredAt: number | null;
+}
+
+/** GET /api/sessions/[id]: the session, its whole conversation and what still waits for an answer. */
+export interface SessionDetail {
+  session: SessionSummary;
+  messages: ClampMessage[];
+  pendingApprovals: StoredApproval[];
+}
+
+/** The API keys the settings page can store (in a 0600 file in the data dir, never in the database). */
+export type SecretName = 'anthropic' | 'openai' | 'openai-compatible';
+
+/** GET and PUT /api/settings: the model settings and which keys are set (never the keys themselves). */
+export interface SettingsView {
+  settings: ModelSettings;
+  /** a key is stored in the data dir */
+  keys: Record<SecretName, boolean>;
+  /** a key is set in the server's environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, CLAMP_API_KEY) */
+  envKeys: Record<SecretName, boolean>;
+}
+
+/** PUT /api/settings body: any subset of the settings; a key set to null is removed. */
+export interface SettingsUpdate extends Partial<ModelSettings> {
+  keys?: Partial<Record<SecretName, string | null>>;
+}
+
+/**
+ * GET /api/files?path=… and GET /api/tasks/[id]/log: one page of a (possibly huge) file in the
+ * data dir, cut on line boundaries. Ask again from nextOffset for more.
+ */
+export interface FilePage {
+  path: string;
+  /** the page's text, UTF-8 decoded */
+  text: string;
+  /** byte offset where text starts */
+  offset: number;
+  /** byte offset to ask for next */
+  nextOffset: number;
+  /** the file's size in bytes when the page was read */
+  totalBytes: number;
+  /** text reaches the end of the file (as it was when read) */
+  eof: boolean;
+}

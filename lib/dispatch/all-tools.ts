@@ -1,0 +1,54 @@
+import type { z } from 'zod';
+import { createRegistry, type Registry } from './registry';
+import type { ToolDefinition } from '../contract/types';
+import { readFileTool } from '../tools/read-file/read-file';
+import { listDirTool } from '../tools/list-dir';
+import { globTool } from '../tools/glob';
+import { grepTool } from '../tools/grep/grep';
+import { editFileTool } from '../tools/edit-file/edit-file';
+import { writeFileTool } from '../tools/write-file';
+import { applyPatchTool } from '../tools/apply-patch/apply-patch';
+import { runCommandTool } from '../tools/commands/run-command';
+import { taskOutputTool } from '../tools/commands/task-output';
+import { taskListTool } from '../tools/commands/task-list';
+import { taskKillTool } from '../tools/commands/task-kill';
+import { webFetchTool } from '../tools/web/web-fetch';
+import { gitStatusTool } from '../tools/git/git-status';
+import { gitDiffTool } from '../tools/git/git-diff';
+import { gitLogTool } from '../tools/git/git-log';
+import { gitCommitTool } from '../tools/git/git-commit';
+import { todoReadTool, todoWriteTool } from '../tools/todo';
+import { memorySaveTool, memorySearchTool } from '../tools/memory';
+import { skillTool } from '../tools/skills/skills';
+import { webSearchTool } from '../tools/web/web-search';
+
+/** Every built-in tool, in the order the model sees them. */
+export const ALL_TOOLS: readonly ToolDefinition<z.ZodType>[] = [
+  readFileTool,
+  listDirTool,
+  globTool,
+  grepTool,
+  editFileTool,
+  applyPatchTool,
+  writeFileTool,
+  runCommandTool,
+  taskOutputTool,
+  taskListTool,
+  taskKillTool,
+  gitStatusTool,
+  gitDiffTool,
+  gitLogTool,
+  gitCommitTool,
+  todoWriteTool,
+  todoReadTool,
+  memorySaveTool,
+  memorySearchTool,
+  skillTool,
+  webFetchTool,
+  webSearchTool,
+];
+
+/** The registry of built-in tools (tools bind nothing at import time, so one registry serves every workspace). */
+export function createToolRegistry(): Registry {
+  return createRegistry(ALL_TOOLS);
+}

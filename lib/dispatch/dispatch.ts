@@ -1,0 +1,195 @@
+import type { PolicyDecision, ToolContext, ToolDefinition, ToolResult } from '../contract/types';
+import { ToolError } from '../contract/types';
+import type { Registry } from './registry';
+import { lookupTool } from './registry';
+import { formatZodIssues, describeThrown } from '../contract/errors';
+import { clampResult } from '../contract/clamp';
+import { outputRoots, resolveInWorkspace, PathPolicyError } from '../policy/workspace';
+import { combineDecisions, modeDecision, modeAllowsEffect } from '../policy/modes';
+
+/** How a host answers "may this call run?" beyond the mode and the tool's own policy. */
+export interface Approver {
+  /** a saved or session rule's verdict for this decision, if any (checked deny → ask → allow) */
+  rule?: (tool: ToolDefinition, input: unknown, decision: PolicyDecision) => 'allow' | 'deny' | 'ask' | undefined;
+  /** true when a person has approved this very call */
+  approved?: boolean;
+}
+
+export interface DispatchOptions {
+  approver?: Approver;
+}
+
+/** The verdict for a validated call, before it runs (the loop uses it to ask for approval). */
+export interface Verdict {
+  decision: PolicyDecision;
+  tool: ToolDefinition;
+  input: unknown;
+}
+
+function result(status: ToolResult['status'], output: string, extra: Partial<ToolResult> = {}): ToolResult {
+  return { status, output, truncation: null, ...extra };
+}
+
+/** Empty-string guards: named fields that must hold something (checked before any I/O). */
+function emptyFieldError(tool: ToolDefinition, input: unknown): string | undefined {
+  if (!tool.nonEmpty || typeof input !== 'object' || input === null) return undefined;
+  for (const field of tool.nonEmpty) {
+    const v = (input as Record<string, unknown>)[field];
+    if (typeof v === 'string' && v.trim() === '') {
+      return `Invalid arguments for ${tool.name}:\n- \`${field}\`: must not be empty.\nPass a non-empty ${field} and call ${tool.name} again.`;
+    }
+  }
+  return undefined;
+}
+
+type Prepared =
+  | { ok: true; tool: ToolDefinition; input: unknown }
+  | { ok: false; result: ToolResult };
+
+/** Look-up, validation, empty guards and path confinement: everything before policy, no I/O but realpath. */
+export function prepareCall(reg: Registry, name: string, args: unknown, ctx: ToolContext): Prepared {
+  const tool = lookupTool(reg, name);
+  if (!tool) {
+    const names = Object.keys(reg).filter((n) => modeAllowsEffect(ctx.mode, reg[n].effect));
+    return { ok: false, result: result('error', `Unknown tool \`${String(name)}\`. Available: ${names.join(', ')}.`) };
+  }
+  if (!modeAllowsEffect(ctx.mode, tool.effect)) {
+    const d = modeDecision(ctx.mode, tool.effect);
+    return {
+      ok: false,
+      result: result('denied', `${tool.name} is not available: ${d.reason}. Do not retry it; use the read-only tools, or ask the user to switch modes.`, {
+        meta: { policy: d },
+      }),
+    };
+  }
+  let raw = args;
+  if (typeof raw === 'string') {
+    try {
+      raw = raw.trim() === '' ? {} : JSON.parse(raw);
+    } catch {
+      return { ok: false, result: result('error', `Invalid arguments for ${tool.name}: they are not valid JSON. Send a JSON object matching the tool's schema.`) };
+    }
+  }
+  if (raw === undefined || raw === null) raw = {};
+  const parsed = tool.schema.safeParse(raw);
+  if (!parsed.success) return { ok: false, result: result('error', formatZodIssues(tool.name, parsed.error, raw)) };
+  const empty = emptyFieldError(tool, parsed.data);
+  if (empty) return { ok: false, result: result('error', empty) };
+  if (tool.paths) {
+    try {
+      for (const p of tool.paths(parsed.data)) resolveInWorkspace(ctx.workspace, p.path, p.access, outputRoots(ctx.dataDir));
+    } catch (err) {
+      if (err instanceof PathPolicyError || err instanceof ToolError) {
+        return { ok: false, result: result('denied', err.message, { meta: { policy: { action: 'deny', reason: err.message } } }) };
+      }
+      return { ok: false, result: result('error', describeThrown(tool.name, err)) };
+    }
+  }
+  return { ok: true, tool, input: parsed.data };
+}
+
+/** The policy verdict for a prepared call: mode, tool policy (command safety), then rules. */
+export async function decide(tool: ToolDefinition, input: unknown, ctx: ToolContext, approver?: Approver): Promise<PolicyDecision> {
+  const byMode = modeDecision(ctx.mode, tool.effect);
+  let byTool: PolicyDecision | undefined;
+  if (tool.policy && byMode.action !== 'deny') {
+    try {
+      byTool = await tool.policy(input as never, ctx);
+    } catch (err) {
+      // fail closed: a policy that cannot judge asks (or denies in auto mode)
+      byTool = { action: 'ask', reason: `could not be judged (${err instanceof Error ? err.message : String(err)})`, opaque: true };
+    }
+  }
+  let d = combineDecisions(ctx.mode, byMode, byTool);
+  if (d.tier === 1) return d;
+  const rule = approver?.rule?.(tool, input, d);
+  if (rule === 'deny') d = { ...d, action: 'deny', reason: `a saved rule denies it (${d.reason})` };
+  else if (rule === 'ask' && d.action === 'allow') d = { ...d, action: 'ask' };
+  else if (rule === 'allow' && d.action !== 'deny' && !d.opaque) d = { ...d, action: 'allow', reason: `allowed by a saved rule (${d.reason})` };
+  else if (rule === 'allow' && d.action === 'deny' && ctx.mode === 'auto' && d.tier === 2) d = { ...d, action: 'allow', reason: `allowed by a saved rule (${d.reason})` };
+  return d;
+}
+
+/**
+ * Judge a call without running it: the prepared call and its policy verdict, or the result that
+ * ends it early (unknown tool, invalid input, a path outside the workspace). Never throws.
+ */
+export async function judge(
+  reg: Registry,
+  name: string,
+  args: unknown,
+  ctx: ToolContext,
+  approver?: Approver,
+): Promise<{ ok: true; tool: ToolDefinition; input: unknown; decision: PolicyDecision } | { ok: false; result: ToolResult }> {
+  try {
+    const prep = prepareCall(reg, name, args, ctx);
+    if (!prep.ok) return prep;
+    return { ok: true, tool: prep.tool, input: prep.input, decision: await decide(prep.tool, prep.input, ctx, approver) };
+  } catch (err) {
+    return { ok: false, result: result('error', describeThrown(String(name), err)) };
+  }
+}
+
+/** The text the model reads when policy refuses a call. */
+export function denialText(tool: ToolDefinition, d: PolicyDecision): string {
+  if (d.tier === 1) {
+    return `Blocked by Clamp's safety policy: ${d.reason}. This is never allowed. Do not retry it or work around it; if it is really needed, ask the user to run it themselves.`;
+  }
+  return `${tool.name} was refused: ${d.reason}. Do not retry it; ask the user what to do instead.`;
+}
+
+/**
+ * Run a prepared, approved call and clamp its result. Never throws: failures come back as results.
+ */
+export async function execute(tool: ToolDefinition, input: unknown, ctx: ToolContext): Promise<ToolResult> {
+  let r: ToolResult;
+  if (ctx.signal.aborted) {
+    r = result('error', `${tool.name} was not run: the turn was stopped by the user.`);
+  } else {
+    try {
+      const out = await tool.run(input as never, ctx);
+      r = {
+        status: out.status ?? 'ok',
+        output: out.output,
+        truncation: out.truncation ?? null,
+        ...(out.hint ? { hint: out.hint } : {}),
+        ...(out.meta ? { meta: out.meta } : {}),
+      };
+    } catch (err) {
+      if (err instanceof ToolError) {
+        r = result('error', err.message, { ...(err.hint ? { hint: err.hint } : {}), ...(err.meta ? { meta: err.meta } : {}) });
+      } else if (err instanceof PathPolicyError) {
+        r = result('denied', err.message);
+      } else if (ctx.signal.aborted) {
+        r = result('error', `${tool.name} was stopped by the user before it finished.`);
+      } else {
+        r = result('error', describeThrown(tool.name, err));
+      }
+    }
+  }
+  if (typeof r.output !== 'string') r = { ...r, output: String(r.output ?? '') };
+  const max = ctx.outputMaxBytes ?? ctx.budget.TOOL_OUTPUT_MAX_BYTES;
+  return clampResult(r, max, ctx.dataDir, tool.name, ctx.outputMaxBytes !== undefined && ctx.outputMaxBytes < ctx.budget.TOOL_OUTPUT_MAX_BYTES ? 'turn' : 'exit');
+}
+
+/**
+ * The one way from a caller to a tool: look-up, validate, guard, confine, policy, execute, budget.
+ * A call that needs a person and has no approval comes back as status "approval-required".
+ * Never throws.
+ */
+export async function dispatch(reg: Registry, name: string, args: unknown, ctx: ToolContext, opts: DispatchOptions = {}): Promise<ToolResult> {
+  const max = ctx.outputMaxBytes ?? ctx.budget.TOOL_OUTPUT_MAX_BYTES;
+  try {
+    const prep = prepareCall(reg, name, args, ctx);
+    if (!prep.ok) return clampResult(prep.result, max, ctx.dataDir, String(name));
+    const { tool, input } = prep;
+    const d = await decide(tool, input, ctx, opts.approver);
+    if (d.action === 'deny') return clampResult(result('denied', denialText(tool, d), { meta: { policy: d } }), max, ctx.dataDir, tool.name);
+    if (d.action === 'ask' && !opts.approver?.approved) {
+      return result('approval-required', `${tool.name} needs the user's approval: ${d.reason}.`, { meta: { policy: d } });
+    }
+    return await execute(tool, input, ctx);
+  } catch (err) {
+    return clampResult(result('error', describeThrown(String(name), err)), max, ctx.dataDir, String(name));
+  }
+}

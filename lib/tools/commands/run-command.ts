@@ -1,0 +1,154 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { defineTool } from '../../contract/types';
+import { ToolError, type ToolContext } from '../../contract/types';
+import type { Budget } from '../../contract/budget';
+import { clipLine, formatBytes, formatCount } from '../../contract/text';
+import { resolveInWorkspace } from '../../policy/workspace';
+import { assessCommand } from '../../policy/command-safety';
+import { commandEnv, runCommand } from '../../exec/runner';
+import { formatRun, formatSeconds } from '../../exec/format';
+import { tasksFor } from '../../tasks/manager';
+
+const schema = z.strictObject({
+  command: z.string().describe('Command line for bash -c.'),
+  cwd: z.string().optional().describe('Working directory inside the workspace (default: its root).'),
+  timeout_ms: z
+    .number()
+    .int()
+    .optional()
+    .describe('Milliseconds before the command is killed.'),
+  background: z.boolean().optional().describe('Start a background task and return its id at once.'),
+});
+
+type Input = z.infer<typeof schema>;
+
+/**
+ * The timeout to use and, when the model's value was out of range, the note saying so.
+ * A background task without timeout_ms gets none (undefined).
+ */
+export function resolveTimeout(value: number | undefined, b: Budget, background: boolean): { timeoutMs: number | undefined; note?: string } {
+  if (value === undefined) return { timeoutMs: background ? undefined : b.COMMAND_TIMEOUT_DEFAULT_MS };
+  if (value > b.COMMAND_TIMEOUT_MAX_MS) {
+    return {
+      timeoutMs: b.COMMAND_TIMEOUT_MAX_MS,
+      note: `timeout_ms ${formatCount(value)} is above the maximum of ${formatCount(b.COMMAND_TIMEOUT_MAX_MS)}; it was clamped to ${formatCount(b.COMMAND_TIMEOUT_MAX_MS)} ms.`,
+    };
+  }
+  if (value < b.COMMAND_TIMEOUT_MIN_MS) {
+    return {
+      timeoutMs: b.COMMAND_TIMEOUT_MIN_MS,
+      note: `timeout_ms ${formatCount(value)} is below the minimum of ${formatCount(b.COMMAND_TIMEOUT_MIN_MS)}; it was raised to ${formatCount(b.COMMAND_TIMEOUT_MIN_MS)} ms.`,
+    };
+  }
+  return { timeoutMs: value };
+}
+
+/** The working directory as an existing directory inside the workspace, or a ToolError with the next step. */
+function workingDir(input: Input, ctx: ToolContext): { abs: string; rel: string } {
+  const { abs, rel } = resolveInWorkspace(ctx.workspace, input.cwd ?? '.', 'read');
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(abs);
+  } catch {
+    throw new ToolError(`Working directory not found: ${rel}. Pass an existing directory relative to the workspace root (check with list_dir), or leave cwd out to run in the root.`);
+  }
+  if (!st.isDirectory()) {
+    throw new ToolError(`cwd is not a directory: ${rel}. Pass a directory relative to the workspace root, or leave cwd out to run in the root.`);
+  }
+  return { abs, rel };
+}
+
+function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel: string }, timeoutMs: number | undefined, note?: string) {
+  const b = ctx.budget;
+  let info;
+  try {
+    info = tasksFor(ctx).start({ command: input.command, cwd: cwd.abs, sessionId: ctx.sessionId, timeoutMs, budget: b });
+  } catch (err) {
+    throw new ToolError(err instanceof Error ? err.message : String(err));
+  }
+  const ends = timeoutMs
+    ? `It runs until it exits, is stopped with task_kill, Clamp shuts down, or ${formatSeconds(timeoutMs)} pass (timeout_ms).`
+    : 'It has no timeout: it runs until it exits, is stopped with task_kill, or Clamp shuts down.';
+  const output = [
+    `Started background task ${info.id} (pid ${info.pid ?? 'unknown'}) in ${cwd.rel}: ${clipLine(input.command, 200)}`,
+    ...(note ? [`note: ${note}`] : []),
+    ends,
+    `Read its output with task_output(id: "${info.id}"); pass wait_ms (at most ${formatCount(b.TASK_WAIT_MAX_MS)}) to wait for new output or its exit instead of polling. ` +
+      `task_list shows every task; task_kill(id: "${info.id}") stops it.`,
+    `Logs (everything it prints): stdout ${info.logPaths.stdout}, stderr ${info.logPaths.stderr}.`,
+  ].join('\n');
+  return {
+    output,
+    meta: { taskId: info.id, pid: info.pid, background: true, timeoutMs: timeoutMs ?? null, logPaths: info.logPaths, cwd: cwd.rel, command: input.command },
+  };
+}
+
+export const runCommandTool = defineTool({
+  name: 'run_command',
+  effect: 'system',
+  schema,
+  nonEmpty: ['command'],
+  paths: (input) => (input.cwd !== undefined ? [{ path: input.cwd, access: 'read' as const, field: 'cwd' }] : []),
+  // every sub-command is judged before anything runs: tier 1 is refused, tier 2 and opaque ask, read-only runs
+  policy: (input, ctx) => assessCommand(input.command, { workspace: ctx.workspace, cwd: input.cwd }),
+  describe: (b) =>
+    [
+      'Run a shell command (bash -c) in the workspace root or cwd. Returns how it ended (exit code N, timed out, or killed by the user), its duration, stdout and stderr.',
+      'stdin is closed and pagers, editors and prompts are disabled: pass non-interactive flags (-y, --no-edit, git --no-pager).',
+      `Timeout: ${formatSeconds(b.COMMAND_TIMEOUT_DEFAULT_MS)} by default, at most ${formatSeconds(b.COMMAND_TIMEOUT_MAX_MS)} (timeout_ms; out-of-range values are clamped); then the whole process group is killed.`,
+      `Output over ${formatBytes(b.TOOL_OUTPUT_MAX_BYTES)} keeps each stream's end (and start, for failures) and says what was cut; full logs are saved at the paths given: read them with read_file or grep.`,
+      'Processes left running are stopped when it exits. For servers, watchers and long builds pass background: true to get a task id at once, then use task_output, task_list, task_kill; a background task has no timeout unless timeout_ms is given.',
+      'For files use read_file, glob, grep (the tool) and edit_file, not cat, find, shell grep or sed.',
+    ].join('\n'),
+  async run(input, ctx) {
+    const b = ctx.budget;
+    const cwd = workingDir(input, ctx);
+    const background = input.background === true;
+    const { timeoutMs, note } = resolveTimeout(input.timeout_ms, b, background);
+    if (background) return startBackground(input, ctx, cwd, timeoutMs, note);
+
+    const progress = ctx.onProgress;
+    const r = await runCommand({
+      command: input.command,
+      cwd: cwd.abs,
+      logDir: path.join(ctx.dataDir, 'logs'),
+      captureMaxBytes: b.COMMAND_CAPTURE_MAX_BYTES,
+      timeoutMs,
+      killGraceMs: b.COMMAND_KILL_GRACE_MS,
+      signal: ctx.signal,
+      env: commandEnv(),
+      progressIntervalMs: b.COMMAND_PROGRESS_INTERVAL_MS,
+      progressMaxBytes: b.COMMAND_PROGRESS_MAX_BYTES,
+      ...(progress ? { onOutput: (stream: 'stdout' | 'stderr', text: string) => progress({ kind: 'output', stream, text }) } : {}),
+    });
+    const f = formatRun(r, {
+      maxBytes: ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES,
+      notes: note ? [note] : [],
+      timeoutMaxMs: b.COMMAND_TIMEOUT_MAX_MS,
+    });
+    const ok = r.exitCode === 0 && r.killedBy === null && !r.spawnError;
+    return {
+      output: f.text,
+      status: ok ? 'ok' : 'error',
+      truncation: f.truncation,
+      ...(f.hint ? { hint: f.hint } : {}),
+      meta: {
+        pid: r.pid,
+        exitCode: r.exitCode,
+        signal: r.signal,
+        timedOut: r.killedBy === 'timeout',
+        killedByUser: r.killedBy === 'user',
+        durationMs: r.durationMs,
+        timeoutMs: timeoutMs ?? null,
+        logPath: r.logPaths.stdout,
+        logPaths: r.logPaths,
+        stdoutBytes: r.stdout.totalBytes,
+        stderrBytes: r.stderr.totalBytes,
+        cwd: cwd.rel,
+        command: input.command,
+      },
+    };
+  },
+});

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { defineTool } from '../../contract/types';
+import { formatBytes } from '../../contract/text';
+import { formatDuration, formatSeconds } from '../../exec/format';
+import { tasksFor } from '../../tasks/manager';
+import { findTask } from './task-output';
+
+export const taskKillTool = defineTool({
+  name: 'task_kill',
+  effect: 'system',
+  schema: z.strictObject({
+    id: z.string().describe('The id of the background task to stop, e.g. "t1".'),
+  }),
+  nonEmpty: ['id'],
+  describe: (b) =>
+    [
+      `Stop a background task: its whole process group (the command and everything it started) gets SIGTERM, then SIGKILL after ${formatSeconds(b.COMMAND_KILL_GRACE_MS)}, and the result comes once all of it has exited.`,
+      'Output it printed stays readable with task_output, and its log files stay on disk.',
+      'To see task ids use task_list; a foreground run_command is stopped by its timeout instead.',
+    ].join('\n'),
+  async run(input, ctx) {
+    const mgr = tasksFor(ctx);
+    const before = findTask(mgr, input.id, ctx);
+    if (before.status !== 'running') {
+      return {
+        output: `Task ${before.id} had already finished (${before.status}: ${before.statusText}); nothing was killed.`,
+        meta: { taskId: before.id, status: before.status, exitCode: before.exitCode, killed: false },
+      };
+    }
+    const t = (await mgr.kill(input.id, 'user'))!;
+    if (t.status !== 'killed') {
+      return {
+        output: `Task ${t.id} finished on its own before it could be killed (${t.status}: ${t.statusText}).`,
+        meta: { taskId: t.id, status: t.status, exitCode: t.exitCode, killed: false },
+      };
+    }
+    const unread = t.unreadBytes.stdout + t.unreadBytes.stderr;
+    const rest =
+      unread > 0
+        ? ` It left ${formatBytes(unread)} of unread output: read it with task_output(id: "${t.id}").`
+        : ' Its logs stay on disk: stdout ' + t.logPaths.stdout + ', stderr ' + t.logPaths.stderr + '.';
+    return {
+      output: `Killed task ${t.id} and its whole process group: ${t.statusText} after ${formatDuration(t.durationMs)}.${rest}`,
+      meta: { taskId: t.id, status: t.status, exitCode: t.exitCode, signal: t.signal, durationMs: t.durationMs, killed: true, logPaths: t.logPaths },
+    };
+  },
+});

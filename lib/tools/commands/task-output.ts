@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { defineTool } from '../../contract/types';
+import { ToolError, type ToolContext, type Truncation } from '../../contract/types';
+import { byteLength, clipLine, formatBytes, formatCount } from '../../contract/text';
+import { formatDuration } from '../../exec/format';
+import type { UnreadSlice } from '../../exec/ring';
+import { tasksFor, type TaskInfo, type TaskManager } from '../../tasks/manager';
+import type { TaskStream } from '../../tasks/events';
+
+/** "task t1 · status: exited · exit code 0 · ran 1.2 s": how a task stands, in one line. */
+export function taskHeadline(t: TaskInfo): string {
+  if (t.status === 'running') return `task ${t.id} · status: running · ${formatDuration(t.durationMs)} so far`;
+  return `task ${t.id} · status: ${t.status} · ${t.statusText} · ran ${formatDuration(t.durationMs)}`;
+}
+
+/** The task with this id visible to this call (a session sees its own tasks), or a ToolError listing the known ids. */
+export function findTask(mgr: TaskManager, id: string, ctx: Pick<ToolContext, 'sessionId'>): TaskInfo {
+  const visible = mgr.list(ctx.sessionId);
+  const t = visible.find((x) => x.id === id);
+  if (t) return t;
+  if (visible.length === 0) {
+    throw new ToolError(`Unknown task id "${id}": there are no background tasks. Start one with run_command(background: true).`);
+  }
+  const known = visible.map((x) => `${x.id} (${x.status})`).join(', ');
+  throw new ToolError(`Unknown task id "${id}". Known tasks: ${known}. Pass one of those ids; task_list shows them with their commands.`);
+}
+
+const schema = z.strictObject({
+  id: z.string().describe('Task id from run_command, e.g. "t1".'),
+  wait_ms: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('Milliseconds to wait for new output or the exit (default 0).'),
+});
+
+/** One stream's section: what was dropped, the new text, and what is left to read. */
+function section(name: TaskStream, s: UnreadSlice, logPath: string, captureMax: number): string {
+  const lines = [`${name} (new since the last read):`];
+  if (s.droppedBytes > 0) {
+    const range = s.droppedLines ? ` (lines ${formatCount(s.droppedLines.from)}–${formatCount(s.droppedLines.to)})` : '';
+    const offset = s.droppedLines ? ` (offset ${s.droppedLines.from})` : '';
+    lines.push(
+      `[${formatCount(s.droppedBytes)} bytes of ${name}${range} were dropped from memory before this read: more than ${formatBytes(captureMax)} was unread. ` +
+        `The log file has them: ${logPath} — read them with read_file${offset} or search with grep.]`,
+    );
+  }
+  lines.push(s.bytes > 0 ? (s.text.endsWith('\n') ? s.text.slice(0, -1) : s.text) : '(no new output)');
+  if (s.remainingBytes > 0) lines.push(`[${formatCount(s.remainingBytes)} more bytes of unread ${name}; call task_output again to continue.]`);
+  return lines.join('\n');
+}
+
+export const taskOutputTool = defineTool({
+  name: 'task_output',
+  effect: 'read',
+  schema,
+  nonEmpty: ['id'],
+  describe: (b) =>
+    [
+      'Read what a background task (run_command with background: true) printed since the last read, with its status (running, exited, killed, timed out) and exit code.',
+      `Each read returns at most ${formatBytes(b.TASK_OUTPUT_MAX_BYTES)} of new stdout and as much of stderr; the result says how much is left, and the next call continues. ` +
+        `Past ${formatBytes(b.TASK_CAPTURE_MAX_BYTES)} unread, the oldest is dropped from memory (counted; the log file keeps it).`,
+      `wait_ms (at most ${formatCount(b.TASK_WAIT_MAX_MS)}) returns as soon as new output or the exit comes: use it instead of polling.`,
+      'To see every task use task_list; to stop one use task_kill; for a short command use run_command without background.',
+    ].join('\n'),
+  async run(input, ctx) {
+    const b = ctx.budget;
+    const mgr = tasksFor(ctx);
+    findTask(mgr, input.id, ctx);
+    const requested = input.wait_ms ?? 0;
+    const waitMs = Math.min(requested, b.TASK_WAIT_MAX_MS);
+    const outMax = ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES;
+    const before = mgr.get(input.id)!;
+    // both streams and the notes must fit under the exit clamp, whatever the per-step budget is
+    const reserve = 1800 + byteLength(before.command.slice(0, 200)) + byteLength(before.logPaths.stdout) * 2;
+    const perStream = Math.max(256, Math.min(b.TASK_OUTPUT_MAX_BYTES, Math.floor((outMax - reserve) / 2)));
+    const read = (await mgr.read(input.id, { maxBytes: perStream, waitMs, signal: ctx.signal }))!;
+    const t = read.task;
+    const notes: string[] = [];
+    if (requested > b.TASK_WAIT_MAX_MS) {
+      notes.push(`note: wait_ms ${formatCount(requested)} is above the maximum of ${formatCount(b.TASK_WAIT_MAX_MS)}; it waited at most ${formatCount(b.TASK_WAIT_MAX_MS)} ms.`);
+    }
+    const gotNothing = read.stdout.bytes + read.stderr.bytes + read.stdout.droppedBytes + read.stderr.droppedBytes === 0;
+    if (waitMs > 0 && gotNothing && t.status === 'running') notes.push(`note: no new output within ${formatDuration(read.waitedMs)}.`);
+    const remaining = read.stdout.remainingBytes + read.stderr.remainingBytes;
+    const dropped = read.stdout.droppedBytes + read.stderr.droppedBytes;
+    const next =
+      t.status === 'running'
+        ? `Still running: call task_output again for more (wait_ms up to ${formatCount(b.TASK_WAIT_MAX_MS)} waits for it), or stop it with task_kill.`
+        : remaining > 0
+          ? 'It has finished; call task_output again to read the rest.'
+          : 'It has finished and all its output has been read.';
+    const output = [
+      taskHeadline(t),
+      `command: ${clipLine(t.command, 200)}`,
+      ...notes,
+      section('stdout', read.stdout, t.logPaths.stdout, b.TASK_CAPTURE_MAX_BYTES),
+      section('stderr', read.stderr, t.logPaths.stderr, b.TASK_CAPTURE_MAX_BYTES),
+      next,
+    ].join('\n');
+    let truncation: Truncation | null = null;
+    if (remaining > 0 || dropped > 0) {
+      const shown = read.stdout.bytes + read.stderr.bytes;
+      const cutStream: TaskStream = read.stdout.remainingBytes + read.stdout.droppedBytes > 0 ? 'stdout' : 'stderr';
+      truncation = { unit: 'bytes', shown, total: shown + remaining + dropped, spillPath: t.logPaths[cutStream], by: 'tool' };
+    }
+    const hint =
+      remaining > 0
+        ? `${formatCount(remaining)} bytes are still unread: call task_output(id: "${t.id}") again to continue.`
+        : dropped > 0
+          ? `Dropped output is in the logs: stdout ${t.logPaths.stdout}, stderr ${t.logPaths.stderr}.`
+          : undefined;
+    return {
+      output,
+      truncation,
+      ...(hint ? { hint } : {}),
+      meta: {
+        taskId: t.id,
+        status: t.status,
+        exitCode: t.exitCode,
+        signal: t.signal,
+        durationMs: t.durationMs,
+        logPaths: t.logPaths,
+        stdoutBytes: read.stdout.bytes,
+        stderrBytes: read.stderr.bytes,
+        remainingBytes: remaining,
+        droppedBytes: dropped,
+        waitedMs: read.waitedMs,
+      },
+    };
+  },
+});

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { defineTool } from '../../contract/types';
+import { ToolError } from '../../contract/types';
+import { clipLine } from '../../contract/text';
+import { diffFailure, gitFailure, gitOk, runGit } from './run';
+
+const schema = z.strictObject({
+  message: z.string().describe('Subject line; optionally a blank line and a body.'),
+});
+
+const AGAIN = 'Fix what git reported, stage any fixes with run_command (git add <paths>), then call git_commit again.';
+
+export const gitCommitTool = defineTool({
+  name: 'git_commit',
+  // it changes the repository's history: a system call, so default mode asks the user first
+  effect: 'system',
+  schema,
+  nonEmpty: ['message'],
+  describe: () =>
+    [
+      'Commit the staged changes (git commit -m) and return the new hash. It stages nothing: run git add with run_command first.',
+      'For other git commands (push, branch, amend), run_command.',
+    ].join('\n'),
+  preview: async (input) => ({ summary: `git commit -m ${JSON.stringify(clipLine(input.message.trim().split('\n')[0], 120))}` }),
+  async run(input, ctx) {
+    const message = input.message.trim();
+    // exit 1 means something is staged; 0 means the index matches HEAD (or the empty tree before the first commit)
+    const check = await runGit(['diff', '--cached', '--quiet', '--no-ext-diff'], ctx, { readOnly: true });
+    if (check.r.exitCode === 0 && check.r.killedBy === null) {
+      const step = 'Stage the files to commit with run_command (git add <paths>), check them with git_status, then call git_commit again.';
+      throw new ToolError(`Nothing is staged, so there is nothing to commit. ${step}`, step);
+    }
+    if (check.r.exitCode !== 1 || check.r.killedBy !== null) throw await diffFailure('git_commit', 'git commit', check, ctx, AGAIN);
+
+    const g = await runGit(['commit', '--no-edit', '-m', message], ctx, { readOnly: false });
+    if (!gitOk(g)) throw gitFailure('git_commit', 'git commit', g, ctx, AGAIN);
+    const head = await runGit(['log', '-1', '--format=%H%x09%h%x09%s'], ctx, { readOnly: true });
+    const [hash = '', short = '', subject = ''] = gitOk(head) ? head.stdout.trim().split('\t') : [];
+    const branch = /^\[([^\]]+?)(?: \(root-commit\))? [0-9a-f]+\]/m.exec(g.stdout)?.[1] ?? 'HEAD';
+    const stat = /^ \d+ files? changed.*$/m.exec(g.stdout)?.[0].trim();
+    const output = [
+      `Committed ${short || '(hash unknown)'} on ${branch}: ${clipLine(subject || message.split('\n')[0], 200)}`,
+      ...(stat ? [stat] : []),
+      'git_log lists it; git_status shows what is left uncommitted.',
+    ].join('\n');
+    return { output, meta: { hash, shortHash: short, branch } };
+  },
+});

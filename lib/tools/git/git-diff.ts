@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { defineTool } from '../../contract/types';
+import { byteLength, cutHead, formatBytes, formatCount } from '../../contract/text';
+import { diffFailure, gitOk, runGit } from './run';
+import { resolveInWorkspace } from '../../policy/workspace';
+
+const schema = z.strictObject({
+  path: z.string().optional().describe('File or folder; default: the whole workspace.'),
+  staged: z.boolean().optional().describe('true: staged changes (git diff --cached).'),
+});
+
+/** Room the cut note needs beside the diff, so the exit clamp never cuts the note itself. */
+const NOTE_RESERVE_BYTES = 600;
+
+export const gitDiffTool = defineTool({
+  name: 'git_diff',
+  effect: 'read',
+  schema,
+  nonEmpty: ['path'],
+  paths: (input) => (input.path !== undefined ? [{ path: input.path, access: 'read' as const, field: 'path' }] : []),
+  describe: (b) =>
+    [
+      `Show the diff of unstaged changes (git diff), or of staged ones; untracked files are not in it. At most ${formatBytes(b.GIT_DIFF_MAX_BYTES)}: past that it is cut and the note gives the full diff's file.`,
+      'For a file as it is now use read_file; for diffs between commits, run_command.',
+    ].join('\n'),
+  async run(input, ctx) {
+    const b = ctx.budget;
+    const rel = input.path !== undefined ? resolveInWorkspace(ctx.workspace, input.path, 'read').rel : undefined;
+    const staged = input.staged === true;
+    const args = ['diff', '--no-color', '--no-ext-diff', '--relative', ...(staged ? ['--cached'] : []), ...(rel ? ['--', rel] : [])];
+    const g = await runGit(args, ctx, { readOnly: true });
+    if (!gitOk(g)) throw await diffFailure('git_diff', 'git diff', g, ctx, 'Fix what git reported (check the path with git_status), then call git_diff again.');
+    const where = rel && rel !== '.' ? ` in ${rel}` : '';
+    const total = g.r.stdout.totalBytes;
+    const meta = { staged, path: rel ?? null, bytes: total, logPath: g.r.logPaths.stdout };
+    if (total === 0) {
+      const next = staged
+        ? 'Leave staged out to see changes not staged yet; git_status lists every changed path.'
+        : 'Pass staged: true to see staged changes; git_status lists every changed path (untracked files have no diff: read them with read_file).';
+      return { output: `No ${staged ? 'staged' : 'unstaged'} changes${where}. ${next}`, meta };
+    }
+    const max = Math.max(0, Math.min(b.GIT_DIFF_MAX_BYTES, (ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES) - NOTE_RESERVE_BYTES - byteLength(g.r.logPaths.stdout)));
+    if (g.stdoutWhole && total <= max) return { output: g.stdout.replace(/\n$/, ''), meta };
+    const cut = cutHead(g.stdout, max);
+    const omittedLines = g.r.stdout.totalLines - cut.shownLines;
+    const rest = g.r.logError
+      ? `Narrow it with git_diff(path) to see the rest (the full diff could not be saved: ${g.r.logError}).`
+      : `The full diff: ${g.r.logPaths.stdout} — read it with read_file (offset/limit), or narrow it with git_diff(path).`;
+    const note = `[Diff cut at ${formatBytes(cut.shownBytes)} of ${formatBytes(total)} (${formatCount(total - cut.shownBytes)} bytes, ${formatCount(omittedLines)} lines omitted). ${rest}]`;
+    return {
+      output: `${cut.text.replace(/\n$/, '')}\n${note}`,
+      truncation: {
+        unit: 'bytes',
+        shown: cut.shownBytes,
+        total,
+        omittedLines,
+        ...(g.r.logError ? {} : { spillPath: g.r.logPaths.stdout }),
+        by: 'tool',
+      },
+      hint: rest,
+      meta,
+    };
+  },
+});

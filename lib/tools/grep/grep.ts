@@ -1,0 +1,328 @@
+import { z } from 'zod';
+import { defineTool } from '../../contract/types';
+import { nestedRepetition } from './regex-safety';
+import { ToolError, type Truncation } from '../../contract/types';
+import type { Budget } from '../../contract/budget';
+import { formatBytes, formatCount } from '../../contract/text';
+import { outputRoots, resolveInWorkspace } from '../../policy/workspace';
+import { CLAMPIGNORE_FILE, globToRegExp, ignoredNote, searchStart } from './ignore';
+import { search, type CompiledPattern, type EngineChoice, type SearchResult, type Skipped } from './engine';
+
+const schema = z.strictObject({
+  pattern: z.string().describe('JavaScript regular expression; with literal: true, plain text.'),
+  path: z.string().optional().describe('Folder or file to search (default: the workspace root).'),
+  include: z.string().optional().describe("Glob on the relative path or file name, e.g. '*.ts', 'src/**/*.tsx'."),
+  literal: z.boolean().optional().describe('Match the pattern as plain text.'),
+  ignore_case: z.boolean().optional(),
+  context: z.number().int().min(0).optional().describe('Lines before and after each match (default 0).'),
+  output_mode: z
+    .enum(['content', 'files_with_matches', 'count'])
+    .optional()
+    .describe('content (default): path:line:text; files_with_matches: paths; count: path:count.'),
+});
+
+function describe(b: Budget): string {
+  return `Search file contents for a JavaScript regular expression (escape . ( ) [ ] { } * + ? | \\ to match them, or pass literal: true).
+Returns matching lines as path:line:text (context lines as path-line-text, groups split by --), sorted by path and line, then a count of matches and files.
+Limits: at most ${formatCount(b.GREP_MAX_MATCHES)} matching lines (files, in the other modes), then it stops and says so: narrow path or include. Lines are cut at ${formatCount(b.GREP_MAX_LINE_BYTES)} bytes; context at most ${b.GREP_MAX_CONTEXT_LINES} lines. Files over ${formatBytes(b.GREP_MAX_FILE_BYTES)} are skipped and named; binary files are counted, not shown; the walk stops after ${formatCount(b.GREP_MAX_FILES_VISITED)} files.
+Skips .git, node_modules, build output, caches, vendor folders, .gitignored paths and ${CLAMPIGNORE_FILE} patterns (pass path to search inside one); symlinks are not followed.
+To find files by name use glob; to read a file use read_file.`;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, (c) => `\\${c}`);
+}
+
+function loneSurrogate(s: string): boolean {
+  return /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+}
+
+/** Length of a quantifier at i ('*', '+', '?', '{n}', '{n,}', '{n,m}', each optionally lazy) and its minimum, or null. */
+function quantifierAt(src: string, i: number): { len: number; min: number } | null {
+  const c = src[i];
+  let q: { len: number; min: number } | null = null;
+  if (c === '*' || c === '?') q = { len: 1, min: 0 };
+  else if (c === '+') q = { len: 1, min: 1 };
+  else if (c === '{') {
+    const m = /^\{(\d+)(?:,\d*)?\}/.exec(src.slice(i));
+    if (m) q = { len: m[0].length, min: Number(m[1]) };
+  }
+  if (q && src[i + q.len] === '?') q.len++;
+  return q;
+}
+
+/** End index (exclusive) of the class or group opening at i, honouring escapes and nested classes. */
+function skipBracket(src: string, i: number): number {
+  if (src[i] === '[') {
+    for (let j = i + 1; j < src.length; j++) {
+      if (src[j] === '\\') j++;
+      else if (src[j] === ']') return j + 1;
+    }
+    return src.length;
+  }
+  let depth = 0;
+  for (let j = i; j < src.length; j++) {
+    const c = src[j];
+    if (c === '\\') j++;
+    else if (c === '[') j = skipBracket(src, j) - 1;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return j + 1;
+  }
+  return src.length;
+}
+
+/** Length of an escape with a letter or digit (\d, \x41, \u{1F600}, \k<n>, \12 …) starting at i. */
+function escapeLength(src: string, i: number): number {
+  const d = src[i + 1];
+  const m =
+    d === 'x' ? /^\\x[0-9a-fA-F]{0,2}/.exec(src.slice(i))
+    : d === 'u' ? /^\\u(?:\{[0-9a-fA-F]*\}|[0-9a-fA-F]{0,4})/.exec(src.slice(i))
+    : d === 'c' ? /^\\c[A-Za-z]?/.exec(src.slice(i))
+    : d === 'k' ? /^\\k(?:<[^>]*>)?/.exec(src.slice(i))
+    : d === 'p' || d === 'P' ? /^\\[pP](?:\{[^}]*\})?/.exec(src.slice(i))
+    : /[0-9]/.test(d) ? /^\\[0-9]+/.exec(src.slice(i))
+    : null;
+  return m ? m[0].length : 2;
+}
+
+/**
+ * The longest run of characters every match of the regex must contain, or '' when unsure.
+ * Conservative by design: it is only a prefilter, so dropping a character is always safe.
+ */
+export function requiredLiteral(src: string): string {
+  let best = '';
+  let run = '';
+  const flush = () => {
+    if (run.length > best.length && !loneSurrogate(run)) best = run;
+    run = '';
+  };
+  for (let i = 0; i < src.length; ) {
+    const c = src[i];
+    let atom: string | null = null;
+    let len = 1;
+    if (c === '|' || c === ')') return ''; // top-level alternation: no single literal is required
+    if (c === '\\') {
+      if (i + 1 >= src.length) return '';
+      if (/[A-Za-z0-9]/.test(src[i + 1])) len = escapeLength(src, i);
+      else [atom, len] = [src[i + 1], 2];
+    } else if (c === '[' || c === '(') {
+      len = skipBracket(src, i) - i;
+    } else if (c !== '.' && c !== '^' && c !== '$' && !quantifierAt(src, i)) {
+      atom = c;
+    }
+    const q = quantifierAt(src, i + len);
+    if (q) {
+      if (atom !== null && q.min >= 1) run += atom;
+      flush();
+      len += q.len;
+    } else if (atom !== null) {
+      run += atom;
+    } else {
+      flush();
+    }
+    i += len;
+  }
+  flush();
+  return best.includes('\uFFFD') ? '' : best;
+}
+
+/** Compile grep's pattern; throws ToolError with the parse message and the literal:true hint. */
+export function compilePattern(raw: string, literal: boolean, ignoreCase: boolean): CompiledPattern {
+  if (/[\r\n]/.test(raw)) {
+    throw new ToolError(
+      'grep matches one line at a time, and the pattern contains a line break. Search for a single line of the text (or a distinctive part of it).',
+      'Remove the line break from pattern.',
+    );
+  }
+  let src = raw;
+  if (!literal && src.startsWith('(?i)')) {
+    // a PCRE/rg habit; JavaScript has no inline flags
+    src = src.slice(4);
+    ignoreCase = true;
+  }
+  const ascii = (s: string) => /^[\x20-\x7e]+$/.test(s);
+  if (literal) {
+    const re = ignoreCase ? new RegExp(escapeRegExp(src), 'i') : null;
+    return {
+      display: JSON.stringify(src),
+      testLine: re ? (l) => re.test(l) : (l) => l.includes(src),
+      literalBytes: ignoreCase ? undefined : Buffer.from(src, 'utf8'),
+      rgLiteral: !ignoreCase || ascii(src) ? { text: src, ignoreCase } : undefined,
+      wholeText: re ?? undefined,
+    };
+  }
+  const flags = ignoreCase ? 'i' : '';
+  let re: RegExp;
+  try {
+    re = new RegExp(src, flags);
+  } catch (err) {
+    const msg = err instanceof Error ? err.message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '') : String(err);
+    throw new ToolError(
+      `Invalid regular expression /${src}/: ${msg}. grep uses JavaScript RegExp syntax; fix the pattern, or pass literal: true to search for the text exactly as typed.`,
+      'Pass literal: true to search for the text as typed.',
+    );
+  }
+  const nested = nestedRepetition(src);
+  if (nested) {
+    throw new ToolError(
+      `The pattern /${src}/ repeats a group that itself repeats (${nested}); on some lines that takes exponential time and would stall Clamp. Rewrite it without the nested repetition (for example a+ instead of (a+)+), or pass literal: true.`,
+      'Rewrite the pattern without a repeated group that itself repeats.',
+    );
+  }
+  const lit = requiredLiteral(src);
+  // lookarounds can see past a line's end, so a whole-file test is a safe superset only without them
+  const wholeText = /\(\?<?[=!]/.test(src) ? undefined : new RegExp(src, `${flags}m`);
+  return {
+    display: `/${src}/${flags}`,
+    testLine: (l) => re.test(l),
+    literalBytes: lit && !ignoreCase ? Buffer.from(lit, 'utf8') : undefined,
+    rgLiteral: lit && (!ignoreCase || ascii(lit)) ? { text: lit, ignoreCase } : undefined,
+    wholeText,
+  };
+}
+
+/** include: tried against the workspace-relative path, the path relative to `path`, and the file name. */
+function compileInclude(glob: string): (rel: string, relToStart: string, name: string) => boolean {
+  let re: RegExp;
+  try {
+    re = globToRegExp(glob.startsWith('./') ? glob.slice(2) : glob);
+  } catch (err) {
+    throw new ToolError(
+      `Invalid include glob "${glob}": ${err instanceof Error ? err.message : String(err)}. Use a glob such as '*.ts' or 'src/**/*.tsx'.`,
+    );
+  }
+  return (rel, relToStart, name) => re.test(name) || re.test(rel) || re.test(relToStart);
+}
+
+function plural(n: number, word: string): string {
+  return `${formatCount(n)} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function names(s: Skipped): string {
+  return s.samples.join(', ') + (s.count > s.samples.length ? ` and ${formatCount(s.count - s.samples.length)} more` : '');
+}
+
+function skipNotes(r: SearchResult, b: Budget): string[] {
+  const out: string[] = [];
+  if (r.oversize.count) {
+    out.push(`${plural(r.oversize.count, 'file')} over ${formatBytes(b.GREP_MAX_FILE_BYTES)} skipped (not searched): ${names(r.oversize)}. ${r.oversize.count === 1 ? 'It may contain matches; page through it' : 'They may contain matches; page through one'} with read_file (offset/limit).`);
+  }
+  if (r.binary.count) out.push(`${plural(r.binary.count, 'binary file')} with a match not shown: ${names(r.binary)}.`);
+  if (r.unreadable.count) out.push(`${plural(r.unreadable.count, 'file')} could not be read: ${names(r.unreadable)}.`);
+  if (r.unreadableDirs.count) out.push(`${plural(r.unreadableDirs.count, 'folder')} could not be read: ${names(r.unreadableDirs)}.`);
+  return out;
+}
+
+/** Bytes kept free under the exit clamp for the summary, cap and skip notes. */
+const NOTES_RESERVE_BYTES = 2000;
+
+function engineChoice(v: unknown): EngineChoice {
+  return v === 'builtin' || v === 'rg' ? v : 'auto';
+}
+
+export const grepTool = defineTool({
+  name: 'grep',
+  effect: 'read',
+  schema,
+  describe,
+  nonEmpty: ['pattern', 'include'],
+  paths: (input) => [{ path: input.path ?? '.', access: 'read', field: 'path' }],
+  async run(input, ctx) {
+    const b = ctx.budget;
+    const pattern = compilePattern(input.pattern, input.literal ?? false, input.ignore_case ?? false);
+    const include = input.include ? compileInclude(input.include) : undefined;
+    const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path ?? '.', 'read', outputRoots(ctx.dataDir));
+    const st = searchStart(ctx.workspace, abs, rel, 'Check the path with list_dir or glob.');
+    if (!st.isDirectory() && !st.isFile()) throw new ToolError(`Not a file or folder: ${rel}. Pass a folder or a regular file as path.`);
+    const context = Math.min(input.context ?? 0, b.GREP_MAX_CONTEXT_LINES);
+    const mode = input.output_mode ?? 'content';
+    const r = await search({
+      workspace: ctx.workspace, startAbs: abs, startRel: rel, startIsFile: st.isFile(),
+      pattern, include, mode, context,
+      maxEntries: b.GREP_MAX_MATCHES,
+      // leave room for the notes under the exit clamp, so the counts and next step are never the part that is cut
+      maxOutputBytes: Math.max(1000, (ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES) - NOTES_RESERVE_BYTES),
+      maxLineBytes: b.GREP_MAX_LINE_BYTES, maxFileBytes: b.GREP_MAX_FILE_BYTES,
+      maxFilesVisited: b.GREP_MAX_FILES_VISITED, sniffBytes: b.BINARY_SNIFF_BYTES,
+      ignoreEnv: process.env.CLAMP_IGNORE,
+      engine: engineChoice(ctx.services.grepEngine ?? process.env.CLAMP_GREP_ENGINE),
+      envPath: process.env.PATH,
+      signal: ctx.signal,
+    });
+    return present(r, { pattern, rel, mode, include: input.include, contextAsked: input.context ?? 0, context, b });
+  },
+});
+
+interface Shown {
+  pattern: CompiledPattern;
+  rel: string;
+  mode: 'content' | 'files_with_matches' | 'count';
+  include?: string;
+  contextAsked: number;
+  context: number;
+  b: Budget;
+}
+
+/** Turn a search result into the text the model sees, with every cut and skip stated. */
+function present(r: SearchResult, s: Shown) {
+  const where = s.rel === '.' ? 'the workspace' : s.rel;
+  const notes: string[] = [];
+  let truncation: Truncation | null = null;
+  let hint: string | undefined;
+  const narrow = 'Narrow it with path, include or a more specific pattern';
+  const stopped = r.stop && r.stop.reason !== 'files';
+  if (r.stop && stopped) {
+    const why = r.stop.reason === 'bytes' ? `Output limit of ${formatBytes(r.outputBytes)} reached` : `Capped at ${plural(s.b.GREP_MAX_MATCHES, s.mode === 'content' ? 'matching line' : 'file')}`;
+    const shown =
+      s.mode === 'content'
+        ? `showing the first ${formatCount(r.shown)} of at least ${plural(r.matches, 'matching line')} (sorted by path, then line)`
+        : `showing the first ${formatCount(r.shown)} of at least ${plural(r.filesWithMatches, 'file')} with matches (sorted by path)`;
+    const more = s.mode === 'content' ? ', or use output_mode "files_with_matches" to list the matching files' : '';
+    notes.push(`[${why}: ${shown}. The search stopped in ${r.stop.at} after ${plural(r.filesSearched, 'file')} searched; later files were not searched. ${narrow}${more}.]`);
+    truncation = { unit: s.mode === 'content' ? 'matches' : 'files', shown: r.shown, total: s.mode === 'content' ? r.matches : r.filesWithMatches, by: 'tool' };
+    hint = `${shown[0].toUpperCase()}${shown.slice(1)}. ${narrow}.`;
+  } else if (r.stop?.reason === 'files') {
+    notes.push(`[Stopped after visiting ${plural(s.b.GREP_MAX_FILES_VISITED, 'file')} (the limit): files from ${r.stop.at} on were not searched. ${narrow}.]`);
+    truncation = { unit: 'files', shown: r.filesVisited, total: r.filesVisited + 1, by: 'tool' };
+    hint = `Stopped after ${plural(s.b.GREP_MAX_FILES_VISITED, 'file')}. ${narrow}.`;
+  }
+  const searched = `${plural(r.filesSearched, 'file')} searched`;
+  if (r.filesWithMatches === 0 && !r.stop) {
+    if (r.filesVisited === 0 && s.include && r.notIncluded > 0) {
+      notes.push(`No files in ${where} match include "${s.include}" (${plural(r.notIncluded, 'file')} seen). include is matched against the path relative to the workspace, the path relative to path, and the file name; check the glob.`);
+    } else {
+      notes.push(`No matches for ${s.pattern.display} in ${where} (${searched}).`);
+    }
+  } else if (!r.stop) {
+    notes.push(
+      s.mode === 'files_with_matches'
+        ? `${plural(r.filesWithMatches, 'file')} match${r.filesWithMatches === 1 ? 'es' : ''} (${searched}).`
+        : `Found ${plural(r.matches, 'matching line')} in ${plural(r.filesWithMatches, 'file')} (${searched}).`,
+    );
+  }
+  const skips = skipNotes(r, s.b);
+  notes.push(...skips);
+  if (r.oversize.count && !hint) hint = 'Files over the size cap were skipped; page through them with read_file (offset/limit).';
+  if (r.filesWithMatches === 0 && !r.stop) {
+    const ignored = ignoredNote({ dirs: r.ignoredDirs, files: r.ignoredFiles, dirSamples: r.ignoredDirSamples }, 'search');
+    if (ignored) notes.push(ignored);
+  }
+  if (s.contextAsked > s.context) notes.push(`context was capped at ${plural(s.b.GREP_MAX_CONTEXT_LINES, 'line')}.`);
+  const body = r.lines.length ? `${r.lines.join('\n')}\n\n` : '';
+  return {
+    output: body + notes.join('\n'),
+    truncation,
+    ...(hint ? { hint } : {}),
+    meta: {
+      engine: r.engine,
+      ...(r.engine === 'builtin+rg' ? { rgRuledOut: r.rgRuledOut } : {}),
+      matches: r.matches,
+      filesWithMatches: r.filesWithMatches,
+      filesSearched: r.filesSearched,
+      filesVisited: r.filesVisited,
+      skipped: { oversize: r.oversize, binary: r.binary, unreadable: r.unreadable, unreadableDirs: r.unreadableDirs },
+      ignored: { dirs: r.ignoredDirs, files: r.ignoredFiles },
+      ...(r.stop ? { stop: r.stop, totalIsLowerBound: true } : {}),
+    },
+  };
+}

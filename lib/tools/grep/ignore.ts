@@ -1,0 +1,297 @@
+/**
+ * The ignore rules glob and grep share, and the sorted walk grep uses.
+ *
+ * What is skipped below the path a search starts from:
+ * 1. folders named in DEFAULT_SKIP_DIRS (version control, dependencies, build output, caches), at any depth;
+ * 2. paths matched by .gitignore files: the workspace root's and every nested one (gitignore syntax and
+ *    precedence: a deeper file overrides a shallower one, the last matching line wins);
+ * 3. more patterns, in gitignore syntax, anchored at the workspace root: the lines of a `.clampignore`
+ *    file at the workspace root, then the comma-separated patterns of the CLAMP_IGNORE environment
+ *    variable. They come after the root .gitignore, so `!pattern` there re-includes a gitignored path.
+ * A path given explicitly is always searched, even when it is ignored itself: the rules apply below it.
+ * Symlinks are never followed (a link could lead out of the workspace or into a cycle).
+ */
+import fs from 'node:fs';
+import ignore, { type Ignore } from 'ignore';
+import { ToolError } from '../../contract/types';
+
+/** Folder names skipped at any depth below the search root. */
+export const DEFAULT_SKIP_DIRS: readonly string[] = [
+  '.git', '.hg', '.svn', 'node_modules', 'bower_components', 'jspm_packages',
+  'dist', 'build', 'out', '.next', '.nuxt', '.svelte-kit', '.output', '.vercel', '.turbo', '.parcel-cache',
+  'target', 'vendor', 'Pods', '.gradle',
+  '__pycache__', '.venv', 'venv', '.tox', '.mypy_cache', '.ruff_cache', '.pytest_cache',
+  'coverage', '.nyc_output', '.cache', '.idea',
+];
+const SKIP = new Set(DEFAULT_SKIP_DIRS);
+
+/** Where extra ignore patterns come from (documented in the tool descriptions and the module comment). */
+export const CLAMPIGNORE_FILE = '.clampignore';
+export const CLAMP_IGNORE_ENV = 'CLAMP_IGNORE';
+
+/** Segment-wise path order ("a/b" before "a-c" before "a.txt/x"): the order of a depth-first walk with sorted names. */
+export function comparePaths(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x === 47) return -1; // '/' ends a segment: the shorter segment sorts first
+    if (y === 47) return 1;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+/** One .gitignore (or the root's combined rules) with the folder it is anchored at ('' = workspace root). */
+interface Layer {
+  base: string;
+  ig: Ignore;
+}
+
+/** A folder the walk may enter: its workspace-relative path and the rule layers that apply inside it (deepest last). */
+export interface DirInfo {
+  rel: string;
+  layers: readonly Layer[];
+}
+
+export interface IgnoreStats {
+  /** folders skipped (default names and ignore rules) */
+  dirs: number;
+  /** files skipped by ignore rules */
+  files: number;
+  /** the first three skipped folder paths in path order, for notes */
+  dirSamples: string[];
+}
+
+function readText(abs: string): string | undefined {
+  try {
+    return fs.readFileSync(abs, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function join(dir: string, name: string): string {
+  return dir === '' || dir === '.' ? name : `${dir}/${name}`;
+}
+
+/**
+ * Ignore rules for one search. Construct per call (rules are read from disk then, never at import time).
+ * `env` is the value of CLAMP_IGNORE the caller read at call time.
+ */
+export class IgnoreRules {
+  readonly stats: IgnoreStats = { dirs: 0, files: 0, dirSamples: [] };
+  /** the folder the search starts from (workspace-relative, '' for the root) */
+  readonly start: DirInfo;
+  private readonly cache = new Map<string, DirInfo | null>();
+
+  constructor(
+    private readonly workspace: string,
+    startRel: string,
+    env: string | undefined,
+  ) {
+    const rootRules = [readText(`${workspace}/.gitignore`), readText(`${workspace}/${CLAMPIGNORE_FILE}`), (env ?? '').split(',').map((x) => x.trim()).join('\n')]
+      .filter((t): t is string => !!t && t.trim() !== '')
+      .join('\n');
+    const root: DirInfo = { rel: '', layers: rootRules ? [{ base: '', ig: ignore({ ignorecase: false }).add(rootRules) }] : [] };
+    this.cache.set('', root);
+    const start = startRel === '.' ? '' : startRel;
+    // walk down to the start folder; if it lies under an ignored path the user asked for it anyway,
+    // so only the rules found at and below it apply
+    let info = root;
+    let ignored = false;
+    for (const seg of start ? start.split('/') : []) {
+      const rel = join(info.rel, seg);
+      if (!ignored && this.layeredIgnores(info.layers, `${rel}/`)) ignored = true;
+      info = ignored ? this.withGitignore({ rel, layers: [] }) : this.withGitignore({ rel, layers: info.layers });
+    }
+    this.start = info;
+    this.cache.set(info.rel, info);
+  }
+
+  private withGitignore(info: DirInfo): DirInfo {
+    if (info.rel === '') return info;
+    const text = readText(`${this.workspace}/${info.rel}/.gitignore`);
+    if (!text || text.trim() === '') return info;
+    return { rel: info.rel, layers: [...info.layers, { base: info.rel, ig: ignore({ ignorecase: false }).add(text) }] };
+  }
+
+  /** Deepest layer first; the first one with a verdict on this very path decides. */
+  private layeredIgnores(layers: readonly Layer[], rel: string): boolean {
+    for (let i = layers.length - 1; i >= 0; i--) {
+      const { base, ig } = layers[i];
+      const r = ig.checkIgnore(base === '' ? rel : rel.slice(base.length + 1));
+      if (r.ignored) return true;
+      if (r.unignored) return false;
+    }
+    return false;
+  }
+
+  /** The folder `name` inside `parent`, or null when it is skipped (and counted). */
+  child(parent: DirInfo, name: string): DirInfo | null {
+    const rel = join(parent.rel, name);
+    if (SKIP.has(name) || (parent.layers.length > 0 && this.layeredIgnores(parent.layers, `${rel}/`))) {
+      this.stats.dirs++;
+      // keep the first three in path order, whatever order the caller visits folders in
+      const samples = this.stats.dirSamples;
+      if (samples.length < 3 || comparePaths(rel, samples[2]) < 0) {
+        samples.push(rel);
+        samples.sort(comparePaths);
+        samples.length = Math.min(samples.length, 3);
+      }
+      return null;
+    }
+    return this.withGitignore({ rel, layers: parent.layers });
+  }
+
+  /** True when the file `rel` inside `parent` is ignored (and counts it). */
+  fileIgnored(parent: DirInfo, rel: string): boolean {
+    if (parent.layers.length === 0 || !this.layeredIgnores(parent.layers, rel)) return false;
+    this.stats.files++;
+    return true;
+  }
+
+  /**
+   * The folder info for a workspace-relative folder at or below the start, or null when it (or a folder
+   * above it) is skipped. For callers that see paths in no particular order (glob's walker).
+   */
+  dir(rel: string): DirInfo | null {
+    const hit = this.cache.get(rel);
+    if (hit !== undefined) return hit;
+    const slash = rel.lastIndexOf('/');
+    const parentRel = slash === -1 ? '' : rel.slice(0, slash);
+    if (parentRel.length < this.start.rel.length) return this.start; // above the start: not ours to judge
+    const parent = this.dir(parentRel);
+    const info = parent ? this.child(parent, rel.slice(slash + 1)) : null;
+    this.cache.set(rel, info);
+    return info;
+  }
+
+  /** True when the workspace-relative file path is skipped (it or a folder above it), for unordered callers. */
+  pathIgnored(rel: string): boolean {
+    const slash = rel.lastIndexOf('/');
+    const parent = this.dir(slash === -1 ? '' : rel.slice(0, slash));
+    return parent === null || this.fileIgnored(parent, rel);
+  }
+}
+
+function count(n: number, word: string): string {
+  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The sentence saying what the ignore rules kept out of a search, or '' when they kept out nothing. */
+export function ignoredNote(stats: IgnoreStats, verb: string): string {
+  if (stats.dirs + stats.files === 0) return '';
+  const more = stats.dirs > stats.dirSamples.length ? ` and ${(stats.dirs - stats.dirSamples.length).toLocaleString('en-US')} more` : '';
+  const dirs = stats.dirs ? `${count(stats.dirs, 'folder')} (${stats.dirSamples.join(', ')}${more})` : '';
+  const files = stats.files ? count(stats.files, 'file') : '';
+  return `Not searched by the ignore rules (default skip list, .gitignore, ${CLAMPIGNORE_FILE}): ${[dirs, files].filter(Boolean).join(' and ')}; pass path to ${verb} inside an ignored folder.`;
+}
+
+/** Lowercase edit distance, small and bounded; for "did you mean" suggestions. */
+function distance(a: string, b: string): number {
+  const s = a.toLowerCase();
+  const t = b.toLowerCase();
+  let prev = Array.from({ length: t.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= s.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= t.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[t.length];
+}
+
+/** Up to three existing workspace-relative paths near a missing one (same parent folder, small edit distance). */
+export function nearPaths(workspace: string, rel: string): string[] {
+  const slash = rel.lastIndexOf('/');
+  const dir = slash === -1 ? '' : rel.slice(0, slash);
+  const name = rel.slice(slash + 1);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir ? `${workspace}/${dir}` : workspace);
+  } catch {
+    return [];
+  }
+  const limit = Math.max(2, Math.floor(name.length / 3));
+  return names
+    .map((n) => ({ n, d: distance(n, name) }))
+    .filter((x) => x.d <= limit)
+    .sort((a, b) => a.d - b.d || comparePaths(a.n, b.n))
+    .slice(0, 3)
+    .map((x) => join(dir, x.n));
+}
+
+/**
+ * A glob (`*`, `**`, `?`, `[abc]`, `[!abc]`, `{a,b}`, `\x`) as an anchored RegExp over '/'-separated paths.
+ * `*` and `?` never cross '/'; `**` as a whole segment matches zero or more segments.
+ */
+export function globToRegExp(glob: string): RegExp {
+  let re = '';
+  let depth = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '\\' && i + 1 < glob.length) {
+      re += escapeRe(glob[++i]);
+    } else if (c === '*') {
+      if (glob[i + 1] === '*') {
+        const atStart = i === 0 || glob[i - 1] === '/';
+        let j = i + 2;
+        while (glob[j] === '*') j++;
+        if (atStart && glob[j] === '/') {
+          re += '(?:[^/]*/)*'; // "**/" : any number of whole segments
+          i = j;
+        } else if (atStart && j === glob.length) {
+          re += '.*';
+          i = j - 1;
+        } else {
+          re += '[^/]*';
+          i = j - 1;
+        }
+      } else {
+        re += '[^/]*';
+      }
+    } else if (c === '?') {
+      re += '[^/]';
+    } else if (c === '[') {
+      const end = glob.indexOf(']', i + 2);
+      if (end === -1) {
+        re += '\\[';
+      } else {
+        let body = glob.slice(i + 1, end);
+        if (body.startsWith('!') || body.startsWith('^')) body = `^${body.slice(1)}`;
+        re += `[${body.replace(/\\/g, '\\\\')}]`;
+        i = end;
+      }
+    } else if (c === '{') {
+      depth++;
+      re += '(?:';
+    } else if (c === '}' && depth > 0) {
+      depth--;
+      re += ')';
+    } else if (c === ',' && depth > 0) {
+      re += '|';
+    } else {
+      re += escapeRe(c);
+    }
+  }
+  re += ')'.repeat(depth);
+  return new RegExp(`^${re}$`);
+}
+
+function escapeRe(c: string): string {
+  return /[.*+?^${}()|[\]\\/]/.test(c) ? `\\${c}` : c;
+}
+
+/**
+ * The stats of the path a search starts from; a missing one is a ToolError with near names and
+ * the given next step (glob and grep share this).
+ */
+export function searchStart(workspace: string, abs: string, rel: string, nextStep: string): fs.Stats {
+  try {
+    return fs.statSync(abs);
+  } catch {
+    const near = nearPaths(workspace, rel);
+    throw new ToolError(`Path not found: ${rel}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''} ${nextStep}`, nextStep);
+  }
+}

@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { defineTool } from '../../contract/types';
+import { ToolError } from '../../contract/types';
+import { byteLength, clipLine, countLines, cutHead, formatBytes, formatCount } from '../../contract/text';
+import { spillText } from '../../contract/spill';
+import { isInside } from '../../policy/workspace';
+import { listSkills, parseFrontMatter, scanSkills } from './skill-files';
+
+export { listSkills, scanSkills, skillsPromptSection, type Skill, type SkillScan } from './skill-files';
+
+/** Room the cut note needs beside the body, so the exit clamp never cuts the note. */
+const NOTE_RESERVE_BYTES = 600;
+
+/** A path as the model may pass it to read_file: relative inside the workspace, else absolute. */
+function shownPath(workspace: string, abs: string): string {
+  return isInside(workspace, abs) ? path.relative(workspace, abs).split(path.sep).join('/') : abs;
+}
+
+export const skillTool = defineTool({
+  name: 'skill',
+  effect: 'read',
+  schema: z.strictObject({
+    name: z.string().describe('A skill name from the system prompt\'s skills list.'),
+  }),
+  nonEmpty: ['name'],
+  // listed only when a skill exists: a tool that can never succeed only costs context
+  available: (ctx) => listSkills(ctx.workspace, ctx.dataDir).length > 0,
+  describe: (b) =>
+    `Load a skill's instructions (the body of its SKILL.md) by name; the skills and what each is for are listed in the system prompt. At most ${formatBytes(b.SKILL_BODY_MAX_BYTES)} of body; files the skill mentions are relative to its folder (read them with read_file).`,
+  async run(input, ctx) {
+    const b = ctx.budget;
+    const skills = scanSkills(ctx.workspace, ctx.dataDir, b).skills;
+    const name = input.name.trim();
+    const skill = skills.find((s) => s.name === name) ?? skills.find((s) => s.name.toLowerCase() === name.toLowerCase());
+    if (!skill) {
+      const step = skills.length ? `Available skills: ${skills.map((s) => s.name).join(', ')}. Call skill with one of these names.` : 'No skills are installed; carry on without one.';
+      throw new ToolError(`Unknown skill: ${clipLine(name, 100)}. ${step}`, step);
+    }
+    let text: string;
+    try {
+      text = fs.readFileSync(skill.path, 'utf8');
+    } catch {
+      throw new ToolError(`The skill ${skill.name} could not be read (${skill.path}); it may have just been removed. Call skill again, or carry on without it.`);
+    }
+    const body = (parseFrontMatter(text)?.body ?? text).replace(/^\s*\n/, '');
+    const folder = shownPath(ctx.workspace, path.dirname(skill.path));
+    const header = `Skill ${skill.name} (folder ${folder}):`;
+    const meta = { skill: skill.name, path: skill.path };
+    const max = Math.max(0, Math.min(b.SKILL_BODY_MAX_BYTES, (ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES) - NOTE_RESERVE_BYTES - byteLength(skill.path) - byteLength(header)));
+    const total = byteLength(body);
+    if (total <= max) return { output: `${header}\n${body.replace(/\s+$/, '')}`, meta };
+
+    const cut = cutHead(body, max);
+    // the line the rest starts on, in the whole file (front matter included), for read_file's offset
+    // (a last line cut in two is read again whole)
+    const firstLine = countLines(text.slice(0, text.length - body.length)) + cut.shownLines + (cut.text.endsWith('\n') ? 1 : 0);
+    const inWorkspace = isInside(ctx.workspace, skill.path);
+    const readable = inWorkspace ? shownPath(ctx.workspace, skill.path) : spillText(ctx.dataDir, text, `skill-${skill.name}`);
+    const rest = readable
+      ? `Read the rest with read_file(path: ${JSON.stringify(readable)}, offset: ${firstLine}).`
+      : `The rest could not be saved where read_file can reach it; ask the user to shorten ${skill.path}.`;
+    const note = `[Skill body cut at ${formatBytes(cut.shownBytes)} of ${formatBytes(total)} (${formatCount(total - cut.shownBytes)} bytes, ${formatCount(cut.totalLines - cut.shownLines)} lines omitted). ${rest}]`;
+    return {
+      output: `${header}\n${cut.text.replace(/\n$/, '')}\n${note}`,
+      truncation: {
+        unit: 'bytes',
+        shown: cut.shownBytes,
+        total,
+        omittedLines: cut.totalLines - cut.shownLines,
+        ...(readable ? { spillPath: inWorkspace ? skill.path : readable } : {}),
+        by: 'tool',
+      },
+      hint: rest,
+      meta,
+    };
+  },
+});
