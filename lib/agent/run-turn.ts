@@ -4,7 +4,7 @@ import { listedTools } from '../dispatch/registry';
 import { budgetTable, type Budget } from '../contract/budget';
 import type { AgentHost } from './host';
 import type { ClampMessage, ModelStatus, TodoItem } from '../contract/protocol';
-import { buildAgentTools } from './agent-tools';
+import { buildAgentTools, repairMalformedCall, withListedTools } from './agent-tools';
 import { CallScheduler } from './scheduler';
 import { applyTurnBudget, type TurnCut } from './turn-budget';
 import { buildSystemPrompt } from './system-prompt';
@@ -93,8 +93,10 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
       let usedTokens = 0;
       let step = 0;
       const ctxInfo = { workspace: o.host.workspace, dataDir: o.host.dataDir, services: o.host.services };
+      const listed = () => new Set(listedTools(o.reg, o.host.mode(), ctxInfo).map((t) => t.name));
       const result = streamText({
-        model: o.model,
+        // the model is told about the mode's tools; the SDK knows them all, so dispatch refuses the rest
+        model: withListedTools(o.model, listed),
         system,
         messages: modelMessages,
         tools,
@@ -102,11 +104,11 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
         abortSignal: o.signal,
         maxRetries: o.maxRetries ?? 2,
         experimental_toolApprovalSecret: o.approvalSecret,
+        experimental_repairToolCall: repairMalformedCall,
         prepareStep: ({ messages }) => {
-          const active = listedTools(o.reg, o.host.mode(), ctxInfo).map((t) => t.name);
           const applied = applyTurnBudget(messages, { windowTokens: o.status.windowTokens, usedTokens, dataDir: o.host.dataDir, known, budget });
           for (const cut of applied.cuts) writer.write({ type: 'data-turn-budget', id: `budget-${cut.toolCallId}`, data: cut });
-          return { messages: applied.messages, activeTools: active };
+          return { messages: applied.messages };
         },
         onStepFinish: ({ usage }) => {
           step++;

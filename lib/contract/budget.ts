@@ -159,6 +159,8 @@ export const BUDGET = {
   SESSION_TITLE_MAX_CHARS: 80,
   /** REST routes: largest JSON body a settings/sessions/rules request may send (413 past it). */
   API_BODY_MAX_BYTES: 64 * 1024,
+  /** POST /api/chat: largest body (a user message's text, or a continuation that names a message by id); 413 past it. */
+  CHAT_BODY_MAX_BYTES: 512 * 1024,
   /** The server's door: largest request body it lets through to any route (413 before a byte is read); a body must declare its length (411). */
   DOOR_BODY_MAX_BYTES: 4 * 1024 * 1024,
 

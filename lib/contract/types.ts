@@ -48,8 +48,6 @@ export interface ToolContext {
   mode: PermissionMode;
   signal: AbortSignal;
   budget: Budget;
-  /** the exit clamp for this call (the per-step budget may lower it) */
-  outputMaxBytes?: number;
   sessionId?: string;
   callId?: string;
   onProgress?: (p: ToolProgress) => void;

@@ -87,7 +87,7 @@ export const globTool = defineTool({
     }
     kept.sort(comparePaths);
     // stop before the exit clamp would cut: the note with the total and the next step must arrive whole
-    const maxBytes = Math.max(1000, (ctx.outputMaxBytes ?? ctx.budget.TOOL_OUTPUT_MAX_BYTES) - NOTES_RESERVE_BYTES);
+    const maxBytes = Math.max(1000, ctx.budget.TOOL_OUTPUT_MAX_BYTES - NOTES_RESERVE_BYTES);
     const shown: string[] = [];
     let bytes = 0;
     for (const f of kept.slice(0, cap)) {

@@ -93,7 +93,7 @@ describe('a chat with an approval, across a crash and restart', () => {
     expect(created.status).toBe(201);
     const { session } = (await created.json()) as { session: { id: string } };
 
-    const chat = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: 'm-user-1', role: 'user', parts: [{ type: 'text', text: 'write hello to out.txt' }] } } });
+    const chat = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: 'm-user-1', text: 'write hello to out.txt' } } });
     expect(chat.status).toBe(200);
     const chunks = await readChunks(chat);
     expect(chunks.some((c) => c.type === 'tool-approval-request')).toBe(true);
@@ -118,7 +118,7 @@ describe('a chat with an approval, across a crash and restart', () => {
     expect(assistant.parts.find((p) => p.type === 'tool-run_command')?.state).toBe('approval-requested');
 
     // a continuation nobody answered is refused, and nothing runs
-    const forged = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: assistant.id, role: 'assistant', parts: [] } } });
+    const forged = await clamp.api('/api/chat', { json: { sessionId: session.id, continue: { messageId: assistant.id } } });
     expect(forged.status).toBe(409);
     expect(fs.existsSync(path.join(ws.workspace, 'out.txt'))).toBe(false);
 
@@ -127,7 +127,7 @@ describe('a chat with an approval, across a crash and restart', () => {
     const again = await clamp.api(`/api/sessions/${session.id}/approvals/call_w1`, { json: { answer: 'once' } });
     expect(again.status).toBe(409);
 
-    const cont = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: assistant.id, role: 'assistant', parts: [] } } });
+    const cont = await clamp.api('/api/chat', { json: { sessionId: session.id, continue: { messageId: assistant.id } } });
     expect(cont.status).toBe(200);
     const contChunks = await readChunks(cont);
     expect(contChunks.some((c) => c.type === 'tool-output-available')).toBe(true);
@@ -137,7 +137,7 @@ describe('a chat with an approval, across a crash and restart', () => {
 
     // replaying the same continuation runs nothing twice
     fs.rmSync(path.join(ws.workspace, 'out.txt'));
-    const replay = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: assistant.id, role: 'assistant', parts: [] } } });
+    const replay = await clamp.api('/api/chat', { json: { sessionId: session.id, continue: { messageId: assistant.id } } });
     expect(replay.status).toBe(409);
     expect(fs.existsSync(path.join(ws.workspace, 'out.txt'))).toBe(false);
   });

@@ -78,7 +78,7 @@ describe('glob: cap', () => {
   it('stops before the exit clamp would cut, so the total and next step arrive whole', async () => {
     for (let i = 0; i < 40; i++) bed.ws.write(`${'d'.repeat(90)}/f${String(i).padStart(2, '0')}.txt`, '');
     // 2,000 bytes for the result leaves 1,000 for paths: 10 paths of 99 bytes with their newlines
-    const r = await bed.h.call('glob', { pattern: '**/*.txt' }, { outputMaxBytes: 2000 });
+    const r = await bed.h.call('glob', { pattern: '**/*.txt' }, { budget: { TOOL_OUTPUT_MAX_BYTES: 2000 } });
     const lines = r.output.split('\n');
     expect(lines.slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => `${'d'.repeat(90)}/f0${i}.txt`));
     expect(lines.slice(10).join('\n')).toBe(

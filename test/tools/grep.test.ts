@@ -174,7 +174,7 @@ describe('grep: caps', () => {
   it('stops before the exit clamp would cut, so the counts and next step arrive whole', async () => {
     for (let i = 0; i < 30; i++) bed.ws.write(`f${String(i).padStart(2, '0')}.txt`, `${'m'.repeat(100)}\n`);
     // 2,100 bytes for the whole result leaves 1,000 for lines: 9 lines of 111 bytes
-    const r = await bed.h.call('grep', { pattern: 'm' }, { outputMaxBytes: 2100 });
+    const r = await bed.h.call('grep', { pattern: 'm' }, { budget: { TOOL_OUTPUT_MAX_BYTES: 2100 } });
     const lines = r.output.split('\n');
     expect(lines.slice(0, 9)).toEqual(Array.from({ length: 9 }, (_, i) => `f0${i}.txt:1:${'m'.repeat(100)}`));
     expect(lines.slice(9).join('\n')).toBe(

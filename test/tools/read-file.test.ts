@@ -296,7 +296,7 @@ describe('read_file: lowered caps', () => {
 describe('read_file: under a lowered exit clamp', () => {
   it('shrinks the window so the footer still arrives, and quotes a path with spaces in next steps', async () => {
     bed.ws.write('my notes.txt', numbered(100));
-    const r = await bed.h.call('read_file', { path: 'my notes.txt', offset: 1 }, { outputMaxBytes: 600 });
+    const r = await bed.h.call('read_file', { path: 'my notes.txt', offset: 1 }, { budget: { TOOL_OUTPUT_MAX_BYTES: 600 } });
     // window cap = 600 − 512 reserved for the footer = 88 bytes; each line "  1\tline 1\n" is 11 bytes → 8 lines (88)
     expect(r.output).toBe(
       '  1\tline 1\n  2\tline 2\n  3\tline 3\n  4\tline 4\n  5\tline 5\n  6\tline 6\n  7\tline 7\n  8\tline 8\n' +

@@ -124,7 +124,7 @@ export const runCommandTool = defineTool({
       ...(progress ? { onOutput: (stream: 'stdout' | 'stderr', text: string) => progress({ kind: 'output', stream, text }) } : {}),
     });
     const f = formatRun(r, {
-      maxBytes: ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES,
+      maxBytes: b.TOOL_OUTPUT_MAX_BYTES,
       notes: note ? [note] : [],
       timeoutMaxMs: b.COMMAND_TIMEOUT_MAX_MS,
     });

@@ -70,9 +70,9 @@ export const taskOutputTool = defineTool({
     findTask(mgr, input.id, ctx);
     const requested = input.wait_ms ?? 0;
     const waitMs = Math.min(requested, b.TASK_WAIT_MAX_MS);
-    const outMax = ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES;
+    const outMax = b.TOOL_OUTPUT_MAX_BYTES;
     const before = mgr.get(input.id)!;
-    // both streams and the notes must fit under the exit clamp, whatever the per-step budget is
+    // both streams and the notes must fit under the exit clamp
     const reserve = 1800 + byteLength(before.command.slice(0, 200)) + byteLength(before.logPaths.stdout) * 2;
     const perStream = Math.max(256, Math.min(b.TASK_OUTPUT_MAX_BYTES, Math.floor((outMax - reserve) / 2)));
     const read = (await mgr.read(input.id, { maxBytes: perStream, waitMs, signal: ctx.signal }))!;

@@ -39,7 +39,7 @@ export const gitDiffTool = defineTool({
         : 'Pass staged: true to see staged changes; git_status lists every changed path (untracked files have no diff: read them with read_file).';
       return { output: `No ${staged ? 'staged' : 'unstaged'} changes${where}. ${next}`, meta };
     }
-    const max = Math.max(0, Math.min(b.GIT_DIFF_MAX_BYTES, (ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES) - NOTE_RESERVE_BYTES - byteLength(g.r.logPaths.stdout)));
+    const max = Math.max(0, Math.min(b.GIT_DIFF_MAX_BYTES, b.TOOL_OUTPUT_MAX_BYTES - NOTE_RESERVE_BYTES - byteLength(g.r.logPaths.stdout)));
     if (g.stdoutWhole && total <= max) return { output: g.stdout.replace(/\n$/, ''), meta };
     const cut = cutHead(g.stdout, max);
     const omittedLines = g.r.stdout.totalLines - cut.shownLines;

@@ -241,7 +241,7 @@ export const grepTool = defineTool({
       pattern, include, mode, context,
       maxEntries: b.GREP_MAX_MATCHES,
       // leave room for the notes under the exit clamp, so the counts and next step are never the part that is cut
-      maxOutputBytes: Math.max(1000, (ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES) - NOTES_RESERVE_BYTES),
+      maxOutputBytes: Math.max(1000, b.TOOL_OUTPUT_MAX_BYTES - NOTES_RESERVE_BYTES),
       maxLineBytes: b.GREP_MAX_LINE_BYTES, maxFileBytes: b.GREP_MAX_FILE_BYTES,
       maxFilesVisited: b.GREP_MAX_FILES_VISITED, sniffBytes: b.BINARY_SNIFF_BYTES,
       ignoreEnv: process.env.CLAMP_IGNORE,

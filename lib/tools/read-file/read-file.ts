@@ -252,8 +252,8 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
     }
     const offset = input.offset ?? 1;
     const limit = Math.min(input.limit ?? b.READ_MAX_LINES, b.READ_MAX_LINES);
-    // a per-step budget may lower the exit clamp below the window: shrink the window so the footer still arrives
-    const outMax = ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES;
+    // a lowered exit clamp (ctx.budget) may sit below the window: shrink the window so the footer still arrives
+    const outMax = b.TOOL_OUTPUT_MAX_BYTES;
     const eff = { ...b, READ_WINDOW_MAX_BYTES: Math.min(b.READ_WINDOW_MAX_BYTES, Math.max(0, outMax - FOOTER_RESERVE_BYTES)) };
     const s = await scanFile(fh, stat.size, offset, limit, eff, ctx.signal, index);
     await index.seal(fh);

@@ -48,7 +48,7 @@ export const skillTool = defineTool({
     const folder = shownPath(ctx.workspace, path.dirname(skill.path));
     const header = `Skill ${skill.name} (folder ${folder}):`;
     const meta = { skill: skill.name, path: skill.path };
-    const max = Math.max(0, Math.min(b.SKILL_BODY_MAX_BYTES, (ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES) - NOTE_RESERVE_BYTES - byteLength(skill.path) - byteLength(header)));
+    const max = Math.max(0, Math.min(b.SKILL_BODY_MAX_BYTES, b.TOOL_OUTPUT_MAX_BYTES - NOTE_RESERVE_BYTES - byteLength(skill.path) - byteLength(header)));
     const total = byteLength(body);
     if (total <= max) return { output: `${header}\n${body.replace(/\s+$/, '')}`, meta };
 
