@@ -90,8 +90,9 @@ async function turn(host: ReturnType<typeof memoryHost>['host'], model: MockLang
     save: (m) => (saved = m),
   });
   const [a, b] = stream.tee();
+  const reader = a.getReader();
   const collect = (async () => {
-    for await (const c of a) chunks.push(c);
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
   })();
   for await (const _ of readUIMessageStream<ClampMessage>({ stream: b })) void _;
   await collect;
