@@ -73,7 +73,7 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
       verdicts.set(toolCallId, j.decision);
       return false;
     }
-    const info = await approvalInfo(j.tool, j.input, j.decision, ctx, toolCallId);
+    const info = await approvalInfo(j.tool, j.input, j.decision, { ...ctx, paths: j.paths }, toolCallId);
     o.host.recordPending(info, j.input);
     o.onApprovalInfo?.(info);
     return true;

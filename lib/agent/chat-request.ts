@@ -6,7 +6,7 @@ import type { RecordedAnswer } from './host';
 export class ChatRequestError extends Error {
   constructor(
     message: string,
-    public readonly status: 400 | 404 | 409,
+    public readonly status: 400 | 409,
   ) {
     super(message);
   }

@@ -5,6 +5,7 @@ import { lookupTool } from './registry';
 import { formatZodIssues, describeThrown } from '../contract/errors';
 import { clampResult } from '../contract/clamp';
 import { outputRoots, resolveInWorkspace, PathPolicyError } from '../policy/workspace';
+import type { ResolvedPath } from '../contract/paths';
 import { combineDecisions, modeDecision, modeAllowsEffect } from '../policy/modes';
 
 /** How a host answers "may this call run?" beyond the mode and the tool's own policy. */
@@ -35,6 +36,8 @@ export interface Verdict {
   decision: PolicyDecision;
   tool: ToolDefinition;
   input: unknown;
+  /** the call's path arguments, resolved and confined (the tool reads them from ctx.paths) */
+  paths: ReadonlyMap<string, ResolvedPath>;
 }
 
 function result(status: ToolResult['status'], output: string, extra: Partial<ToolResult> = {}): ToolResult {
@@ -54,10 +57,10 @@ function emptyFieldError(tool: ToolDefinition, input: unknown): string | undefin
 }
 
 type Prepared =
-  | { ok: true; tool: ToolDefinition; input: unknown }
+  | { ok: true; tool: ToolDefinition; input: unknown; paths: ReadonlyMap<string, ResolvedPath> }
   | { ok: false; result: ToolResult };
 
-/** Look-up, validation, empty guards and path confinement: everything before policy, no I/O but realpath. */
+/** Look-up, validation, empty guards and path confinement (each path resolved once): everything before policy, no I/O but realpath. */
 export function prepareCall(reg: Registry, name: string, args: unknown, ctx: ToolContext): Prepared {
   const tool = lookupTool(reg, name);
   if (!tool) {
@@ -81,9 +84,16 @@ export function prepareCall(reg: Registry, name: string, args: unknown, ctx: Too
   if (!parsed.success) return { ok: false, result: result('error', formatZodIssues(tool.name, parsed.error, raw)) };
   const empty = emptyFieldError(tool, parsed.data);
   if (empty) return { ok: false, result: result('error', empty) };
+  const paths = new Map<string, ResolvedPath>();
   if (tool.paths) {
     try {
-      for (const p of tool.paths(parsed.data)) resolveInWorkspace(ctx.workspace, p.path, p.access, outputRoots(ctx.dataDir));
+      const declared = tool.paths(parsed.data);
+      // one argument named twice (a patch that moves a file where it adds one) is confined for writing
+      const writes = new Set(declared.filter((p) => p.access === 'write').map((p) => p.path));
+      for (const p of declared) {
+        const access = writes.has(p.path) ? 'write' : p.access;
+        paths.set(p.path, resolveInWorkspace(ctx.workspace, p.path, access, outputRoots(ctx.dataDir)));
+      }
     } catch (err) {
       if (err instanceof PathPolicyError || err instanceof ToolError) {
         return { ok: false, result: result('denied', err.message, { meta: { policy: { action: 'deny', reason: err.message } } }) };
@@ -91,7 +101,7 @@ export function prepareCall(reg: Registry, name: string, args: unknown, ctx: Too
       return { ok: false, result: result('error', describeThrown(tool.name, err)) };
     }
   }
-  return { ok: true, tool, input: parsed.data };
+  return { ok: true, tool, input: parsed.data, paths };
 }
 
 /** The policy verdict for a prepared call: mode, tool policy (command safety), then rules. */
@@ -130,7 +140,7 @@ export async function judge(
   try {
     const prep = prepareCall(reg, name, args, ctx);
     if (!prep.ok) return prep;
-    return { ok: true, tool: prep.tool, input: prep.input, decision: await decide(prep.tool, prep.input, ctx, approver) };
+    return { ok: true, tool: prep.tool, input: prep.input, paths: prep.paths, decision: await decide(prep.tool, prep.input, { ...ctx, paths: prep.paths }, approver) };
   } catch (err) {
     return { ok: false, result: result('error', describeThrown(String(name), err)) };
   }
@@ -195,15 +205,8 @@ async function execute(tool: ToolDefinition, input: unknown, ctx: ToolContext): 
 /** The call as it runs: the model's arguments, or the person's edited command in their place. */
 function withEdit(args: unknown, editedCommand: string | undefined): { args: unknown; proposed?: string } {
   if (editedCommand === undefined) return { args };
-  let raw = args;
-  if (typeof raw === 'string') {
-    try {
-      raw = JSON.parse(raw);
-    } catch {
-      raw = {};
-    }
-  }
-  const obj = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  // only a call that asked can be edited, and only a call with valid arguments asks: args is an object
+  const obj = args && typeof args === 'object' ? (args as Record<string, unknown>) : {};
   return { args: { ...obj, command: editedCommand }, proposed: typeof obj.command === 'string' ? obj.command : undefined };
 }
 
@@ -212,12 +215,13 @@ async function run(reg: Registry, name: string, args: unknown, ctx: ToolContext,
   const prep = prepareCall(reg, name, args, ctx);
   if (!prep.ok) return prep.result;
   const { tool, input } = prep;
-  const d = opts.verdict && opts.editedCommand === undefined ? opts.verdict : await decide(tool, input, ctx, opts.approver);
+  const prepared = { ...ctx, paths: prep.paths };
+  const d = opts.verdict && opts.editedCommand === undefined ? opts.verdict : await decide(tool, input, prepared, opts.approver);
   if (d.action === 'deny') return result('denied', denialText(tool.name, { by: 'policy', decision: d }), { meta: { policy: d } });
   if (d.action === 'ask' && !opts.approver?.approved) {
     return result('approval-required', `${tool.name} needs the user's approval: ${d.reason}.`, { meta: { policy: d } });
   }
-  return execute(tool, input, ctx);
+  return execute(tool, input, prepared);
 }
 
 /**

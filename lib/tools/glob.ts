@@ -7,7 +7,7 @@ import { defineTool } from '../contract/types';
 import { ToolError } from '../contract/types';
 import type { Budget } from '../contract/budget';
 import { formatBytes, formatCount } from '../contract/text';
-import { resolveInWorkspace } from '../policy/workspace';
+import { confinedPath } from '../contract/paths';
 import { CLAMPIGNORE_FILE, IgnoreRules, comparePaths, ignoredNote, searchStart } from './grep/ignore';
 
 const schema = z.strictObject({
@@ -49,7 +49,7 @@ export const globTool = defineTool({
         'Set path to the folder and drop ".." from the pattern.',
       );
     }
-    const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path ?? '.', 'read');
+    const { abs, rel } = confinedPath(ctx, input.path ?? '.');
     const st = searchStart(ctx.workspace, abs, rel, 'Check the path with list_dir.');
     if (!st.isDirectory()) {
       throw new ToolError(`Not a folder: ${rel}. glob searches below a folder; pass its parent folder as path, or read the file with read_file.`);

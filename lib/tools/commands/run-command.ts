@@ -5,7 +5,7 @@ import { defineTool } from '../../contract/types';
 import { ToolError, type ToolContext } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
 import { clipLine, formatBytes, formatCount } from '../../contract/text';
-import { resolveInWorkspace } from '../../policy/workspace';
+import { confinedPath } from '../../contract/paths';
 import { assessCommand } from '../../policy/command-safety';
 import { commandEnv, runCommand } from '../../exec/runner';
 import { formatRun, formatSeconds } from '../../exec/format';
@@ -47,7 +47,7 @@ export function resolveTimeout(value: number | undefined, b: Budget, background:
 
 /** The working directory as an existing directory inside the workspace, or a ToolError with the next step. */
 function workingDir(input: Input, ctx: ToolContext): { abs: string; rel: string } {
-  const { abs, rel } = resolveInWorkspace(ctx.workspace, input.cwd ?? '.', 'read');
+  const { abs, rel } = confinedPath(ctx, input.cwd ?? '.');
   let st: fs.Stats;
   try {
     st = fs.statSync(abs);
@@ -90,7 +90,7 @@ export const runCommandTool = defineTool({
   effect: 'system',
   schema,
   nonEmpty: ['command'],
-  paths: (input) => (input.cwd !== undefined ? [{ path: input.cwd, access: 'read' as const, field: 'cwd' }] : []),
+  paths: (input) => [{ path: input.cwd ?? '.', access: 'read', field: 'cwd' }],
   // every sub-command is judged before anything runs: tier 1 is refused, tier 2 and opaque ask, read-only runs
   policy: (input, ctx) => assessCommand(input.command, { workspace: ctx.workspace, cwd: input.cwd }),
   describe: (b) =>

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../../contract/types';
 import { byteLength, cutHead, formatBytes, formatCount } from '../../contract/text';
 import { diffFailure, gitOk, runGit } from './run';
-import { resolveInWorkspace } from '../../policy/workspace';
+import { confinedPath } from '../../contract/paths';
 
 const schema = z.strictObject({
   path: z.string().optional().describe('File or folder; default: the whole workspace.'),
@@ -25,7 +25,7 @@ export const gitDiffTool = defineTool({
     ].join('\n'),
   async run(input, ctx) {
     const b = ctx.budget;
-    const rel = input.path !== undefined ? resolveInWorkspace(ctx.workspace, input.path, 'read').rel : undefined;
+    const rel = input.path !== undefined ? confinedPath(ctx, input.path).rel : undefined;
     const staged = input.staged === true;
     const args = ['diff', '--no-color', '--no-ext-diff', '--relative', ...(staged ? ['--cached'] : []), ...(rel ? ['--', rel] : [])];
     const g = await runGit(args, ctx, { readOnly: true });

@@ -4,7 +4,7 @@ import { nestedRepetition } from './regex-safety';
 import { ToolError, type Truncation } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
 import { formatBytes, formatCount } from '../../contract/text';
-import { outputRoots, resolveInWorkspace } from '../../policy/workspace';
+import { confinedPath } from '../../contract/paths';
 import { CLAMPIGNORE_FILE, globToRegExp, ignoredNote, searchStart } from './ignore';
 import { search, type CompiledPattern, type EngineChoice, type SearchResult, type Skipped } from './engine';
 
@@ -231,7 +231,7 @@ export const grepTool = defineTool({
     const b = ctx.budget;
     const pattern = compilePattern(input.pattern, input.literal ?? false, input.ignore_case ?? false);
     const include = input.include ? compileInclude(input.include) : undefined;
-    const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path ?? '.', 'read', outputRoots(ctx.dataDir));
+    const { abs, rel } = confinedPath(ctx, input.path ?? '.');
     const st = searchStart(ctx.workspace, abs, rel, 'Check the path with list_dir or glob.');
     if (!st.isDirectory() && !st.isFile()) throw new ToolError(`Not a file or folder: ${rel}. Pass a folder or a regular file as path.`);
     const context = Math.min(input.context ?? 0, b.GREP_MAX_CONTEXT_LINES);

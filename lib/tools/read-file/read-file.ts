@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { defineTool } from '../../contract/types';
 import { ToolError, type ToolContext } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
-import { outputRoots, resolveInWorkspace } from '../../policy/workspace';
+import { confinedPath } from '../../contract/paths';
 import { formatBytes, formatCount } from '../../contract/text';
 import { sniffBinary } from './binary';
 import { notFoundError, pathArg } from '../common/near-names';
@@ -208,7 +208,7 @@ function describe(b: Budget): string {
 
 async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
   const b = ctx.budget;
-  const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path, 'read', outputRoots(ctx.dataDir));
+  const { abs, rel } = confinedPath(ctx, input.path);
   let stat: fs.Stats;
   try {
     stat = await fs.promises.stat(abs);
