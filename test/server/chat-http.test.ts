@@ -8,6 +8,7 @@ import { startFakeOpenAI, type FakeRequest } from '../fake-openai';
 import { messageText } from '../e2e/scenarios';
 import { BUDGET } from '../../lib/contract/budget';
 import { tempWorkspace } from '../helpers';
+import { raw } from '../adversarial/net';
 import { readChunks, startClamp, type RunningClamp } from './harness';
 
 let ws: ReturnType<typeof tempWorkspace>;
@@ -115,13 +116,21 @@ describe('the continuation after an approval carries ids, not the message', () =
 
     const fatBody = JSON.stringify({ sessionId, message: { id: assistant.id, role: 'assistant', parts: assistant.parts } });
     expect(Buffer.byteLength(fatBody)).toBeGreaterThan(BUDGET.CHAT_BODY_MAX_BYTES);
-    const fat = await clamp.api('/api/chat', { method: 'POST', body: fatBody, headers: { 'content-type': 'application/json' } });
+    // refused bodies go on connections of their own: the server may close one before the body is read
+    const post = (body: string) =>
+      raw(clamp.port, {
+        method: 'POST',
+        path: '/api/chat',
+        headers: { cookie: `clamp_token=${clamp.token}`, origin: clamp.base, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+        body,
+      });
+    const fat = await post(fatBody);
     expect(fat.status).toBe(413);
-    expect((await fat.text()).trim()).toMatch(/^(\{"error":")?The request body is larger than \d+ bytes\. Send less\.("\})?$/);
+    expect(fat.body.trim()).toMatch(/^(\{"error":")?The request body is larger than \d+ bytes\. Send less\.("\})?$/);
     // a body past the chat route's own cap (below the door's): the route counts it
-    const long = await clamp.api('/api/chat', { json: { sessionId, message: { id: 'big-user-2', text: 'y'.repeat(BUDGET.CHAT_BODY_MAX_BYTES) } } });
+    const long = await post(JSON.stringify({ sessionId, message: { id: 'big-user-2', text: 'y'.repeat(BUDGET.CHAT_BODY_MAX_BYTES) } }));
     expect(long.status).toBe(413);
-    expect(((await long.json()) as { error: string }).error).toBe(`The request body is larger than ${BUDGET.CHAT_BODY_MAX_BYTES} bytes. Send less.`);
+    expect((JSON.parse(long.body) as { error: string }).error).toBe(`The request body is larger than ${BUDGET.CHAT_BODY_MAX_BYTES} bytes. Send less.`);
     // the old shape, even small, is not a chat body any more
     const old = await clamp.api('/api/chat', { json: { sessionId, message: { id: assistant.id, role: 'assistant', parts: [] } } });
     expect(old.status).toBe(400);
