@@ -112,17 +112,29 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
     });
   }
   // a name the registry does not have: dispatch answers it (nothing runs), so it can run alongside reads
-  const standIn = (name: string) =>
-    dynamicTool({
-      description: '',
-      inputSchema: jsonSchema<unknown>({}),
-      execute: (input: unknown, opts: { toolCallId: string; abortSignal?: AbortSignal }) =>
-        o.scheduler.schedule('read', () => run(name, input, opts.toolCallId, opts.abortSignal)),
-      toModelOutput: modelOutput,
-    });
-  // only own entries are listed (Object.keys/entries); a look-up of any other name gets the stand-in
+  const standIns = new Map<string, ToolSet[string]>();
+  const standIn = (name: string): ToolSet[string] => {
+    let t = standIns.get(name);
+    if (!t) {
+      t = dynamicTool({
+        description: '',
+        inputSchema: jsonSchema<unknown>({}),
+        execute: (input: unknown, opts: { toolCallId: string; abortSignal?: AbortSignal }) =>
+          o.scheduler.schedule('read', () => run(name, input, opts.toolCallId, opts.abortSignal)),
+        toModelOutput: modelOutput,
+      });
+      standIns.set(name, t!);
+    }
+    return t!;
+  };
+  // only the registry's tools are listed (Object.keys/entries: what the model can be told about); a
+  // look-up of any other name, by property or own-property check, finds its stand-in
+  const other = (target: ToolSet, key: string | symbol): key is string => typeof key === 'string' && !Object.hasOwn(target, key);
   return new Proxy(tools, {
-    get: (target, key, receiver) => (typeof key === 'string' && !Object.hasOwn(target, key) ? standIn(key) : Reflect.get(target, key, receiver)),
+    get: (target, key, receiver) => (other(target, key) ? standIn(key) : Reflect.get(target, key, receiver)),
+    has: (target, key) => other(target, key) || Reflect.has(target, key),
+    getOwnPropertyDescriptor: (target, key) =>
+      other(target, key) ? { value: standIn(key), writable: false, enumerable: false, configurable: true } : Reflect.getOwnPropertyDescriptor(target, key),
   });
 }
 

@@ -155,6 +155,13 @@ describe('every call reaches dispatch and the model reads its text', () => {
     expect(cards[0]).toMatchObject({ type: 'dynamic-tool', toolName: 'nope' });
     expect(cards[2]).toMatchObject({ type: 'tool-peek' });
     expect(saved.at(-1)!.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('')).toBe('ok');
+
+    // the next turn, rebuilt from the stored conversation, still gives the model dispatch's texts
+    const next = modelCalling([]);
+    await turn(h.host, next.model, [...saved, { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'again' }] }]);
+    const replayed = readBack(next.prompts[0]);
+    expect(replayed['c-unknown']).toEqual({ type: 'error-text', text: 'Unknown tool `nope`. Available: peek, append.' });
+    expect(replayed['c-malformed'].text).toBe("Invalid arguments for peek: they are not valid JSON. Send a JSON object matching the tool's schema.");
   });
 
   it('a tool the mode forbids: not listed to the model, and refused by dispatch when called anyway', async () => {
