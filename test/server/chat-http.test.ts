@@ -104,75 +104,6 @@ function toolTexts(req: FakeRequest): Record<string, string> {
   return Object.fromEntries(req.body.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id!, messageText(m)]));
 }
 
-describe('the continuation after an approval carries ids, not the message', () => {
-  it('approving a 3 MB write: the old body with the whole message is refused (413), the slim continuation runs the write', { timeout: 120_000 }, async () => {
-    const sessionId = await newSession();
-    const chat = await clamp.api('/api/chat', { json: { sessionId, message: { id: 'big-user-1', text: '[big-write] write the data file' } } });
-    expect(chat.status).toBe(200);
-    expect((await readChunks(chat)).some((c) => c.type === 'tool-approval-request' && c.toolCallId === 'call_big')).toBe(true);
-    const detail = (await (await clamp.api(`/api/sessions/${sessionId}`)).json()) as { messages: Array<{ id: string; role: string; parts: unknown[] }> };
-    const assistant = detail.messages.at(-1)!;
-    expect((await clamp.api(`/api/sessions/${sessionId}/approvals/call_big`, { json: { answer: 'once' } })).status).toBe(200);
-
-    const fatBody = JSON.stringify({ sessionId, message: { id: assistant.id, role: 'assistant', parts: assistant.parts } });
-    expect(Buffer.byteLength(fatBody)).toBeGreaterThan(BUDGET.CHAT_BODY_MAX_BYTES);
-    // refused bodies go on connections of their own: the server may close one before the body is read
-    const post = (body: string) =>
-      raw(clamp.port, {
-        method: 'POST',
-        path: '/api/chat',
-        headers: { cookie: `clamp_token=${clamp.token}`, origin: clamp.base, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-        body,
-      });
-    const fat = await post(fatBody);
-    expect(fat.status).toBe(413);
-    expect(fat.body.trim()).toMatch(/^(\{"error":")?The request body is larger than \d+ bytes\. Send less\.("\})?$/);
-    // a body past the chat route's own cap (below the door's): the route counts it
-    const long = await post(JSON.stringify({ sessionId, message: { id: 'big-user-2', text: 'y'.repeat(BUDGET.CHAT_BODY_MAX_BYTES) } }));
-    expect(long.status).toBe(413);
-    expect((JSON.parse(long.body) as { error: string }).error).toBe(`The request body is larger than ${BUDGET.CHAT_BODY_MAX_BYTES} bytes. Send less.`);
-    // the old shape, even small, is not a chat body any more
-    const old = await clamp.api('/api/chat', { json: { sessionId, message: { id: assistant.id, role: 'assistant', parts: [] } } });
-    expect(old.status).toBe(400);
-    expect(((await old.json()) as { error: string }).error).toBe('Invalid request: field "message.text": Invalid input: expected string, received undefined; field "message": Unrecognized keys: "role", "parts".');
-    expect(fs.existsSync(path.join(ws.workspace, 'big.txt'))).toBe(false);
-
-    const slim = { sessionId, continue: { messageId: assistant.id } };
-    expect(Buffer.byteLength(JSON.stringify(slim))).toBeLessThan(200);
-    const cont = await clamp.api('/api/chat', { json: slim });
-    expect(cont.status).toBe(200);
-    const chunks = await readChunks(cont);
-    expect(chunks.find((c) => c.type === 'tool-output-available' && c.toolCallId === 'call_big')).toMatchObject({ output: { status: 'ok' } });
-    expect(ws.read('big.txt')).toBe(BIG);
-    expect(chunks.filter((c) => c.type === 'text-delta').map((c) => c.delta).join('')).toBe('Finished.');
-  });
-});
-
-describe('every call the model makes gets Clamp\'s own text, none a provider error', () => {
-  it('in plan mode: a forbidden write, malformed JSON, an unknown tool and invalid arguments, through the real server', { timeout: 60_000 }, async () => {
-    const sessionId = await newSession('plan');
-    const before = fake.requests.length;
-    const chat = await clamp.api('/api/chat', { json: { sessionId, message: { id: 'ref-user-1', text: '[refusals] try things' } } });
-    expect(chat.status).toBe(200);
-    const chunks = await readChunks(chat);
-    expect(chunks.filter((c) => c.type === 'error' || c.type === 'data-notice' || c.type === 'tool-output-error' || c.type === 'tool-input-error')).toEqual([]);
-    const outputs = Object.fromEntries(chunks.filter((c) => c.type === 'tool-output-available').map((c) => [c.toolCallId, (c.output as { status: string }).status]));
-    expect(outputs).toEqual({ call_forbidden: 'denied', call_malformed: 'error', call_unknown: 'error', call_invalid: 'error' });
-    const [first, second] = fake.requests.slice(before);
-    // the model is told about the mode's tools only
-    const listed = first.body.tools!.map((t) => t.function.name);
-    expect(listed).toContain('read_file');
-    expect(listed).not.toContain('write_file');
-    expect(listed).not.toContain('run_command');
-    const told = toolTexts(second);
-    expect(told.call_forbidden).toBe('write_file is not available: file changes are not allowed in plan mode. Do not retry it; use the read-only tools, or ask the user to switch modes.');
-    expect(told.call_malformed).toBe("Invalid arguments for read_file: they are not valid JSON. Send a JSON object matching the tool's schema.");
-    expect(told.call_unknown).toMatch(/^Unknown tool `no_such_tool`\. Available: read_file, /);
-    expect(told.call_invalid).toMatch(/^Invalid arguments for read_file:\n- `limit`: expected number, got the string "all"/);
-    expect(fs.existsSync(path.join(ws.workspace, 'nope.txt'))).toBe(false);
-  });
-});
-
 describe('the launcher', () => {
   it('explains a port that is taken instead of crashing', { timeout: 120_000 }, () => {
     const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/clamp.mjs')], {
@@ -239,5 +170,76 @@ describe('a chat with an approval, across a crash and restart', () => {
     const replay = await clamp.api('/api/chat', { json: { sessionId: session.id, continue: { messageId: assistant.id } } });
     expect(replay.status).toBe(409);
     expect(fs.existsSync(path.join(ws.workspace, 'out.txt'))).toBe(false);
+  });
+});
+
+// these run after the crash test, on the server it restarted: the launcher test's spawnSync blocks this
+// process, and a keep-alive socket left idle meanwhile is closed by the server under the next request
+describe('the continuation after an approval carries ids, not the message', () => {
+  it('approving a 3 MB write: the old body with the whole message is refused (413), the slim continuation runs the write', { timeout: 120_000 }, async () => {
+    const sessionId = await newSession();
+    const chat = await clamp.api('/api/chat', { json: { sessionId, message: { id: 'big-user-1', text: '[big-write] write the data file' } } });
+    expect(chat.status).toBe(200);
+    expect((await readChunks(chat)).some((c) => c.type === 'tool-approval-request' && c.toolCallId === 'call_big')).toBe(true);
+    const detail = (await (await clamp.api(`/api/sessions/${sessionId}`)).json()) as { messages: Array<{ id: string; role: string; parts: unknown[] }> };
+    const assistant = detail.messages.at(-1)!;
+    expect((await clamp.api(`/api/sessions/${sessionId}/approvals/call_big`, { json: { answer: 'once' } })).status).toBe(200);
+
+    const fatBody = JSON.stringify({ sessionId, message: { id: assistant.id, role: 'assistant', parts: assistant.parts } });
+    expect(Buffer.byteLength(fatBody)).toBeGreaterThan(BUDGET.CHAT_BODY_MAX_BYTES);
+    // refused bodies go on connections of their own: the server may close one before the body is read
+    const post = (body: string) =>
+      raw(clamp.port, {
+        method: 'POST',
+        path: '/api/chat',
+        headers: { cookie: `clamp_token=${clamp.token}`, origin: clamp.base, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+        body,
+      });
+    const fat = await post(fatBody);
+    expect(fat.status).toBe(413);
+    expect(fat.body.trim()).toMatch(/^(\{"error":")?The request body is larger than \d+ bytes\. Send less\.("\})?$/);
+    // a body past the chat route's own cap (below the door's): the route counts it
+    const long = await post(JSON.stringify({ sessionId, message: { id: 'big-user-2', text: 'y'.repeat(BUDGET.CHAT_BODY_MAX_BYTES) } }));
+    expect(long.status).toBe(413);
+    expect((JSON.parse(long.body) as { error: string }).error).toBe(`The request body is larger than ${BUDGET.CHAT_BODY_MAX_BYTES} bytes. Send less.`);
+    // the old shape, even small, is not a chat body any more
+    const old = await clamp.api('/api/chat', { json: { sessionId, message: { id: assistant.id, role: 'assistant', parts: [] } } });
+    expect(old.status).toBe(400);
+    expect(((await old.json()) as { error: string }).error).toBe('Invalid request: field "message.text": Invalid input: expected string, received undefined; field "message": Unrecognized keys: "role", "parts".');
+    expect(fs.existsSync(path.join(ws.workspace, 'big.txt'))).toBe(false);
+
+    const slim = { sessionId, continue: { messageId: assistant.id } };
+    expect(Buffer.byteLength(JSON.stringify(slim))).toBeLessThan(200);
+    const cont = await clamp.api('/api/chat', { json: slim });
+    expect(cont.status).toBe(200);
+    const chunks = await readChunks(cont);
+    expect(chunks.find((c) => c.type === 'tool-output-available' && c.toolCallId === 'call_big')).toMatchObject({ output: { status: 'ok' } });
+    expect(ws.read('big.txt')).toBe(BIG);
+    expect(chunks.filter((c) => c.type === 'text-delta').map((c) => c.delta).join('')).toBe('Finished.');
+  });
+});
+
+describe('every call the model makes gets Clamp\'s own text, none a provider error', () => {
+  it('in plan mode: a forbidden write, malformed JSON, an unknown tool and invalid arguments, through the real server', { timeout: 60_000 }, async () => {
+    const sessionId = await newSession('plan');
+    const before = fake.requests.length;
+    const chat = await clamp.api('/api/chat', { json: { sessionId, message: { id: 'ref-user-1', text: '[refusals] try things' } } });
+    expect(chat.status).toBe(200);
+    const chunks = await readChunks(chat);
+    expect(chunks.filter((c) => c.type === 'error' || c.type === 'data-notice' || c.type === 'tool-output-error' || c.type === 'tool-input-error')).toEqual([]);
+    const outputs = Object.fromEntries(chunks.filter((c) => c.type === 'tool-output-available').map((c) => [c.toolCallId, (c.output as { status: string }).status]));
+    expect(outputs).toEqual({ call_forbidden: 'denied', call_malformed: 'error', call_unknown: 'error', call_invalid: 'error' });
+    const [first, second] = fake.requests.slice(before);
+    // the model is told about the mode's tools only
+    const listed = first.body.tools!.map((t) => t.function.name);
+    expect(listed).toContain('read_file');
+    expect(listed).not.toContain('write_file');
+    expect(listed).not.toContain('run_command');
+    const told = toolTexts(second);
+    expect(told.call_forbidden).toBe('write_file is not available: file changes are not allowed in plan mode. Do not retry it; use the read-only tools, or ask the user to switch modes.');
+    expect(told.call_malformed).toBe("Invalid arguments for read_file: they are not valid JSON. Send a JSON object matching the tool's schema.");
+    expect(told.call_unknown).toMatch(/^Unknown tool `no_such_tool`\. Available: read_file, /);
+    expect(told.call_invalid).toMatch(/^Invalid arguments for read_file:\n- `limit`: expected number, got the string "all"/);
+    expect(fs.existsSync(path.join(ws.workspace, 'nope.txt'))).toBe(false);
   });
 });
