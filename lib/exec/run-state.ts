@@ -1,5 +1,5 @@
 import { execa, type ResultPromise } from 'execa';
-import { groupAlive, signalGroup, waitGroupGone } from './group';
+import { groupAlive, signalGroup, signalGroupExcept, waitGroupGone } from './group';
 import { trackGroup, untrackGroup } from './leftovers';
 import { logPathsFor, makeLogDir, RunSinks, type LogPaths } from './run-logs';
 import type { KillReason, RunHandle, RunOptions, RunResult } from './run-types';
@@ -8,6 +8,12 @@ import type { KillReason, RunHandle, RunOptions, RunResult } from './run-types';
 export interface SpawnSpec {
   file: string;
   args: readonly string[];
+  env: NodeJS.ProcessEnv;
+  /**
+   * the group leader is the sandbox's outer process: SIGTERM goes to every other member (so the
+   * command can clean up), SIGKILL to the whole group
+   */
+  spareLeader?: boolean;
 }
 
 type Child = ResultPromise<{ buffer: false; encoding: 'buffer' }>;
@@ -38,6 +44,7 @@ export class CommandRun {
   private timeoutTimer: NodeJS.Timeout | undefined;
   private killTimer: NodeJS.Timeout | undefined;
   private watchdog: NodeJS.Timeout | undefined;
+  private spareLeader = false;
   private readonly onAbort = () => void this.kill('user');
 
   constructor(
@@ -49,9 +56,10 @@ export class CommandRun {
   }
 
   /** Spawn and wire everything up; never throws (a failure to start resolves `done` with spawnError). */
-  start(spec: SpawnSpec): this {
+  start(spec: SpawnSpec | { error: string }): this {
     const logError = makeLogDir(this.o.logDir);
-    this.spawn(spec);
+    if ('error' in spec) this.spawnError = spec.error;
+    else this.spawn(spec);
     this.sinks = new RunSinks(this.o, this.paths, !logError && this.pid !== undefined, logError);
     this.sinks.read('stdout', this.child?.stdout);
     this.sinks.read('stderr', this.child?.stderr);
@@ -62,10 +70,11 @@ export class CommandRun {
   }
 
   private spawn(spec: SpawnSpec): void {
+    this.spareLeader = spec.spareLeader === true;
     try {
       this.child = execa(spec.file, spec.args, {
         cwd: this.o.cwd,
-        env: this.o.env ?? process.env,
+        env: spec.env,
         // exactly the environment given: commandEnv has removed Clamp's token and secrets
         extendEnv: false,
         stdin: 'ignore',
@@ -114,7 +123,8 @@ export class CommandRun {
   private armKill(): void {
     if (this.pid === undefined) return;
     const pid = this.pid;
-    signalGroup(pid, 'SIGTERM');
+    if (this.spareLeader) signalGroupExcept(pid, 'SIGTERM', pid);
+    else signalGroup(pid, 'SIGTERM');
     this.killTimer ??= setTimeout(() => signalGroup(pid, 'SIGKILL'), this.o.killGraceMs);
   }
 
@@ -192,6 +202,7 @@ export class CommandRun {
       ...(this.spawnError ? { spawnError: this.spawnError } : {}),
       leftoverStopped: this.leftoverStopped,
       pipesAbandoned: this.pipesAbandoned,
+      ...(this.o.sandbox ? { sandbox: this.o.sandbox } : {}),
     };
   }
 

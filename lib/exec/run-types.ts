@@ -1,4 +1,5 @@
 import type { CaptureSnapshot } from './ring';
+import type { SandboxSpec } from './sandbox';
 
 /** The shapes of the command runner: what a caller passes, what it gets back, and the handle of a run. */
 
@@ -29,6 +30,8 @@ export interface RunOptions {
   onOutput?: (stream: StreamName, text: string) => void;
   progressIntervalMs?: number;
   progressMaxBytes?: number;
+  /** confine the command with bubblewrap (absent: it runs unconfined); it fails to start when bwrap cannot */
+  sandbox?: SandboxSpec;
 }
 
 export interface RunResult {
@@ -51,8 +54,10 @@ export interface RunResult {
   combinedLogPath: string;
   /** the log could not be written (disk full …); the capture is all there is */
   logError?: string;
-  /** the shell could not be started */
+  /** the shell could not be started (or the sandbox around it) */
   spawnError?: string;
+  /** the sandbox it ran in; absent when it ran unconfined */
+  sandbox?: SandboxSpec;
   /** processes the command left running in its group were stopped after it exited */
   leftoverStopped: boolean;
   /** a process outside the group (it called setsid) held the pipes open; Clamp stopped reading */

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { CommandRun } from './run-state';
+import { CommandRun, type SpawnSpec } from './run-state';
+import { sandboxArgs, sandboxStatus, withoutSecrets } from './sandbox';
 import type { RunHandle, RunOptions, RunResult } from './run-types';
 
 /**
@@ -51,7 +52,28 @@ export function newRunId(prefix = 'cmd'): string {
 /** Start a command in its own process group. Never throws: a failure to start resolves `done` with spawnError. */
 export function startCommand(o: RunOptions): RunHandle {
   const run = new CommandRun(o, o.id ?? newRunId());
-  return run.start({ file: shellPath(), args: ['-c', o.command] }).handle();
+  return run.start(spawnSpec(o)).handle();
+}
+
+/** The shell, or bwrap around it when the run is sandboxed; an error (never an unconfined run) when the sandbox cannot start. */
+function spawnSpec(o: RunOptions): SpawnSpec | { error: string } {
+  const env = o.env ?? commandEnv();
+  const shell = [shellPath(), '-c', o.command];
+  if (!o.sandbox) return { file: shell[0]!, args: shell.slice(1), env };
+  const status = sandboxStatus();
+  if (!status.available) return { error: `the sandbox could not start: ${status.problem}` };
+  const inner = withoutSecrets(env);
+  if (o.sandbox.scratchDir && o.sandbox.level === 'workspace-write') {
+    inner.CLAMP_SCRATCH = o.sandbox.scratchDir;
+    // caches go to the scratch folder: HOME is read-only inside
+    inner.XDG_CACHE_HOME ??= `${o.sandbox.scratchDir}/cache`;
+    inner.npm_config_cache ??= `${o.sandbox.scratchDir}/npm-cache`;
+  }
+  try {
+    return { file: status.bwrap!, args: [...sandboxArgs(o.sandbox, o.cwd, inner), ...shell], env: inner, spareLeader: true };
+  } catch (err) {
+    return { error: `the sandbox could not be set up: ${err instanceof Error ? err.message : String(err)}` };
+  }
 }
 
 /** Run a command to the end (the foreground path: start + await). Never throws. */
