@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { execa, type ResultPromise } from 'execa';
 import { groupAlive, signalGroup, signalGroupExcept, waitGroupGone } from './group';
 import { trackGroup, untrackGroup } from './leftovers';
@@ -140,9 +141,15 @@ export class CommandRun {
     this.exitedAt = Date.now();
     this.exitCode = code;
     this.exitSignal = sig;
+    // bwrap reports a command a signal ended as 128 + the signal: read it back as the signal when Clamp sent one
+    if (this.spareLeader && this.killedBy !== null && code !== null && code > 128) {
+      const name = Object.entries(os.constants.signals).find(([, n]) => n === code - 128)?.[0];
+      if (name) [this.exitCode, this.exitSignal] = [null, name as NodeJS.Signals];
+    }
     clearTimeout(this.timeoutTimer);
     if (this.pid === undefined) return;
-    if (groupAlive(this.pid)) {
+    // in the sandbox the end of its pid namespace takes whatever the shell left running (the kernel kills it)
+    if (!this.spareLeader && groupAlive(this.pid)) {
       // the shell is gone but something it started still runs (and may hold our pipes): stop it
       if (this.killedBy === null) this.leftoverStopped = true;
       this.armKill();
@@ -175,6 +182,8 @@ export class CommandRun {
   private async stopLeftovers(): Promise<void> {
     const pid = this.pid;
     if (pid === undefined || !groupAlive(pid)) return;
+    // a sandbox's namespace is being torn down: give the kernel a moment before calling anything a leftover
+    if (this.spareLeader && (await waitGroupGone(pid, 500))) return;
     this.leftoverStopped ||= this.exitedAt !== undefined && this.killedBy === null;
     this.armKill();
     if (!(await waitGroupGone(pid, this.o.killGraceMs + 1000))) signalGroup(pid, 'SIGKILL');
