@@ -96,7 +96,7 @@ export interface PrunedInfo {
   items: PrunedItem[];
 }
 
-/** data-compaction: the messages before firstKeptMessageId (and, inside it, before the step of firstKeptToolCallId) are sent as summary. */
+/** data-compaction: the steps before firstKeptStep are sent as the summary from here on (the store keeps them all). */
 export interface CompactionInfo {
   id: string;
   step: number;
@@ -105,9 +105,10 @@ export interface CompactionInfo {
   /** the structured summary the model wrote (or, on fallback, the note saying none could be written) */
   summary: string;
   trigger: 'auto' | 'manual' | 'overflow';
+  /** the message holding the first step sent verbatim after the summary */
   firstKeptMessageId: string;
-  /** set when the cut falls inside a message: the first kept step is the one that made this call */
-  firstKeptToolCallId: string | null;
+  /** the first step (session step number) sent verbatim after the summary */
+  firstKeptStep: number;
   /** 'fallback-pruning': the summary failed (error, empty, over budget) and older results were pruned harder instead */
   outcome: 'summary' | 'fallback-pruning';
   /** how long the compaction took */
