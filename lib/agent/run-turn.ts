@@ -69,7 +69,6 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
     onFinish: ({ messages, isAborted }) => o.save(isAborted ? markStopped(messages) : messages),
     execute: async ({ writer }) => {
       const scheduler = new CallScheduler();
-      let keeper: ContextKeeper | undefined;
       const tools = buildAgentTools({
         reg: o.reg,
         host: o.host,
@@ -81,7 +80,8 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
         },
         onApprovalInfo: (info) => writer.write({ type: 'data-approval-info', id: `approval-${info.toolCallId}`, data: info }),
         onResult: (toolCallId, _name, r) => {
-          keeper?.noteResult(toolCallId, r);
+          // tools run only once the loop runs, after the keeper exists
+          keeper.noteResult(toolCallId, r);
           const todos = r.meta?.todos;
           if (Array.isArray(todos)) writer.write({ type: 'data-todos', id: 'todos', data: { items: todos as TodoItem[] } });
         },
@@ -89,7 +89,7 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
       const sys = buildSystemPrompt({ workspace: o.host.workspace, dataDir: o.host.dataDir, extra: o.systemExtra });
       const last = o.messages.at(-1);
       let messageId = last?.role === 'assistant' ? last.id : '';
-      keeper = new ContextKeeper({
+      const keeper = new ContextKeeper({
         model: o.model,
         status: o.status,
         budget,
