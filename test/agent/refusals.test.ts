@@ -82,7 +82,7 @@ async function turn(host: ReturnType<typeof memoryHost>['host'], model: MockLang
     host,
     reg,
     model,
-    status: { configured: true, provider: 'scripted', model: 't', label: 'test model', windowTokens: 200_000, scripted: true },
+    status: { configured: true, provider: 'scripted', model: 't', label: 'test model', windowTokens: 200_000, windowSource: { kind: 'settings', detail: 'test' }, scripted: true },
     messages,
     signal: new AbortController().signal,
     approvalSecret: 'test-secret-test-secret-test-secret',
