@@ -1,21 +1,10 @@
 import type { Truncation } from '../contract/types';
-import { byteLength, countLines, cutHead, cutTail, formatBytes, formatCount, headBytes, tailBytes } from '../contract/text';
+import { byteLength, countLines, cutHead, cutTail, decodeCut, formatBytes, formatCount, formatDuration, headBytes, tailBytes } from '../contract/text';
 import type { CaptureSnapshot } from './ring';
 import type { RunResult, StreamName } from './runner';
 
 /** Output that looks like a failure keeps its head too: the first error is often the cause. */
 const ERRORISH = /error|fail|exception|traceback|panic/i;
-
-/** "2 s", "1.5 s": a timeout as the model passed it, in seconds. */
-export function formatSeconds(ms: number): string {
-  const s = ms / 1000;
-  return `${Number.isInteger(s) ? s : Number(s.toFixed(1))} s`;
-}
-
-/** A run's duration: milliseconds below a second, else seconds with one decimal. */
-export function formatDuration(ms: number): string {
-  return ms < 1000 ? `${Math.max(0, Math.round(ms))} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
 
 /**
  * How a run ended, in words that cannot be confused with each other: a normal exit gives its
@@ -23,7 +12,7 @@ export function formatDuration(ms: number): string {
  */
 export function statusLine(r: Pick<RunResult, 'exitCode' | 'signal' | 'killedBy' | 'timeoutMs' | 'spawnError'>): string {
   if (r.spawnError) return `failed to start: ${r.spawnError}`;
-  if (r.killedBy === 'timeout') return `killed: timed out after ${formatSeconds(r.timeoutMs ?? 0)}`;
+  if (r.killedBy === 'timeout') return `killed: timed out after ${formatDuration(r.timeoutMs ?? 0)}`;
   if (r.killedBy === 'user') return 'killed by the user';
   if (r.killedBy === 'shutdown') return 'killed: Clamp was shutting down';
   if (r.exitCode !== null) return `exit code ${r.exitCode}`;
@@ -36,18 +25,8 @@ function decode(s: CaptureSnapshot): { whole?: string; head: string; tail: strin
     const whole = Buffer.concat([s.head, s.tail]).toString('utf8');
     return { whole, head: whole, tail: whole };
   }
-  let end = s.head.length;
-  // drop a character the head cut in two, and skip continuation bytes the tail starts with
-  let k = end;
-  while (k > 0 && (s.head[k - 1] & 0xc0) === 0x80) k--;
-  if (k > 0 && s.head[k - 1] >= 0xc0) {
-    const lead = s.head[k - 1];
-    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
-    if (end - (k - 1) < need) end = k - 1;
-  }
-  let start = 0;
-  while (start < s.tail.length && (s.tail[start] & 0xc0) === 0x80) start++;
-  return { head: s.head.subarray(0, end).toString('utf8'), tail: s.tail.subarray(start).toString('utf8') };
+  // drop a character the head cut in two, and the continuation bytes the tail starts with
+  return { head: decodeCut(s.head, { end: true }), tail: decodeCut(s.tail, { start: true }) };
 }
 
 interface StreamView {
@@ -115,7 +94,7 @@ export interface FormattedRun {
 function nextStep(r: RunResult, timeoutMaxMs: number): string | undefined {
   if (r.killedBy === 'timeout') {
     return (
-      `It did not finish within ${formatSeconds(r.timeoutMs ?? 0)}; its whole process group was stopped. ` +
+      `It did not finish within ${formatDuration(r.timeoutMs ?? 0)}; its whole process group was stopped. ` +
       `If it needs longer, pass a larger timeout_ms (at most ${formatCount(timeoutMaxMs)}), or run it with background: true and follow it with task_output.`
     );
   }

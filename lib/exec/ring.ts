@@ -3,6 +3,8 @@
  * prints; totals (bytes and lines) are counted for everything, kept or not, so notes can say what was cut.
  */
 
+import { utf8End } from '../contract/text';
+
 const NL = 0x0a;
 
 /**
@@ -274,8 +276,7 @@ export class UnreadQueue {
     let n = Math.min(held, Math.max(0, Math.floor(maxBytes)));
     if (n < held) {
       const view = this.ring.peek(n + 1);
-      // never split a UTF-8 character: step back over continuation bytes
-      while (n > 0 && (view[n] & 0xc0) === 0x80) n--;
+      n = utf8End(view, n);
       const nl = n > 0 ? view.lastIndexOf(NL, n - 1) : -1;
       if (nl !== -1 && nl + 1 > n * 0.75) n = nl + 1;
     }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FilePage } from '../contract/protocol';
+import { utf8End } from '../contract/text';
 import { isInside, outputRoots } from '../policy/workspace';
 import { HttpError } from './http';
 
@@ -59,7 +60,7 @@ export function readFilePage(file: string, offset: number, limit: number): FileP
     if (!eof) {
       const nl = buf.subarray(0, n).lastIndexOf(0x0a);
       if (nl !== -1) end = nl + 1;
-      else while (end > 0 && (buf[end] & 0xc0) === 0x80) end--; // one huge line: cut on a character boundary
+      else end = utf8End(buf.subarray(0, n)); // one huge line: cut on a character boundary
     }
     return { path: file, text: buf.subarray(0, end).toString('utf8'), offset: start, nextOffset: start + end, totalBytes: size, eof: start + end >= size };
   } finally {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
-import { clipLine, formatBytes } from '../../contract/text';
-import { formatDuration } from '../../exec/format';
+import { clipLine, formatBytes, formatDuration } from '../../contract/text';
 import { tasksFor, type TaskInfo } from '../../tasks/manager';
 
 /** "running", "exited (exit code 0)", "timed out (killed: timed out after 2 s)". */

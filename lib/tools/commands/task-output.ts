@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
 import { ToolError, type ToolContext, type Truncation } from '../../contract/types';
-import { byteLength, clipLine, formatBytes, formatCount } from '../../contract/text';
-import { formatDuration } from '../../exec/format';
+import { byteLength, clipLine, formatBytes, formatCount, formatDuration } from '../../contract/text';
 import type { UnreadSlice } from '../../exec/ring';
 import { tasksFor, type TaskInfo, type TaskManager } from '../../tasks/manager';
 import type { TaskStream } from '../../tasks/events';

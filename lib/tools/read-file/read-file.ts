@@ -17,7 +17,7 @@ import { defineTool } from '../../contract/types';
 import { ToolError, type ToolContext } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
 import { outputRoots, resolveInWorkspace } from '../../policy/workspace';
-import { formatBytes, formatCount } from '../../contract/text';
+import { formatBytes, formatCount, utf8End } from '../../contract/text';
 import { sniffBinary } from './binary';
 import { notFoundError, pathArg } from '../common/near-names';
 import { LineIndex, countBytesRead } from './line-index';
@@ -47,14 +47,6 @@ interface Scan {
   complete: boolean;
   /** bytes scanned from the start of the file */
   scanned: number;
-}
-
-/** Largest k <= max that does not split a UTF-8 character in buf (steps back at most 3 bytes). */
-function charBoundary(buf: Buffer, max: number): number {
-  if (max >= buf.length) return buf.length;
-  let k = max;
-  while (k > 0 && max - k < 3 && (buf[k] & 0xc0) === 0x80) k--;
-  return (buf[k] & 0xc0) === 0x80 ? max : k;
 }
 
 const digits = (n: number) => String(Math.max(1, n)).length;
@@ -110,7 +102,7 @@ async function scanFile(fh: fs.promises.FileHandle, size: number, offset: number
     const cut = total > maxLine;
     let text: string;
     if (cut) {
-      const k = charBoundary(body, maxLine);
+      const k = utf8End(body, maxLine);
       text = `${utf8.decode(body.subarray(0, k))}… [line cut: ${formatCount(total - k)} more bytes]`;
     } else {
       text = utf8.decode(body);

@@ -16,10 +16,10 @@ import { z } from 'zod';
 import { defineTool } from '../../contract/types';
 import { ToolError, type ToolContext, type ToolOutput, type Truncation } from '../../contract/types';
 import { BUDGET, type Budget } from '../../contract/budget';
-import { byteLength, clipLine, countLines, cutHead, formatBytes, formatCount } from '../../contract/text';
+import { byteLength, clipLine, countLines, cutHead, formatBytes, formatCount, formatDuration } from '../../contract/text';
 import { spillText } from '../../contract/spill';
 import { htmlToMarkdown } from './html-to-markdown';
-import { discard, formatDuration, getOnce, readBody, stepError, WebDeadline } from './request';
+import { discard, getOnce, readBody, stepError, WebDeadline } from './request';
 
 const TOOL = 'web_fetch';
 /** URLs in the header are clipped to this (the model has the one it asked for). */
