@@ -1,5 +1,5 @@
 import type { Truncation } from '../contract/types';
-import { byteLength, countLines, cutHead, cutTail, decodeCut, formatBytes, formatCount, formatDuration, headBytes, tailBytes } from '../contract/text';
+import { byteLength, countLines, cutHead, cutTail, decodeCut, fitWithNote, formatBytes, formatCount, formatDuration, tailBytes } from '../contract/text';
 import type { CaptureSnapshot } from './ring';
 import type { RunResult, StreamName } from './runner';
 
@@ -31,6 +31,8 @@ function decode(s: CaptureSnapshot): { whole?: string; head: string; tail: strin
 
 interface StreamView {
   body: string;
+  /** the stream's text that body shows (without marker and note) */
+  kept: string;
   cut: boolean;
   shownBytes: number;
   omittedBytes: number;
@@ -46,10 +48,10 @@ function newlines(s: string): number {
 /** One stream's section body within room bytes (plus its note). */
 function renderStream(name: StreamName, s: CaptureSnapshot, room: number, failed: boolean, logPath: string, logError?: string): StreamView {
   const text = decode(s);
-  if (s.totalBytes === 0) return { body: '(empty)', cut: false, shownBytes: 0, omittedBytes: 0, omittedLines: 0 };
+  if (s.totalBytes === 0) return { body: '(empty)', kept: '', cut: false, shownBytes: 0, omittedBytes: 0, omittedLines: 0 };
   if (text.whole !== undefined && byteLength(text.whole) <= room) {
     const body = text.whole.endsWith('\n') ? text.whole.slice(0, -1) : text.whole;
-    return { body, cut: false, shownBytes: s.totalBytes, omittedBytes: 0, omittedLines: 0 };
+    return { body, kept: body, cut: false, shownBytes: s.totalBytes, omittedBytes: 0, omittedLines: 0 };
   }
   room = Math.max(0, room);
   const keepHead = failed || ERRORISH.test(tailBytes(text.tail, Math.max(room, 1)));
@@ -72,7 +74,7 @@ function renderStream(name: StreamName, s: CaptureSnapshot, room: number, failed
     `${formatCount(omittedBytes)} bytes and ${formatCount(omittedLines)} lines omitted. ${where}]`;
   const headPart = head === '' ? '' : head.endsWith('\n') ? head : `${head}\n`;
   const tailPart = tail.endsWith('\n') ? tail.slice(0, -1) : tail;
-  return { body: `${headPart}${marker}\n${tailPart}\n${note}`, cut: true, shownBytes, omittedBytes, omittedLines };
+  return { body: `${headPart}${marker}\n${tailPart}\n${note}`, kept: head + tail, cut: true, shownBytes, omittedBytes, omittedLines };
 }
 
 export interface FormatOptions {
@@ -119,30 +121,18 @@ export function formatRun(r: RunResult, o: FormatOptions): FormattedRun {
     `duration: ${formatDuration(r.durationMs)}\n` +
     notes.map((n) => `note: ${n}\n`).join('');
   const failed = r.killedBy !== null || r.exitCode !== 0;
-  const build = (roomOut: number, roomErr: number) => {
-    const out = renderStream('stdout', r.stdout, roomOut, failed, r.logPaths.stdout, r.logError);
-    const err = renderStream('stderr', r.stderr, roomErr, failed, r.logPaths.stderr, r.logError);
-    return { out, err, text: `${prefix}stdout:\n${out.body}\nstderr:\n${err.body}` };
-  };
-  const frame = byteLength(prefix) + byteLength('stdout:\n\nstderr:\n');
-  let room = o.maxBytes - frame;
-  let built = build(room, room);
-  if (byteLength(built.text) > o.maxBytes) {
-    // each cut stream needs room for its marker and note; split the rest between the two
-    const reserve = 2 * (420 + byteLength(r.logPaths.stdout) + byteLength(r.logError ?? ''));
-    room = o.maxBytes - frame - reserve;
+  // the room left by the status lines and both streams' markers and notes (measured) is split between the streams
+  const build = (room: number) => {
     const a = r.stdout.totalBytes;
     const b = r.stderr.totalBytes;
-    for (let attempt = 0; attempt < 6; attempt++) {
-      const half = Math.floor(room / 2);
-      const [ra, rb] = a <= half ? [a, room - a] : b <= half ? [room - b, b] : [half, room - half];
-      built = build(ra, rb);
-      const over = byteLength(built.text) - o.maxBytes;
-      if (over <= 0) break;
-      room -= over + 64;
-    }
-    if (byteLength(built.text) > o.maxBytes) built = { ...built, text: headBytes(built.text, o.maxBytes) };
-  }
+    const half = Math.floor(room / 2);
+    const [ra, rb] = a <= half ? [a, room - a] : b <= half ? [room - b, b] : [half, room - half];
+    const out = renderStream('stdout', r.stdout, ra, failed, r.logPaths.stdout, r.logError);
+    const err = renderStream('stderr', r.stderr, rb, failed, r.logPaths.stderr, r.logError);
+    return { out, err, text: out.kept + err.kept, full: `${prefix}stdout:\n${out.body}\nstderr:\n${err.body}` };
+  };
+  const fit = fitWithNote(o.maxBytes, build, (v) => v.full);
+  const built = { ...fit.cut, text: fit.text };
   const { out, err } = built;
   if (!out.cut && !err.cut) return { text: built.text, truncation: null, ...(step ? { hint: step } : {}) };
   const spillPath = out.cut ? r.logPaths.stdout : r.logPaths.stderr;

@@ -72,7 +72,7 @@ function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel
     ? `It runs until it exits, is stopped with task_kill, Clamp shuts down, or ${formatDuration(timeoutMs)} pass (timeout_ms).`
     : 'It has no timeout: it runs until it exits, is stopped with task_kill, or Clamp shuts down.';
   const output = [
-    `Started background task ${info.id} (pid ${info.pid ?? 'unknown'}) in ${cwd.rel}: ${clipLine(input.command, 200)}`,
+    `Started background task ${info.id} (pid ${info.pid ?? 'unknown'}) in ${cwd.rel}: ${clipLine(input.command, b.COMMAND_SHOWN_MAX_BYTES)}`,
     ...(note ? [`note: ${note}`] : []),
     ends,
     `Read its output with task_output(id: "${info.id}"); pass wait_ms (at most ${formatCount(b.TASK_WAIT_MAX_MS)}) to wait for new output or its exit instead of polling. ` +

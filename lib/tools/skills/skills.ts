@@ -33,7 +33,7 @@ export const skillTool = defineTool({
     const skill = skills.find((s) => s.name === name) ?? skills.find((s) => s.name.toLowerCase() === name.toLowerCase());
     if (!skill) {
       const step = skills.length ? `Available skills: ${skills.map((s) => s.name).join(', ')}. Call skill with one of these names.` : 'No skills are installed; carry on without one.';
-      throw new ToolError(`Unknown skill: ${clipLine(name, 100)}. ${step}`, step);
+      throw new ToolError(`Unknown skill: ${clipLine(name, b.NAME_SHOWN_MAX_BYTES)}. ${step}`, step);
     }
     let text: string;
     try {
