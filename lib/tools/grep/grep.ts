@@ -309,7 +309,7 @@ function present(r: SearchResult & { trimmed?: boolean }, s: Shown) {
     } else {
       notes.push(`No matches for ${s.pattern.display} in ${where} (${searched}).`);
     }
-  } else if (!r.stop) {
+  } else if (!r.stop && !r.trimmed) {
     notes.push(
       s.mode === 'files_with_matches'
         ? `${plural(r.filesWithMatches, 'file')} match${r.filesWithMatches === 1 ? 'es' : ''} (${searched}).`
