@@ -66,16 +66,19 @@ export function decodeCut(buf: Uint8Array, o: { start?: boolean; end?: boolean }
 
 /** The first at most maxBytes bytes of s, cut on a character boundary. */
 export function headBytes(s: string, maxBytes: number): string {
-  const buf = encoder.encode(s);
-  if (buf.length <= maxBytes) return s;
-  return decoder.decode(buf.subarray(0, utf8End(buf, maxBytes)));
+  const max = Math.max(0, Math.floor(maxBytes));
+  // every UTF-16 unit is at least one byte: the first max units hold the cut (a surrogate split there is dropped by the cut)
+  const buf = encoder.encode(s.length > max ? s.slice(0, max) : s);
+  if (buf.length <= max && s.length <= max) return s;
+  return decoder.decode(buf.subarray(0, utf8End(buf, max)));
 }
 
 /** The last at most maxBytes bytes of s, cut on a character boundary. */
 export function tailBytes(s: string, maxBytes: number): string {
-  const buf = encoder.encode(s);
-  if (buf.length <= maxBytes) return s;
-  return decoder.decode(buf.subarray(utf8Start(buf, buf.length - Math.max(0, maxBytes))));
+  const max = Math.max(0, Math.floor(maxBytes));
+  const buf = encoder.encode(s.length > max ? s.slice(s.length - max) : s);
+  if (buf.length <= max && s.length <= max) return s;
+  return decoder.decode(buf.subarray(utf8Start(buf, buf.length - max)));
 }
 
 export interface Cut {

@@ -66,6 +66,24 @@ describe('the one UTF-8 cut', () => {
     expect(utf8End(junk, 7)).toBe(7);
     expect(utf8Start(junk, 2)).toBe(5);
   });
+  it('head and tail cuts of long mixed text match a whole-string cut (surrogate pairs split at the slice are dropped)', () => {
+    const chars = ['a', 'é', '中', '😀', '\n'];
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    for (let k = 0; k < 300; k++) {
+      const s = Array.from({ length: 1 + rnd(40) }, () => chars[rnd(chars.length)]).join('');
+      const b = Buffer.from(s, 'utf8');
+      const max = rnd(b.length + 3);
+      const head = headBytes(s, max);
+      const tail = tailBytes(s, max);
+      expect(Buffer.byteLength(head)).toBeLessThanOrEqual(max);
+      expect(Buffer.byteLength(tail)).toBeLessThanOrEqual(max);
+      expect(s.startsWith(head) && s.endsWith(tail)).toBe(true);
+      // nothing more fits: the next character would pass max
+      expect(head === s || Buffer.byteLength(s.slice(0, [...head].join('').length + ([...s.slice(head.length)][0]?.length ?? 0))) > max).toBe(true);
+      expect(head + tail).not.toContain('\uFFFD');
+    }
+  });
   it('counts UTF-8 bytes the same without Buffer (the page)', () => {
     const s = 'a é 中 😀 \ud800 end';
     const want = Buffer.byteLength(s, 'utf8');
