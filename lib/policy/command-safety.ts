@@ -96,13 +96,25 @@ function judgeScript(source: string, ctx: JudgeCtx, startCwds: (string | null)[]
       subs.push({ text: f.text, readOnly: false, nested: [], display: true, findings: [{ tier: 1, reason: `${q(f.text)} is a fork bomb: it copies itself until the machine stops responding` }] });
     }
   }
+  // a substitution is opaque unless what it runs is itself read-only and nothing its output could reach
+  // does more than read: `for i in $(seq 1 9); do npm test; done` runs, `rm $(ls)` and `$(echo rm) x` still ask
+  const reachesWrite = parsed.commands.some((cmd, i) => !subs[i]!.readOnly && cmd.words.some((w) => w.value === null));
   for (const s of parsed.substitutions) {
+    if (!reachesWrite && substitutionReadOnly(s, ctx, startCwds)) continue;
     subs.push({
       text: s, readOnly: false, nested: [], display: false,
       findings: [{ opaque: true, reason: `${q(s)} puts a command's output into the command line, which is only known when it runs` }],
     });
   }
   return { subs, error: parsed.error };
+}
+
+/** The commands inside `$(…)` / backticks are all read-only, with nothing to ask about. */
+function substitutionReadOnly(text: string, ctx: JudgeCtx, cwds: (string | null)[]): boolean {
+  const inner = text.startsWith('$(') && text.endsWith(')') ? text.slice(2, -1) : text.startsWith('`') && text.endsWith('`') ? text.slice(1, -1) : null;
+  if (inner === null || inner.trim() === '' || ctx.depth >= MAX_NESTING) return false;
+  const judged = judgeScript(inner, { ...ctx, depth: ctx.depth + 1 }, cwds);
+  return !judged.error && judged.subs.every((x) => x.readOnly && x.findings.length === 0);
 }
 
 /** Where `cd`/`pushd`/`popd` leaves the shell, for each directory it may start in; null when not a cd. */
