@@ -80,11 +80,14 @@ function judgeScript(source: string, ctx: JudgeCtx, startCwds: (string | null)[]
   const subs: SubJudgement[] = [];
   // every directory a command may run in: a `cd` that can fail leaves both; `cd x && y` runs y in x
   const cwds = new Set(startCwds);
+  // variables the script itself sets to a literal (`a=rm; $a -rf ~`): their uses are judged as what they hold
+  const known = new Map<string, Word | null>();
   const afterCd = new Map<number, (string | null)[]>();
   parsed.commands.forEach((cmd, index) => {
     const guard = [...cmd.guards].reverse().find((g) => afterCd.has(g));
     const here = guard !== undefined ? afterCd.get(guard)! : [...cwds];
-    subs.push(judgeCommand(cmd, parsed.commands, here, ctx));
+    subs.push(judgeCommand(cmd, parsed.commands, here, ctx, known));
+    learnAssignments(cmd, known, source);
     const moved = cdTargets(cmd, here, ctx.home);
     if (moved) {
       afterCd.set(index, moved);
@@ -128,7 +131,56 @@ function cdTargets(cmd: ShellCommand, here: (string | null)[], home: string): (s
   return placesOf(target, { workspace: '/', home, cwds: here }).map((p) => ('abs' in p ? p.abs : null));
 }
 
-function judgeCommand(cmd: ShellCommand, all: readonly ShellCommand[], cwds: (string | null)[], ctx: JudgeCtx): SubJudgement {
+/** Record `name=literal` (a null entry once a name is set to something unknown or to two values). */
+function learnAssignments(cmd: ShellCommand, known: Map<string, Word | null>, source: string): void {
+  if (cmd.kind !== 'assign' && cmd.kind !== 'declare') return;
+  for (const a of cmd.assignments) {
+    const v = a.value && a.value.value !== null && !a.value.glob && !a.value.brace && !boundElsewhere(source, a.name) ? a.value : null;
+    known.set(a.name, known.has(a.name) && known.get(a.name)?.value !== v?.value ? null : v);
+  }
+}
+
+/**
+ * Whether the script may give a variable another value than its one plain assignment: a loop, read,
+ * getopts, let, declare/export/local, printf -v, ${x:=…}, ((x…)), x+=, a second assignment, or
+ * eval/source anywhere (which can set anything). Then its uses stay unknown.
+ */
+function boundElsewhere(source: string, name: string): boolean {
+  if (!/^\w+$/.test(name)) return true;
+  const n = `\\b${name}\\b`;
+  const other = new RegExp(
+    `\\bfor\\s+${name}\\b|\\b(read|getopts|mapfile|readarray|let|declare|typeset|local|export|readonly|printf)\\b[^;&|\\n]*${n}|\\$\\{${name}:?[=?]|\\(\\([^)]*${n}|\\b${name}(\\[[^\\]]*\\])?\\+?=\\(|\\b${name}\\+=|\\b(eval|source|alias)\\b|(^|[;&|(\\s])\\.\\s`,
+  );
+  const assigns = source.match(new RegExp(`(^|[^\\w$])${name}=`, 'g'))?.length ?? 0;
+  return assigns !== 1 || other.test(source);
+}
+
+/** `of=$p`, `$d/build`: one variable inside plain characters */
+const PART_WORD = /^([\w./=:@%+,-]*)\$(?:\{(\w+)\}|(\w+))([\w./:@%+,-]*)$/;
+const VAR_WORD = /^("?)\$(?:\{(\w+)\}|(\w+))\1$/;
+const ECHO_SUBST = /^("?)(?:\$\(\s*(?:echo|printf)\s+(?:'([^']*)'|"([^"$`\\]*)"|([\w./~-]+))\s*\)|`\s*echo\s+([\w./~-]+)\s*`)\1$/;
+
+/** Words whose value the script makes known statically: a variable it set to a literal, `$(echo literal)`. */
+function resolveWords(words: readonly Word[], known: Map<string, Word | null>): Word[] {
+  return words.flatMap((w) => {
+    if (w.value !== null) return [w];
+    const part = PART_WORD.exec(w.raw);
+    if (part) {
+      const inner = known.get(part[2] ?? part[3]!);
+      if (inner?.value != null && !/\s/.test(inner.value)) return [{ ...w, value: `${part[1]}${inner.value}${part[4]}`, tilde: part[1] === '' && inner.tilde }];
+    }
+    const m = VAR_WORD.exec(w.raw);
+    const held = m ? known.get(m[2] ?? m[3]!) : undefined;
+    const e = held ? null : ECHO_SUBST.exec(w.raw);
+    const text = held?.value ?? (e ? (e[2] ?? e[3] ?? e[4] ?? e[5]) : undefined);
+    if (text === undefined || text === null) return [w];
+    const quoted = (m?.[1] ?? e?.[1]) === '"';
+    const parts = quoted ? [text] : text.split(/\s+/).filter(Boolean);
+    return parts.map((p) => ({ ...w, value: p, raw: w.raw, tilde: !quoted && p.startsWith('~') }));
+  });
+}
+
+function judgeCommand(cmd: ShellCommand, all: readonly ShellCommand[], cwds: (string | null)[], ctx: JudgeCtx, known: Map<string, Word | null> = new Map()): SubJudgement {
   const sub: SubJudgement = { text: cmd.text, readOnly: true, findings: [], nested: [], display: true };
   const env = makeEnv(sub, cmd, all, cwds, ctx);
   const self: Check = { name: '', base: '', args: [], vals: [], trusted: true, env };
@@ -146,7 +198,7 @@ function judgeCommand(cmd: ShellCommand, all: readonly ShellCommand[], cwds: (st
       finding(self, { tier: 2, reason: `${q(cmd.text)} sends ${q(r.target.raw)} (a secret: keys, tokens, credentials) to another machine` });
     }
   }
-  if (cmd.kind === 'command') env.argv(cmd.words);
+  if (cmd.kind === 'command') env.argv(resolveWords(cmd.words, known));
   else if (cmd.kind === 'redirect' && !sub.readOnly) sub.key = exactKey(cmd.text);
   return sub;
 }
