@@ -5,6 +5,7 @@ import type {
   ApprovalAnswerBody,
   ModelStatus,
   PermissionMode,
+  SandboxView,
   SavedRule,
   SessionDetail,
   SessionSummary,
@@ -19,6 +20,7 @@ export interface StatusView {
   dataDir: string;
   model: ModelStatus;
   defaultMode: PermissionMode;
+  sandbox: SandboxView;
 }
 
 /** A failed API call: the HTTP status and the server's own message (it names the next step). */

@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { ApprovalAnswer, ApprovalInfo, StoredApproval } from '@/lib/contract/protocol';
-import { rulePatterns } from '@/lib/agent/rule-patterns';
+import { patternText, rulePatterns } from '@/lib/agent/rule-patterns';
 import { ApiError, postApproval } from './api';
 import { DiffView } from './diff-view';
 
@@ -63,7 +63,7 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
   const reasonRef = useRef<HTMLInputElement>(null);
   const patterns = rulePatterns(call.toolName, call.info);
   const saveTitle = patterns
-    ? `Allow without asking: ${patterns[0] === '*' ? `every ${call.toolName} call` : patterns.join(' · ')}`
+    ? `Allow without asking: ${patterns[0] === '*' ? `every ${call.toolName} call` : patterns.map(patternText).join(' · ')}`
     : 'This call cannot be saved as a rule (Clamp cannot judge what it would run); approve it once.';
   const r = risk(info);
 

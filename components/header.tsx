@@ -76,6 +76,23 @@ function TasksButton({ open, onOpen }: { open: boolean; onOpen: () => void }) {
   );
 }
 
+/** Shown only when commands are not confined: the sandbox is off, or cannot start here (with why, on hover). */
+function SandboxBadge({ status }: { status: StatusView | undefined }) {
+  const sb = status?.sandbox;
+  if (!sb || (sb.level !== 'off' && sb.available)) return null;
+  const off = sb.level === 'off';
+  return (
+    <span
+      role="status"
+      data-testid="sandbox-badge"
+      title={off ? 'CLAMP_SANDBOX=off: commands run with your full access.' : `${sb.problem}. Every command asks first; auto mode runs none.`}
+      className="shrink-0 rounded bg-red-100 px-1.5 py-0.5 text-xs text-red-900 dark:bg-red-950 dark:text-red-200"
+    >
+      {off ? 'sandbox off' : 'no sandbox'}
+    </span>
+  );
+}
+
 /** Workspace path, model, the session's permission mode, context use, the settings button (and the Tasks button below `lg`). */
 export function Header({
   status,
@@ -110,6 +127,7 @@ export function Header({
       >
         {modelLabel(status)}
       </span>
+      <SandboxBadge status={status} />
       <div className="ml-auto flex shrink-0 items-center gap-4">
         <ContextMeter context={context} windowTokens={status?.model.windowTokens} />
         <label className="flex items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400">

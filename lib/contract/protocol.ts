@@ -227,6 +227,18 @@ export interface ModelPrices {
 }
 
 /** A background task as the page sees it (the task manager's own shape). */
+/** The command sandbox as GET /api/status reports it (and the launcher prints it). */
+export interface SandboxView {
+  /** what CLAMP_SANDBOX asks for: 'by-mode' (debug read-only, the others workspace-write), 'read-only' or 'off' */
+  level: 'by-mode' | 'read-only' | 'off';
+  /** bubblewrap can confine commands here */
+  available: boolean;
+  /** why it cannot, with the fix; present only when it is wanted and unavailable */
+  problem?: string;
+  /** commands reach the network without asking (CLAMP_SANDBOX_NETWORK) */
+  network: boolean;
+}
+
 export type TaskSummary = TaskInfo;
 export type { TaskStatus, TaskStream };
 

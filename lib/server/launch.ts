@@ -6,6 +6,7 @@ import { checkDoor } from './door';
 import { runShutdownHooks } from '../contract/shutdown';
 import { ensureBuild, ROOT } from './build';
 import { reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } from '../exec/leftovers';
+import { parseSandboxLevel, SandboxConfigError, sandboxLine, sandboxView } from '../exec/sandbox';
 import { BUDGET } from '../contract/budget';
 
 const REFUSED_BODY_DRAIN_MS = 2000;
@@ -46,8 +47,9 @@ export async function launch(argv: string[]): Promise<void> {
   let cfg;
   try {
     cfg = loadConfig();
+    parseSandboxLevel(process.env.CLAMP_SANDBOX);
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof ConfigError || err instanceof SandboxConfigError) {
       process.stderr.write(`clamp: ${err.message}\n`);
       process.exit(2);
     }
@@ -117,6 +119,7 @@ export async function launch(argv: string[]): Promise<void> {
   process.stdout.write(
     `Clamp is working in ${cfg.workspace}\n` +
       `Data: ${cfg.dataDir} · mode: ${cfg.mode}\n` +
+      `${sandboxLine(sandboxView())}\n` +
       `Open http://${shownHost}:${port}/?token=${token}\n`,
   );
 
