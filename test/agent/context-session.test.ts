@@ -95,6 +95,40 @@ describe('a long session on a 16,384-token window (through the openai-compatible
   }, 60_000);
 });
 
+describe('pruning and the per-step cut together', () => {
+  it('a result the per-step budget cut is sent as its stub once pruned, and stays so at every later step', async () => {
+    const N = 10;
+    // 40 KB files: read_file gives its window of numbered text, which the per-step budget cuts further on a small window
+    for (let i = 0; i < N; i++) ws.write(`big/f${i}.ts`, sourceFile(i).repeat(7));
+    const fake = await startFakeOpenAI(readingScript((i) => `big/f${i}.ts`, N), { window: { tokens: 16_384 } });
+    try {
+      const { model, status } = await fakeModel(fake.url);
+      const { saved } = await runOne({ workspace: ws.workspace, dataDir: ws.dataDir, model, status, messages: [user('Read big/ file by file.')] });
+      expect(fake.requests.filter((r) => r.overWindow)).toEqual([]);
+      const cuts = saved.at(-1)!.parts.filter((p) => p.type === 'data-turn-budget');
+      expect(cuts.length).toBeGreaterThan(0);
+      const stubs = new Map(prunedOf(saved).flatMap((p) => p.items.map((it) => [it.toolCallId, it.stub] as const)));
+      expect(stubs.size).toBeGreaterThan(0);
+      let checked = 0;
+      for (const r of fake.requests.filter((x) => x.body.tools)) {
+        for (const m of r.body.messages) {
+          if (m.role !== 'tool' || !stubs.has(m.tool_call_id!)) continue;
+          // once pruned, every later request carries exactly the stub
+          const prunedAt = prunedOf(saved).find((p) => p.items.some((it) => it.toolCallId === m.tool_call_id))!.step;
+          const k = fake.requests.filter((x) => x.body.tools).indexOf(r) + 1;
+          if (k >= prunedAt) {
+            expect(m.content).toBe(stubs.get(m.tool_call_id!));
+            checked++;
+          }
+        }
+      }
+      expect(checked).toBeGreaterThan(0);
+    } finally {
+      await fake.close();
+    }
+  }, 60_000);
+});
+
 describe('recovery from an overflow', () => {
   it('a request over the window is compacted and retried, and the turn goes on (llama.cpp error body)', async () => {
     const N = 30;

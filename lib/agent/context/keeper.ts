@@ -100,8 +100,13 @@ export class ContextKeeper {
     let lastAssistant = v.messages.length - 1;
     while (lastAssistant >= 0 && v.messages[lastAssistant].role !== 'assistant') lastAssistant--;
     const before = this.estimate({ ...v, messages: v.messages.slice(0, lastAssistant + 1) }, active).tokens;
-    const applied = applyTurnBudget(v.messages, { windowTokens: this.o.status.windowTokens, usedTokens: before, dataDir: this.o.dataDir, known: this.known, budget: this.o.budget });
-    for (const cut of applied.cuts) this.o.emit({ type: 'data-turn-budget', id: `budget-${cut.toolCallId}`, data: cut });
+    // a pruned result stays its stub: an earlier cut of it is not put back
+    const known = new Map([...this.known].filter(([id]) => !this.pruned.has(id)));
+    const applied = applyTurnBudget(v.messages, { windowTokens: this.o.status.windowTokens, usedTokens: before, dataDir: this.o.dataDir, known, budget: this.o.budget });
+    for (const cut of applied.cuts) {
+      this.known.set(cut.toolCallId, cut);
+      this.o.emit({ type: 'data-turn-budget', id: `budget-${cut.toolCallId}`, data: cut });
+    }
     return { ...v, messages: applied.messages };
   }
 
