@@ -63,7 +63,7 @@ describe('a long session on a 16,384-token window (through the openai-compatible
   }, 120_000);
 
   it('after a compaction the next request holds the summary, the last steps verbatim and the newest user message', async () => {
-    const N = 40;
+    const N = 60;
     for (let i = 0; i < N; i++) ws.write(`src/f${i}.ts`, sourceFile(i));
     const fake = await startFakeOpenAI(readingScript((i) => `src/f${i}.ts`, N), { window: { tokens: 16_384 } });
     try {
@@ -89,6 +89,33 @@ describe('a long session on a 16,384-token window (through the openai-compatible
       const lastTool = kept.filter((m) => m.role === 'tool').at(-1)!;
       expect(String(lastTool.content)).toContain(`file ${c.step - 2}, line 1`);
       expect(next.promptTokens).toBeLessThan(c.beforeTokens);
+    } finally {
+      await fake.close();
+    }
+  }, 60_000);
+});
+
+describe('a summary that fails', () => {
+  it('falls back to harder pruning and a summary that names every earlier call; the newest user message is still sent', async () => {
+    const N = 60;
+    for (let i = 0; i < N; i++) ws.write(`src/f${i}.ts`, sourceFile(i));
+    const script = readingScript((i) => `src/f${i}.ts`, N);
+    // the summariser answers with nothing
+    const fake = await startFakeOpenAI((req) => (req.body.tools ? script(req) : { text: '' }), { window: { tokens: 16_384 } });
+    try {
+      const { model, status } = await fakeModel(fake.url);
+      const ask = 'Read all the files, please.';
+      const { saved } = await runOne({ workspace: ws.workspace, dataDir: ws.dataDir, model, status, messages: [user(ask)] });
+      expect(fake.requests.filter((r) => r.overWindow)).toEqual([]);
+      const c = compactionsOf(saved)[0];
+      expect(c.outcome).toBe('fallback-pruning');
+      expect(c.summary).toMatch(/^No summary could be written: the model wrote an empty summary\./);
+      expect(c.summary).toContain('read_file src/f0.ts (step 1)');
+      const k = fake.requests.findIndex((r) => !r.body.tools);
+      const next = fake.requests[k + 1].body.messages;
+      expect(String(next[1].content)).toContain('No summary could be written');
+      expect(next.some((m) => m.role === 'user' && m.content === ask)).toBe(true);
+      expect(saved.at(-1)!.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('')).toContain(`Read all ${N} files.`);
     } finally {
       await fake.close();
     }

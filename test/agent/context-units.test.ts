@@ -101,6 +101,7 @@ describe('small parts of the context', () => {
     const l = contextLimits(16_384, budgetTable());
     expect(l).toEqual({
       pruneAt: Math.floor(16_384 * BUDGET.CONTEXT_PRUNE_AT_RATIO),
+      pruneTo: Math.floor(16_384 * BUDGET.CONTEXT_PRUNE_TO_RATIO),
       compactAt: Math.floor(16_384 * BUDGET.CONTEXT_COMPACT_AT_RATIO),
       hardMax: 16_384 - Math.floor(16_384 * BUDGET.CONTEXT_OUTPUT_RESERVE_RATIO),
       summaryMax: Math.floor(16_384 * BUDGET.COMPACTION_SUMMARY_MAX_WINDOW_RATIO),

@@ -6,7 +6,7 @@ import { byteLength } from '../../contract/text';
 import { applyTurnBudget, type TurnCut } from '../turn-budget';
 import { withCacheBreakpoints } from './cache';
 import { chooseCut, fallbackSummary, writeSummary } from './compact';
-import { contextLimits, correctionRatio, estimateRequest, resultText, toolDefinitionTokens, type RequestEstimate } from './estimate';
+import { contextLimits, correctionRatio, estimateRequest, resultText, tokensOf, toolDefinitionTokens, type RequestEstimate } from './estimate';
 import { contextState, costOf, inputSplit } from './ledger';
 import { choosePrunes } from './prune';
 import { buildView, stepCount, stepNumbers, toolResults, type View } from './view';
@@ -110,7 +110,12 @@ export class ContextKeeper {
     return { ...v, messages: applied.messages };
   }
 
-  private prune(view: View, all: readonly ModelMessage[], latestStep: number, keepSteps: number, step: number): boolean {
+  /**
+   * Prune results older than keepSteps steps, oldest first. With a target (tokens), only as many as
+   * bring the estimate under it: pruning in batches moves the changed point of the prefix (and with it
+   * the provider's cache) seldom, rather than one result every step.
+   */
+  private prune(view: View, all: readonly ModelMessage[], latestStep: number, keepSteps: number, step: number, target?: { now: number; goal: number }): boolean {
     const full = new Map<string, string>();
     for (const { part } of toolResults(all, stepNumbers(all))) full.set(part.toolCallId, resultText(part.output));
     const items = choosePrunes(view, this.pruned, {
@@ -121,6 +126,11 @@ export class ContextKeeper {
       spillPaths: this.spillPaths,
       fullText: (id) => full.get(id),
     });
+    if (target) {
+      let left = target.now;
+      const k = items.findIndex((it) => (left -= Math.max(0, tokensOf(full.get(it.toolCallId) ?? '') - tokensOf(it.stub)) * this.ratio) <= target.goal);
+      if (k !== -1) items.splice(k + 1);
+    }
     if (items.length === 0) return false;
     for (const it of items) this.pruned.set(it.toolCallId, it);
     this.o.emit({ type: 'data-pruned', id: `pruned-${step}`, data: { step, items } });
@@ -189,7 +199,8 @@ export class ContextKeeper {
 
   /**
    * What the model is sent at the next step, from the whole conversation as the SDK holds it:
-   * past CONTEXT_PRUNE_AT_RATIO prune results older than CONTEXT_KEEP_RECENT_STEPS; past
+   * past CONTEXT_PRUNE_AT_RATIO prune results older than CONTEXT_KEEP_RECENT_STEPS, oldest first,
+   * down to CONTEXT_PRUNE_TO_RATIO; past
    * CONTEXT_COMPACT_AT_RATIO (or after an overflow) prune all but the newest step's results, and if
    * that is not enough compact; prune again if still over the window less the answer's reserve.
    */
@@ -201,7 +212,7 @@ export class ContextKeeper {
     let view = this.view(all, active);
     let est = this.estimate(view, active);
     if (est.tokens > limits.pruneAt || this.forced) {
-      if (this.prune(view, all, latestStep, keep, step)) {
+      if (this.prune(view, all, latestStep, keep, step, this.forced ? undefined : { now: est.tokens, goal: limits.pruneTo })) {
         view = this.view(all, active);
         est = this.estimate(view, active);
       }
