@@ -95,6 +95,27 @@ describe('a long session on a 16,384-token window (through the openai-compatible
   }, 60_000);
 });
 
+describe('the prefix across turns', () => {
+  it('the next turn sends what the last step of the turn before sent, byte for byte, then the new messages', async () => {
+    const N = 12;
+    for (let i = 0; i < N; i++) ws.write(`src/f${i}.ts`, sourceFile(i));
+    const fake = await startFakeOpenAI(readingScript((i) => `src/f${i}.ts`, N), { window: { tokens: 16_384 } });
+    try {
+      const { model, status } = await fakeModel(fake.url);
+      const first = await runOne({ workspace: ws.workspace, dataDir: ws.dataDir, model, status, messages: [user('Read the files.')] });
+      expect(prunedOf(first.saved).length).toBeGreaterThan(0);
+      const lastOfFirst = fake.requests.at(-1)!.body.messages;
+      const n = fake.requests.length;
+      await runOne({ workspace: ws.workspace, dataDir: ws.dataDir, model, status, messages: [...first.saved, user('Thanks. Anything else?', 'u2')] });
+      const firstOfSecond = fake.requests[n].body.messages;
+      expect(JSON.stringify(firstOfSecond.slice(0, lastOfFirst.length))).toBe(JSON.stringify(lastOfFirst));
+      expect(firstOfSecond.at(-1)).toMatchObject({ role: 'user', content: 'Thanks. Anything else?' });
+    } finally {
+      await fake.close();
+    }
+  }, 60_000);
+});
+
 describe('a summary that fails', () => {
   it('falls back to harder pruning and a summary that names every earlier call; the newest user message is still sent', async () => {
     const N = 60;
