@@ -188,7 +188,11 @@ describe('recovery from an overflow', () => {
       expect(status.windowSource.kind).toBe('settings');
       const { saved, chunks } = await runOne({ workspace: ws.workspace, dataDir: ws.dataDir, model, status, messages: [user('Read them all.')] });
       const over = fake.requests.filter((r) => r.overWindow);
-      expect(over.length).toBeGreaterThan(0);
+      // the error named the window (n_ctx): the rest of the turn used it, so it overflowed once only
+      expect(over).toHaveLength(1);
+      const ctx = chunks.filter((c) => c.type === 'data-context').map((c) => (c as { data: { windowTokens: number; windowSource: { kind: string; detail: string } } }).data).at(-1)!;
+      expect(ctx.windowTokens).toBe(16_384);
+      expect(ctx.windowSource).toEqual({ kind: 'server', detail: "the provider's context-length error (the settings override said 65536)" });
       const notices = chunks.filter((c) => c.type === 'data-notice').map((c) => (c as { data: { level: string; message: string } }).data);
       expect(notices.some((n) => n.level === 'warning' && n.message === "The request was over the model's context window; compacted and retried.")).toBe(true);
       expect(notices.filter((n) => n.level === 'error')).toEqual([]);

@@ -1,6 +1,6 @@
 import type { LanguageModel, LanguageModelUsage, ModelMessage, ToolSet } from 'ai';
 import type { Budget } from '../../contract/budget';
-import type { ClampMessage, CompactionInfo, ContextBreakdown, ContextInfo, LedgerStep, ModelStatus, PrunedItem } from '../../contract/protocol';
+import type { ClampMessage, CompactionInfo, ContextBreakdown, ContextInfo, ContextWindowSource, LedgerStep, ModelStatus, PrunedItem } from '../../contract/protocol';
 import type { ToolResult } from '../../contract/types';
 import { byteLength } from '../../contract/text';
 import { applyTurnBudget, type TurnCut } from '../turn-budget';
@@ -67,9 +67,12 @@ export class ContextKeeper {
   private readonly known: Map<string, TurnCut>;
   private readonly spillPaths: Map<string, string>;
   private forced: 'overflow' | null = null;
+  /** the window in use: the status's, until a provider's context-length error names a smaller one */
+  private window: { tokens: number; source: ContextWindowSource };
   private pending: { step: number; raw: number; shown: number; produced: number; breakdown: ContextBreakdown } | null = null;
 
   constructor(private readonly o: KeeperOptions) {
+    this.window = { tokens: o.status.windowTokens, source: o.status.windowSource };
     const s = contextState(o.stored);
     this.pruned = s.pruned;
     this.compaction = s.compaction;
@@ -83,10 +86,17 @@ export class ContextKeeper {
     if (r.truncation?.spillPath) this.spillPaths.set(toolCallId, r.truncation.spillPath);
   }
 
-  /** The provider said the last request was over its window: the next prepare compacts whatever the estimate says, and estimates run higher. */
-  noteOverflow(): void {
+  /**
+   * The provider said the last request was over its window: the next prepare compacts whatever the
+   * estimate says, and estimates run higher. When the error names the window (windowFromError) and it
+   * is smaller than the one in use, the rest of the turn uses it.
+   */
+  noteOverflow(namedWindowTokens?: number | null): void {
     this.forced = 'overflow';
     this.ratio = Math.min(this.o.budget.CONTEXT_ESTIMATE_CORRECTION_MAX_RATIO, this.ratio * 1.25);
+    if (namedWindowTokens && namedWindowTokens < this.window.tokens) {
+      this.window = { tokens: namedWindowTokens, source: { kind: 'server', detail: `the provider's context-length error (${this.window.source.detail} said ${this.window.tokens})` } };
+    }
   }
 
   private estimate(view: View, active: readonly string[]): RequestEstimate & { tokens: number } {
@@ -102,7 +112,7 @@ export class ContextKeeper {
     const before = this.estimate({ ...v, messages: v.messages.slice(0, lastAssistant + 1) }, active).tokens;
     // a pruned result stays its stub: an earlier cut of it is not put back
     const known = new Map([...this.known].filter(([id]) => !this.pruned.has(id)));
-    const applied = applyTurnBudget(v.messages, { windowTokens: this.o.status.windowTokens, usedTokens: before, dataDir: this.o.dataDir, known, budget: this.o.budget });
+    const applied = applyTurnBudget(v.messages, { windowTokens: this.window.tokens, usedTokens: before, dataDir: this.o.dataDir, known, budget: this.o.budget });
     for (const cut of applied.cuts) {
       this.known.set(cut.toolCallId, cut);
       this.o.emit({ type: 'data-turn-budget', id: `budget-${cut.toolCallId}`, data: cut });
@@ -161,7 +171,7 @@ export class ContextKeeper {
     const started = Date.now();
     const latestStep = stepCount(all);
     const step = latestStep + 1;
-    const limits = contextLimits(this.o.status.windowTokens, this.o.budget);
+    const limits = contextLimits(this.window.tokens, this.o.budget);
     const firstKeptStep = chooseCut(all, latestStep, this.o.budget.CONTEXT_KEEP_RECENT_STEPS, this.compaction) ?? chooseCut(all, latestStep, 1, this.compaction);
     if (firstKeptStep === null) return null;
     const beforeTokens = this.estimate(this.view(all, active), active).tokens;
@@ -208,7 +218,7 @@ export class ContextKeeper {
     const latestStep = stepCount(all);
     const step = latestStep + 1;
     const keep = this.o.budget.CONTEXT_KEEP_RECENT_STEPS;
-    const limits = contextLimits(this.o.status.windowTokens, this.o.budget);
+    const limits = contextLimits(this.window.tokens, this.o.budget);
     let view = this.view(all, active);
     let est = this.estimate(view, active);
     if (est.tokens > limits.pruneAt || this.forced) {
@@ -251,8 +261,8 @@ export class ContextKeeper {
     const scale = (n: number) => Math.round(n * k);
     return {
       usedTokens,
-      windowTokens: this.o.status.windowTokens,
-      windowSource: this.o.status.windowSource,
+      windowTokens: this.window.tokens,
+      windowSource: this.window.source,
       step,
       estimated,
       breakdown: { systemAndTools: scale(b.systemAndTools), projectDocs: scale(b.projectDocs), conversation: scale(b.conversation), toolResults: scale(b.toolResults) },
