@@ -172,7 +172,8 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
         keeper.noteOverflow(windowFromError(overflow));
         input = stepInput;
       }
-      writer.write({ type: 'finish' });
+      // a stopped turn ends with the SDK's abort chunk, not a finish
+      if (!o.signal.aborted) writer.write({ type: 'finish' });
     },
   });
 }
