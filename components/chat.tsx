@@ -9,7 +9,8 @@ import { queryKeys, stopTurnOnServer } from './api';
 import { ApprovalBar, type AnswerEvent } from './approval-bar';
 import { ChatUiContext, ProgressStore, type ChatUi, type ViewerSource } from './chat-context';
 import { cutsOf, latestData, pendingOf, todosOf } from './chat-derive';
-import { MessageView } from './message-view';
+import { ChatList, type ChatListHandle } from './chat-list';
+import { rowsOf } from './chat-rows';
 import { OutputViewer } from './output-viewer';
 import { PlanPanel } from './plan-panel';
 
@@ -70,7 +71,8 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
     onContext(context);
   }, [context?.usedTokens, context?.windowTokens, context?.step]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  const ui = useMemo<ChatUi>(() => ({ progress, openViewer: (source, title) => setViewer({ source, title }) }), [progress]);
+  const [cardOpen] = useState(() => new Map<string, boolean>());
+  const ui = useMemo<ChatUi>(() => ({ progress, openViewer: (source, title) => setViewer({ source, title }), cardOpen }), [progress, cardOpen]);
 
   const onAnswered = useCallback(
     ({ call, answer, reason }: AnswerEvent) => {
@@ -81,20 +83,19 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
     [addToolApprovalResponse, qc],
   );
 
-  // follow the conversation while the person is at the bottom
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const pinned = useRef(true);
+  // the list follows new rows itself while at the bottom; a new approval or a sent message brings it there
+  const listRef = useRef<ChatListHandle>(null);
   useEffect(() => {
-    const el = scrollRef.current;
-    if (el && pinned.current) el.scrollTop = el.scrollHeight;
-  }, [messages, pending.length]);
+    if (pending.length > 0) listRef.current?.scrollToEnd();
+  }, [pending.length]);
+  const rows = useMemo(() => rowsOf(messages, { hideErrorNoticeOf: notice ? last?.id : undefined, working: status === 'submitted' }), [messages, notice, last, status]);
 
   const send = () => {
     const text = input.trim();
     if (!text || busy || pending.length > 0 || disabled) return;
     setInput('');
-    pinned.current = true;
     void sendMessage({ text });
+    listRef.current?.scrollToEnd();
   };
   const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
@@ -112,22 +113,13 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
   return (
     <ChatUiContext.Provider value={ui}>
       <div className="flex h-full min-h-0 flex-col">
-        <div
-          ref={scrollRef}
-          onScroll={(e) => {
-            const el = e.currentTarget;
-            pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-          }}
-          className="min-h-0 flex-1 overflow-y-auto"
-        >
-          <div className="mx-auto max-w-4xl space-y-4 px-4 py-4" role="log" aria-label="Conversation" aria-live="polite" aria-relevant="additions">
-            {messages.length === 0 && <p className="py-12 text-center text-sm text-zinc-500">Ask Clamp to read, search, change or run something in this workspace.</p>}
-            {messages.map((m) => (
-              <MessageView key={m.id} message={m} cuts={cuts} idle={!busy} hideErrorNotice={!!notice && m === last} />
-            ))}
-            {status === 'submitted' && <p className="text-xs text-zinc-500">Working…</p>}
-          </div>
-        </div>
+        <ChatList
+          ref={listRef}
+          rows={rows}
+          cuts={cuts}
+          idle={!busy}
+          empty={<p className="py-12 text-center text-sm text-zinc-500">Ask Clamp to read, search, change or run something in this workspace.</p>}
+        />
         <div className="border-t border-zinc-200 bg-zinc-50/90 dark:border-zinc-800 dark:bg-zinc-950/90">
           <div className="mx-auto max-w-4xl space-y-2 px-4 py-3">
             <PlanPanel items={todos} />

@@ -141,10 +141,15 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle }: { part: 
   const diff = typeof meta.diff === 'string' && meta.diff ? meta.diff : undefined;
   const logPath = typeof meta.logPath === 'string' ? meta.logPath : undefined;
   const isError = state.tone === 'error';
-  const [open, setOpen] = useState<boolean | null>(null);
+  const { openViewer, cardOpen } = useChatUi();
+  // the person's choice outlives the card's row being unmounted off screen
+  const [open, setOpenState] = useState<boolean | null>(() => cardOpen.get(part.toolCallId) ?? null);
+  const setOpen = (o: boolean) => {
+    cardOpen.set(part.toolCallId, o);
+    setOpenState(o);
+  };
   const expanded = open ?? (isError || name === 'run_command' || EDIT_TOOLS.has(name) || state.running);
   const title = `${name} ${args}`.trim();
-  const { openViewer } = useChatUi();
   const bodyId = `tool-body-${part.toolCallId}`;
 
   return (
