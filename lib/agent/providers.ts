@@ -43,7 +43,7 @@ export interface UnresolvedModel {
 }
 
 function unresolved(help: string, provider: string | null = null, model: string | null = null): UnresolvedModel {
-  return { ok: false, status: { configured: false, provider, model, label: 'no model', windowTokens: 0, help, scripted: false } };
+  return { ok: false, status: { configured: false, provider, model, label: 'no model', windowTokens: 0, windowSource: { kind: 'default', detail: 'no model' }, help, scripted: false } };
 }
 
 /** Parse CLAMP_MODEL (`provider:model`); the model part of `scripted:` is a file path. */
@@ -83,7 +83,7 @@ export function resolveModel(env: Readonly<Record<string, string | undefined>>, 
   const ok = (model: LanguageModel, label: string, scripted = false): ResolvedModel => ({
     ok: true,
     model,
-    status: { configured: true, provider, model: modelId, label, windowTokens, scripted },
+    status: { configured: true, provider, model: modelId, label, windowTokens, windowSource: settings.contextWindow ? { kind: 'settings', detail: 'settings override' } : { kind: 'default', detail: 'built-in table' }, scripted },
   });
   switch (provider) {
     case 'anthropic':

@@ -111,7 +111,7 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
         onStepFinish: ({ usage }) => {
           step++;
           usedTokens = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
-          writer.write({ type: 'data-context', id: 'context', data: { usedTokens, windowTokens: o.status.windowTokens, step } });
+          writer.write({ type: 'data-context', id: 'context', data: { usedTokens, windowTokens: o.status.windowTokens, windowSource: o.status.windowSource, step, estimated: false, breakdown: { systemAndTools: 0, projectDocs: 0, conversation: 0, toolResults: 0 } } });
         },
         onError: ({ error }) => {
           const p = describeProviderError(error, label);
