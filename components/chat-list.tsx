@@ -2,6 +2,7 @@
 
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useImperativeHandle, useLayoutEffect, useMemo, useRef, type ReactNode, type Ref } from 'react';
+import type { PrunedMark } from './chat-derive';
 import { estimateRowPx, type ChatRow } from './chat-rows';
 import { RowView } from './message-view';
 import type { TurnBudgetCut } from './truncation-note';
@@ -26,12 +27,14 @@ export interface ChatListHandle {
 export function ChatList({
   rows,
   cuts,
+  pruned,
   idle,
   empty,
   ref,
 }: {
   rows: ChatRow[];
   cuts: ReadonlyMap<string, TurnBudgetCut>;
+  pruned: ReadonlyMap<string, PrunedMark>;
   idle: boolean;
   empty?: ReactNode;
   ref?: Ref<ChatListHandle>;
@@ -86,7 +89,7 @@ export function ChatList({
                 className={`absolute left-0 top-0 w-full px-4 ${row.last ? 'pb-4' : 'pb-2'}`}
                 style={{ transform: `translateY(${item.start}px)` }}
               >
-                <RowView row={row} cuts={cuts} idle={idle} />
+                <RowView row={row} cuts={cuts} pruned={pruned} idle={idle} />
               </div>
             );
           })}

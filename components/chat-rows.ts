@@ -1,5 +1,5 @@
 import { getToolName, isToolUIPart, type DynamicToolUIPart, type ToolUIPart } from 'ai';
-import type { ClampDataParts, ClampMessage } from '@/lib/contract/protocol';
+import type { ClampDataParts, ClampMessage, CompactionInfo } from '@/lib/contract/protocol';
 
 type ToolPart = ToolUIPart | DynamicToolUIPart;
 
@@ -20,6 +20,8 @@ export type ChatRow =
   | (RowBase & { kind: 'reasoning'; text: string })
   | (RowBase & { kind: 'tool'; part: ToolPart })
   | (RowBase & { kind: 'notice'; notice: ClampDataParts['notice'] })
+  /** where older messages were summarised for the model (they stay in the list above it) */
+  | (RowBase & { kind: 'compaction'; compaction: CompactionInfo })
   /** "Working…" while a request waits for its first chunk */
   | (RowBase & { kind: 'working' });
 
@@ -33,14 +35,23 @@ export type ChatRowKind = ChatRow['kind'];
  */
 export function rowsOf(messages: readonly ClampMessage[], { hideErrorNoticeOf, working = false }: { hideErrorNoticeOf?: string; working?: boolean } = {}): ChatRow[] {
   const rows: ChatRow[] = [];
+  const compactions = new Set<string>();
   for (const m of messages) {
     const start = rows.length;
     if (m.role === 'user') {
       rows.push({ kind: 'user', key: `${m.id}:u`, messageId: m.id, last: false, text: m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('') });
-    } else if (m.role === 'assistant') {
+    } else {
+      // a system message shows only its compaction divider, if it carries one
+      const shown = m.role === 'assistant';
       m.parts.forEach((part, i) => {
         const base = { messageId: m.id, last: false };
-        if (isToolUIPart(part)) rows.push({ ...base, kind: 'tool', key: `${m.id}:c:${part.toolCallId}`, part });
+        if (part.type === 'data-compaction') {
+          if (compactions.has(part.data.id)) return;
+          compactions.add(part.data.id);
+          rows.push({ ...base, kind: 'compaction', key: `${m.id}:k:${part.data.id}`, compaction: part.data });
+        }
+        else if (!shown) return;
+        else if (isToolUIPart(part)) rows.push({ ...base, kind: 'tool', key: `${m.id}:c:${part.toolCallId}`, part });
         else if (part.type === 'text' && part.text.trim()) rows.push({ ...base, kind: 'text', key: `${m.id}:t${i}`, text: part.text });
         else if (part.type === 'reasoning' && part.text.trim()) rows.push({ ...base, kind: 'reasoning', key: `${m.id}:r${i}`, text: part.text });
         else if (part.type === 'data-notice' && !(hideErrorNoticeOf === m.id && part.data.level === 'error'))
@@ -67,6 +78,8 @@ export function estimateRowPx(row: ChatRow | undefined): number {
       return row.part.state === 'output-error' || OPEN_TOOLS.has(getToolName(row.part)) ? 160 : 44;
     case 'notice':
       return 64;
+    case 'compaction':
+      return 56;
     default:
       return 40;
   }

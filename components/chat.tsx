@@ -8,13 +8,14 @@ import type { ClampDataParts, ClampMessage, SessionDetail } from '@/lib/contract
 import { queryKeys, stopTurnOnServer } from './api';
 import { ApprovalBar, type AnswerEvent } from './approval-bar';
 import { ChatUiContext, ProgressStore, type ChatUi, type ViewerSource } from './chat-context';
-import { cutsOf, latestData, pendingOf, todosOf } from './chat-derive';
+import { cutsOf, pendingOf, todosOf } from './chat-derive';
 import { ChatList, type ChatListHandle } from './chat-list';
 import { rowsOf } from './chat-rows';
+import { compactCommand } from './context-api';
+import type { ContextView } from './context-meter';
 import { OutputViewer } from './output-viewer';
 import { PlanPanel } from './plan-panel';
-
-export type ContextUse = ClampDataParts['context'];
+import { useContextView } from './use-context-view';
 
 function lastErrorNotice(m: ClampMessage): ClampDataParts['notice'] | null {
   for (let i = m.parts.length - 1; i >= 0; i--) {
@@ -28,7 +29,7 @@ function lastErrorNotice(m: ClampMessage): ClampDataParts['notice'] | null {
  * The conversation of one session, wired to POST /api/chat with useChat: messages, tool cards,
  * the approval bar, the plan, a Stop button while the agent works and an error line with the next step.
  */
-export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; disabled?: string; onContext: (c: ContextUse | null) => void }) {
+export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; disabled?: string; onContext: (c: ContextView | null) => void }) {
   const sessionId = detail.session.id;
   const qc = useQueryClient();
   const [progress] = useState(() => new ProgressStore());
@@ -43,7 +44,7 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
       }),
   );
 
-  const { messages, sendMessage, status, stop, error, clearError, regenerate, addToolApprovalResponse } = useChat<ClampMessage>({
+  const { messages, setMessages, sendMessage, status, stop, error, clearError, regenerate, addToolApprovalResponse } = useChat<ClampMessage>({
     id: sessionId,
     messages: detail.messages,
     transport,
@@ -62,14 +63,9 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
   const cuts = useMemo(() => allCuts, [cutsKey]); // eslint-disable-line react-hooks/exhaustive-deps
   const pending = useMemo(() => (busy ? [] : pendingOf(messages, detail.pendingApprovals, answered)), [busy, messages, detail.pendingApprovals, answered]);
   const todos = useMemo(() => todosOf(messages), [messages]);
-  const context = useMemo(() => latestData(messages, 'context'), [messages]);
   // the provider's own words and next step, when the failed turn left a notice; the error line shows it once
   const last = messages[messages.length - 1];
   const notice = error && last?.role === 'assistant' ? lastErrorNotice(last) : null;
-
-  useEffect(() => {
-    onContext(context);
-  }, [context?.usedTokens, context?.windowTokens, context?.step]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const [cardOpen] = useState(() => new Map<string, boolean>());
   const ui = useMemo<ChatUi>(() => ({ progress, openViewer: (source, title) => setViewer({ source, title }), cardOpen }), [progress, cardOpen]);
@@ -88,12 +84,16 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
   useEffect(() => {
     if (pending.length > 0) listRef.current?.scrollToEnd();
   }, [pending.length]);
+  const onCompacted = useCallback(() => listRef.current?.scrollToEnd(), []);
+  const { pruned, compact, compacting, compactError, clearCompactError } = useContextView({ sessionId, messages, busy, setMessages, onContext, onCompacted });
   const rows = useMemo(() => rowsOf(messages, { hideErrorNoticeOf: notice ? last?.id : undefined, working: status === 'submitted' }), [messages, notice, last, status]);
 
   const send = () => {
     const text = input.trim();
     if (!text || busy || pending.length > 0 || disabled) return;
     setInput('');
+    const focus = compactCommand(text);
+    if (focus !== null) return compact(focus);
     void sendMessage({ text });
     listRef.current?.scrollToEnd();
   };
@@ -117,6 +117,7 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
           ref={listRef}
           rows={rows}
           cuts={cuts}
+          pruned={pruned}
           idle={!busy}
           empty={<p className="py-12 text-center text-sm text-zinc-500">Ask Clamp to read, search, change or run something in this workspace.</p>}
         />
@@ -135,6 +136,19 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
                   Retry
                 </button>
                 <button type="button" aria-label="Dismiss the error" onClick={clearError} className="rounded px-1.5 text-xs hover:bg-rose-100 dark:hover:bg-rose-900">
+                  ✕
+                </button>
+              </div>
+            )}
+            {compacting && (
+              <p role="status" className="text-xs text-violet-700 dark:text-violet-300">
+                Compacting the context: the model is summarising the older turns…
+              </p>
+            )}
+            {compactError && (
+              <div role="alert" className="flex items-start gap-2 rounded border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-900/60 dark:bg-rose-950/40 dark:text-rose-200">
+                <p className="flex-1">{compactError}</p>
+                <button type="button" aria-label="Dismiss" onClick={clearCompactError} className="rounded px-1.5 text-xs hover:bg-rose-100 dark:hover:bg-rose-900">
                   ✕
                 </button>
               </div>

@@ -5,7 +5,9 @@ import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
 import type { ClampDataParts } from '@/lib/contract/protocol';
+import type { PrunedMark } from './chat-derive';
 import type { ChatRow } from './chat-rows';
+import { CompactionDivider } from './compaction-divider';
 import { ToolCard } from './tool-card';
 import type { TurnBudgetCut } from './truncation-note';
 
@@ -57,7 +59,7 @@ function Notice({ notice }: { notice: ClampDataParts['notice'] }) {
  * one by one: markdown, reasoning (collapsed), a tool card, a notice. Other data parts feed the
  * header, plan panel and approval bar.
  */
-export const RowView = memo(function RowView({ row, cuts, idle }: { row: ChatRow; cuts: ReadonlyMap<string, TurnBudgetCut>; idle: boolean }) {
+export const RowView = memo(function RowView({ row, cuts, pruned, idle }: { row: ChatRow; cuts: ReadonlyMap<string, TurnBudgetCut>; pruned: ReadonlyMap<string, PrunedMark>; idle: boolean }) {
   switch (row.kind) {
     case 'user':
       return (
@@ -75,9 +77,11 @@ export const RowView = memo(function RowView({ row, cuts, idle }: { row: ChatRow
         </details>
       );
     case 'tool':
-      return <ToolCard part={row.part} turnCut={cuts.get(row.part.toolCallId)} idle={idle} />;
+      return <ToolCard part={row.part} turnCut={cuts.get(row.part.toolCallId)} pruned={pruned.get(row.part.toolCallId)} idle={idle} />;
     case 'notice':
       return <Notice notice={row.notice} />;
+    case 'compaction':
+      return <CompactionDivider compaction={row.compaction} />;
     case 'working':
       return <p className="text-xs text-zinc-500">Working…</p>;
     default: {

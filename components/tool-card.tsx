@@ -4,8 +4,10 @@ import { getToolName, type DynamicToolUIPart, type ToolUIPart } from 'ai';
 import { memo, useEffect, useState } from 'react';
 import type { ToolResult } from '@/lib/contract/protocol';
 import { useChatUi, useProgress } from './chat-context';
+import type { PrunedMark } from './chat-derive';
 import { DiffView } from './diff-view';
 import { formatCount, formatDuration, stripAnsi } from './format';
+import { PrunedNote } from './pruned-note';
 import { toolArgs } from './tool-summary';
 import { TruncationNotes, type TurnBudgetCut } from './truncation-note';
 import { VirtualText } from './virtual-text';
@@ -125,7 +127,7 @@ function LiveOutput({ toolCallId, logPath, label }: { toolCallId: string; logPat
 }
 
 /** One tool call: a one-line summary with its state and duration, then its output, diff, cuts, error and hint. */
-export const ToolCard = memo(function ToolCard({ part, turnCut, idle }: { part: ToolPart; turnCut?: TurnBudgetCut; idle: boolean }) {
+export const ToolCard = memo(function ToolCard({ part, turnCut, idle, pruned }: CardProps) {
   const name = getToolName(part);
   const edited = resultOf(part)?.meta?.editedCommand;
   // what ran is what the line names; the card says it was edited
@@ -153,7 +155,13 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle }: { part: 
   const bodyId = `tool-body-${part.toolCallId}`;
 
   return (
-    <div className="rounded-md border border-zinc-200 bg-white text-sm shadow-xs dark:border-zinc-800 dark:bg-zinc-900" data-tool-call-id={part.toolCallId} data-state={part.state} data-running={state.running}>
+    <div
+      className="rounded-md border border-zinc-200 bg-white text-sm shadow-xs dark:border-zinc-800 dark:bg-zinc-900"
+      data-tool-call-id={part.toolCallId}
+      data-state={part.state}
+      data-running={state.running}
+      data-pruned={pruned ? 'true' : undefined}
+    >
       <button
         type="button"
         aria-expanded={expanded}
@@ -172,6 +180,11 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle }: { part: 
             edited
           </span>
         )}
+        {pruned && (
+          <span className="shrink-0 rounded bg-violet-100 px-1 text-[11px] text-violet-800 dark:bg-violet-950 dark:text-violet-300" title={`Pruned from context at step ${pruned.step}: the model sees a stub`}>
+            pruned
+          </span>
+        )}
         <span className={`shrink-0 text-xs ${toneClass[state.tone]}`}>
           {state.label}
           {state.running && times.start !== undefined && (
@@ -186,6 +199,7 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle }: { part: 
       </button>
       <div className="space-y-1.5 px-2.5 pb-2 empty:hidden">
         {result && <TruncationNotes truncation={result.truncation} turnCut={turnCut} toolName={name} title={`Full output of ${title}`} />}
+        {pruned && <PrunedNote mark={pruned} title={`Full output of ${title}`} />}
         {part.state === 'output-error' && <pre className="whitespace-pre-wrap font-mono text-xs text-rose-700 dark:text-rose-400">{part.errorText}</pre>}
         {isError && result?.hint && <p className="text-xs text-rose-700 dark:text-rose-400">Next step: {result.hint}</p>}
       </div>
@@ -208,9 +222,17 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle }: { part: 
   );
 }, sameCard);
 
+interface CardProps {
+  part: ToolPart;
+  turnCut?: TurnBudgetCut;
+  idle: boolean;
+  /** the result is pruned from what the model is sent */
+  pruned?: PrunedMark;
+}
+
 /** The SDK copies every part of the streaming message on each chunk; compare the fields instead of the object. */
-function sameCard(a: { part: ToolPart; turnCut?: TurnBudgetCut; idle: boolean }, b: { part: ToolPart; turnCut?: TurnBudgetCut; idle: boolean }): boolean {
-  if (a.turnCut !== b.turnCut || a.idle !== b.idle) return false;
+function sameCard(a: CardProps, b: CardProps): boolean {
+  if (a.turnCut !== b.turnCut || a.idle !== b.idle || a.pruned !== b.pruned) return false;
   const x = a.part as unknown as Record<string, unknown>;
   const y = b.part as unknown as Record<string, unknown>;
   const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
