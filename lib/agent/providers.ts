@@ -36,6 +36,8 @@ export interface ResolvedModel {
   ok: true;
   model: LanguageModel;
   status: ModelStatus;
+  /** the server's base URL (openai-compatible, ollama), asked for its window by withServerWindow */
+  baseUrl: string | null;
 }
 export interface UnresolvedModel {
   ok: false;
@@ -79,11 +81,12 @@ export function resolveModel(env: Readonly<Record<string, string | undefined>>, 
     else return unresolved(CONFIGURE_HELP);
   }
   modelId ??= DEFAULT_MODELS[provider] ?? null;
-  const windowTokens = contextWindowFor(modelId, settings.contextWindow);
+  const win = contextWindowFor(provider, modelId, settings.contextWindow);
   const ok = (model: LanguageModel, label: string, scripted = false): ResolvedModel => ({
     ok: true,
     model,
-    status: { configured: true, provider, model: modelId, label, windowTokens, windowSource: settings.contextWindow ? { kind: 'settings', detail: 'settings override' } : { kind: 'default', detail: 'built-in table' }, scripted },
+    status: { configured: true, provider, model: modelId, label, windowTokens: win.tokens, windowSource: win.source, prices: win.prices, scripted },
+    baseUrl: provider === 'openai-compatible' || provider === 'ollama' ? baseUrl : null,
   });
   switch (provider) {
     case 'anthropic':
@@ -107,7 +110,10 @@ export function resolveModel(env: Readonly<Record<string, string | undefined>>, 
       try {
         const r = ok(createScriptedModel(loadScript(file), path.basename(file)), `scripted demo · ${path.basename(file)} (not a real model)`, true);
         // a script has no real window: size the meter like a large model unless the settings override it
-        if (!settings.contextWindow) r.status.windowTokens = SCRIPTED_WINDOW_TOKENS;
+        if (!settings.contextWindow) {
+          r.status.windowTokens = SCRIPTED_WINDOW_TOKENS;
+          r.status.windowSource = { kind: 'default', detail: 'a script has no window; sized like a large model' };
+        }
         return r;
       } catch (err) {
         return unresolved((err as Error).message, provider, modelId);
