@@ -168,7 +168,7 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           break;
         }
         retriedStep = step;
-        writer.write({ type: 'data-notice', id: `overflow-${step}`, data: { level: 'warning', message: "The request was over the model's context window; compacted and retried." } });
+        writer.write({ type: 'data-notice', id: `overflow-retry-${step}`, data: { level: 'warning', message: "The request was over the model's context window; compacted and retried." } });
         keeper.noteOverflow();
         input = stepInput;
       }

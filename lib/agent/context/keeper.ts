@@ -184,8 +184,9 @@ export class ContextKeeper {
 
   /**
    * What the model is sent at the next step, from the whole conversation as the SDK holds it:
-   * prune past CONTEXT_PRUNE_AT_RATIO, compact past CONTEXT_COMPACT_AT_RATIO (or after an overflow),
-   * prune everything but the newest results if still over the window less the answer's reserve.
+   * past CONTEXT_PRUNE_AT_RATIO prune results older than CONTEXT_KEEP_RECENT_STEPS; past
+   * CONTEXT_COMPACT_AT_RATIO (or after an overflow) prune all but the newest step's results, and if
+   * that is not enough compact; prune again if still over the window less the answer's reserve.
    */
   async prepare(all: readonly ModelMessage[], active: readonly string[]): Promise<ModelMessage[]> {
     const latestStep = stepCount(all);
@@ -196,6 +197,13 @@ export class ContextKeeper {
     let est = this.estimate(view, active);
     if (est.tokens > limits.pruneAt || this.forced) {
       if (this.prune(view, all, latestStep, keep, step)) {
+        view = this.view(all, active);
+        est = this.estimate(view, active);
+      }
+    }
+    if (est.tokens > limits.compactAt || this.forced) {
+      // before a model call, prune harder: every result but the newest step's
+      if (this.prune(view, all, latestStep, 1, step)) {
         view = this.view(all, active);
         est = this.estimate(view, active);
       }
