@@ -181,8 +181,8 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle, pruned }: 
           </span>
         )}
         {pruned && (
-          <span className="shrink-0 rounded bg-violet-100 px-1 text-[11px] text-violet-800 dark:bg-violet-950 dark:text-violet-300" title={`Pruned from context at step ${pruned.step}: the model sees a stub`}>
-            pruned
+          <span className="shrink-0 rounded bg-violet-100 px-1 text-[11px] text-violet-800 dark:bg-violet-950 dark:text-violet-300" title={`Pruned from context at step ${pruned.step}: the model sees a stub; open the card for it`}>
+            pruned at step {pruned.step}
           </span>
         )}
         <span className={`shrink-0 text-xs ${toneClass[state.tone]}`}>
@@ -199,12 +199,12 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle, pruned }: 
       </button>
       <div className="space-y-1.5 px-2.5 pb-2 empty:hidden">
         {result && <TruncationNotes truncation={result.truncation} turnCut={turnCut} toolName={name} title={`Full output of ${title}`} />}
-        {pruned && <PrunedNote mark={pruned} title={`Full output of ${title}`} />}
         {part.state === 'output-error' && <pre className="whitespace-pre-wrap font-mono text-xs text-rose-700 dark:text-rose-400">{part.errorText}</pre>}
         {isError && result?.hint && <p className="text-xs text-rose-700 dark:text-rose-400">Next step: {result.hint}</p>}
       </div>
       {expanded && (
         <div id={bodyId} className="space-y-2 border-t border-zinc-100 px-2.5 py-2 dark:border-zinc-800">
+          {pruned && <PrunedNote mark={pruned} title={`Full output of ${title}`} />}
           <CardBody part={part} name={name} title={title} result={result} diff={diff} logPath={logPath} />
           {logPath && done && (
             <button type="button" onClick={() => openViewer({ kind: 'file', path: logPath }, `Log of ${title}`)} className="text-xs text-sky-700 underline hover:text-sky-900 dark:text-sky-400">

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { card, screenshot, send, waitIdle } from './browser';
-import { scriptedReplies, tagOf, toolResults } from './scenarios';
+import type { FakeReply, FakeRequest } from '../fake-openai';
+import { toolResults } from './scenarios';
 import { e2eSuite } from './suite';
 
 const FILES = 9;
@@ -14,15 +15,22 @@ const WINDOW_TOKENS = 16_384;
 const files: Record<string, string> = { 'README.md': '# Demo\n' };
 for (let i = 0; i < FILES; i++) files[`src/part-${i}.ts`] = Array.from({ length: 120 }, (_, k) => `export const part${i}_line${k} = 'value ${i}-${k} padded to make the line longer';`).join('\n') + '\n';
 
-const reads = Array.from({ length: FILES }, (_, i) => ({ text: `Reading part ${i}.`, toolCalls: [{ name: 'read_file', args: { path: `src/part-${i}.ts` }, id: `live-read-${i}` }] }));
-const s = e2eSuite('clamp-e2e-context-live-', files, scriptedReplies({ prune: [...reads, { text: 'Every part read.' }] }));
+// one read per step, counted here: the server may summarise older steps, so the request's own history does not count them
+let made = 0;
+function replies(req: FakeRequest): FakeReply {
+  if (!req.body.tools) return { text: '## Goal\n- read every part\n## Next step\n- read the next part' };
+  if (made >= FILES) return { text: 'Every part read.' };
+  const i = made++;
+  return { text: `Reading part ${i}.`, toolCalls: [{ name: 'read_file', args: { path: `src/part-${i}.ts` }, id: `live-read-${i}` }] };
+}
+const s = e2eSuite('clamp-e2e-context-live-', files, replies);
 
 describe('the context live in the browser', () => {
   it('a turn that fills a 16,384-token window: pruned cards carry the stub the model was sent; the meter names the settings as the source', { timeout: 180_000 }, async () => {
     const put = await s.clamp.api('/api/settings', { method: 'PUT', json: { contextWindow: WINDOW_TOKENS } });
     expect(put.status).toBe(200);
     const { page } = await s.start('live context');
-    await send(page, '[e2e:prune] Read every part under src/.');
+    await send(page, 'Read every part under src/.');
     await page.getByText('Every part read.').waitFor({ timeout: 120_000 });
     await waitIdle(page);
 
@@ -32,11 +40,6 @@ describe('the context live in the browser', () => {
     expect(used).toBeGreaterThan(0);
     expect(used).toBeLessThan(WINDOW_TOKENS);
 
-    // what the model was sent for the first read in the last request: the stub the card shows
-    const last = s.fake.requests.filter((r) => tagOf(r) === 'prune').at(-1)!;
-    const sent = toolResults(last);
-    const stubs = sent.filter((t) => /elided/.test(t));
-    expect(stubs.length, `stubs in the last request: ${sent.map((t) => t.slice(0, 80)).join(' | ')}`).toBeGreaterThan(0);
     // the newest read is never pruned; the first is, once the window fills
     await expect(card(page, `live-read-${FILES - 1}`).getAttribute('data-pruned')).resolves.toBeNull();
     await page.evaluate(() => {
@@ -45,9 +48,16 @@ describe('the context live in the browser', () => {
     const first = card(page, 'live-read-0');
     await first.waitFor();
     await expect.poll(() => first.getAttribute('data-pruned'), { timeout: 10_000 }).toBe('true');
+    await first.locator('button').first().click();
     await first.getByRole('button', { name: 'Show the stub' }).click();
+    // the stub on the card is exactly what the model was sent for that read, from the step it names on
     const stub = await first.getByLabel('What the model is sent instead').innerText();
-    expect(sent).toContain(stub);
+    const main = s.fake.requests.filter((r) => r.body.tools);
+    const firstStub = main.findIndex((r) => toolResults(r).includes(stub));
+    expect(firstStub, 'a request carried the stub').toBeGreaterThan(0);
+    const fullText = files['src/part-0.ts'].split('\n')[0];
+    expect(toolResults(main[firstStub - 1]).some((t) => t.includes(fullText)), 'the request before carried the full result').toBe(true);
+    for (const r of main.slice(firstStub)) expect(toolResults(r).some((t) => t.includes(fullText)), 'no later request carries the full result').toBe(false);
     await screenshot(page, 'context-live-pruned');
 
     await page.getByRole('banner').getByRole('button', { name: /Context/ }).click();

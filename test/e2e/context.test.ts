@@ -137,6 +137,9 @@ describe('the context on the page', () => {
       await page.getByText('Read every module under src/ and tell me the values.', { exact: true }).waitFor();
       const pruned = card(page, 'ctx-read-1');
       await expect(pruned.getAttribute('data-pruned')).resolves.toBe('true');
+      // collapsed, the card says since when; opened, what the model sees instead
+      await expect(pruned.locator('button').first().innerText()).resolves.toContain('pruned at step 5');
+      await pruned.locator('button').first().click();
       await expect(pruned.innerText()).resolves.toContain('Pruned from context at step 5: the model sees a stub instead of these 901 bytes; full output kept');
       await pruned.getByRole('button', { name: 'Show the stub' }).click();
       await expect(pruned.getByLabel('What the model is sent instead').innerText()).resolves.toBe('[read_file src/mod-1.ts, step 2: 901 bytes elided to save context; read it again if you need it]');
