@@ -16,7 +16,7 @@ export const DEFAULT_MAX_STEPS = 100;
 const OVERFLOW_MARK = '\u0000clamp:context-overflow';
 
 /** Messages the model has something to read in: a message of data parts only (a compaction made by hand) is the page's, not the model's. */
-function withModelContent(messages: ClampMessage[]): ClampMessage[] {
+export function withModelContent(messages: ClampMessage[]): ClampMessage[] {
   return messages.filter((m) => m.parts.some((p) => !p.type.startsWith('data-') && p.type !== 'step-start'));
 }
 

@@ -28,6 +28,11 @@ function runningTurns(): Map<string, AbortController> {
   return (g[RUNNING] ??= new Map());
 }
 
+/** Whether a turn is running in a session. */
+export function isTurnRunning(sessionId: string): boolean {
+  return runningTurns().has(sessionId);
+}
+
 /** Stop the turn running in a session, if any: aborts the model and every running tool. */
 export function stopTurn(sessionId: string): boolean {
   const c = runningTurns().get(sessionId);
