@@ -1,5 +1,5 @@
 import { getToolName, isToolUIPart } from 'ai';
-import type { ApprovalInfo, ClampDataParts, ClampMessage, LedgerStep, PrunedItem, StoredApproval, TodoItem } from '@/lib/contract/protocol';
+import type { ApprovalInfo, ClampDataParts, ClampMessage, CompactionInfo, LedgerStep, PrunedItem, StoredApproval, TodoItem } from '@/lib/contract/protocol';
 import type { PendingCall } from './approval-bar';
 import type { TurnBudgetCut } from './truncation-note';
 
@@ -30,6 +30,19 @@ export function turnLedgerOf(messages: ClampMessage[]): LedgerStep[] {
     if (steps.length) return steps;
   }
   return [];
+}
+
+/** The newest compaction when it came after the newest data-context (a compaction by hand, before the next step), else null. */
+export function compactedSinceOf(messages: ClampMessage[]): CompactionInfo | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const parts = messages[i].parts;
+    for (let j = parts.length - 1; j >= 0; j--) {
+      const p = parts[j];
+      if (p.type === 'data-context') return null;
+      if (p.type === 'data-compaction') return p.data;
+    }
+  }
+  return null;
 }
 
 /** The latest data part of a type (data-context, data-todos), or null. */

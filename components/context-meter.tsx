@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect, useRef, useState } from 'react';
-import type { ContextInfo, ContextWindowSource, LedgerStep } from '@/lib/contract/protocol';
+import type { CompactionInfo, ContextInfo, ContextWindowSource, LedgerStep } from '@/lib/contract/protocol';
 import { BreakdownLegend, SessionTotals, sourceText, StackedBar, TurnLedger } from './context-details';
 import { useSessionLedger } from './context-api';
 import { formatTokens } from './format';
@@ -11,6 +11,8 @@ export interface ContextView {
   sessionId: string;
   /** the latest data-context, or null before the first step */
   context: ContextInfo | null;
+  /** a compaction after that data-context (by hand, before the next step): its afterTokens is the newest count */
+  compactedSince: CompactionInfo | null;
   /** the newest turn's steps */
   turnLedger: LedgerStep[];
   /** a turn is running (compacting waits until it ends) */
@@ -29,7 +31,10 @@ export function ContextMeter({ view, windowTokens, windowSource }: { view: Conte
   const box = useRef<HTMLDivElement>(null);
   const context = view?.context ?? null;
   const win = context?.windowTokens ?? windowTokens ?? 0;
-  const used = context?.usedTokens ?? 0;
+  const since = view?.compactedSince ?? null;
+  const used = since ? since.afterTokens : (context?.usedTokens ?? 0);
+  // the breakdown was taken before the compaction: it no longer describes what is sent
+  const breakdown = since ? undefined : context?.breakdown;
   const source = context?.windowSource ?? windowSource;
   const pct = win > 0 ? Math.min(100, (used / win) * 100) : 0;
   const text = context ? `${formatTokens(used)} / ${formatTokens(win)} tokens` : win ? `— / ${formatTokens(win)} tokens` : 'no context yet';
@@ -67,7 +72,7 @@ export function ContextMeter({ view, windowTokens, windowSource }: { view: Conte
       >
         <span className="text-[11px] uppercase tracking-wide text-zinc-500">Context</span>
         <span role="meter" aria-label="Context window used" aria-valuemin={0} aria-valuemax={win || 1} aria-valuenow={used} aria-valuetext={text} className="block">
-          <StackedBar breakdown={context?.breakdown} usedTokens={used} windowTokens={win} className="h-1.5 w-28" />
+          <StackedBar breakdown={breakdown} usedTokens={used} windowTokens={win} className="h-1.5 w-28" />
         </span>
         <span className="font-mono text-[11px] tabular-nums text-zinc-600 max-md:hidden dark:text-zinc-400">{text}</span>
       </button>
@@ -78,16 +83,22 @@ export function ContextMeter({ view, windowTokens, windowSource }: { view: Conte
               {context ? `${used.toLocaleString('en-US')} of ${win.toLocaleString('en-US')} tokens (${pct.toFixed(0)}%)` : win ? `Window of ${win.toLocaleString('en-US')} tokens; nothing sent yet` : 'No context yet'}
             </p>
             {context && (
-              <p className="text-xs text-zinc-500">{context.estimated ? `Clamp's estimate before step ${context.step}` : `counted by the provider at step ${context.step}`}</p>
+              <p className="text-xs text-zinc-500">
+                {since
+                  ? `Clamp's estimate after the compaction at step ${since.step} (${formatTokens(since.beforeTokens)} before it); the breakdown comes with the next step`
+                  : context.estimated
+                    ? `Clamp's estimate before step ${context.step}`
+                    : `counted by the provider at step ${context.step}`}
+              </p>
             )}
             <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400" data-window-source={source?.kind}>
               Window size from {sourceText(source)}
             </p>
           </div>
-          {context && (
+          {breakdown && (
             <div className="space-y-1.5">
-              <StackedBar breakdown={context.breakdown} usedTokens={used} windowTokens={win} className="h-2.5 w-full" />
-              <BreakdownLegend breakdown={context.breakdown} usedTokens={used} />
+              <StackedBar breakdown={breakdown} usedTokens={used} windowTokens={win} className="h-2.5 w-full" />
+              <BreakdownLegend breakdown={breakdown} usedTokens={used} />
             </div>
           )}
           <div className="border-t border-zinc-100 pt-2 dark:border-zinc-800">

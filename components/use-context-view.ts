@@ -3,7 +3,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ClampMessage } from '@/lib/contract/protocol';
-import { latestData, prunedOf, turnLedgerOf, type PrunedMark } from './chat-derive';
+import { compactedSinceOf, latestData, prunedOf, turnLedgerOf, type PrunedMark } from './chat-derive';
 import { compactSession, ledgerKey } from './context-api';
 import type { ContextView } from './context-meter';
 
@@ -37,6 +37,7 @@ export function useContextView({
   const pruned: ReadonlyMap<string, PrunedMark> = useMemo(() => allPruned, [prunedKey]); // eslint-disable-line react-hooks/exhaustive-deps
   const context = useMemo(() => latestData(messages, 'context'), [messages]);
   const turnLedger = useMemo(() => turnLedgerOf(messages), [messages]);
+  const compactedSince = useMemo(() => compactedSinceOf(messages), [messages]);
 
   const compact = useCallback(
     (focus?: string) => {
@@ -53,7 +54,10 @@ export function useContextView({
           void qc.invalidateQueries({ queryKey: ledgerKey(sessionId) });
           onCompacted();
         })
-        .catch((err: unknown) => setCompactError(`Compacting the context failed: ${err instanceof Error ? err.message : String(err)}. Nothing was changed; the conversation is as it was.`))
+        .catch((err: unknown) => {
+          const why = (err instanceof Error ? err.message : String(err)).replace(/[.\s]+$/, '');
+          setCompactError(`Compacting the context failed: ${why}. Nothing was changed; the conversation is as it was.`);
+        })
         .finally(() => setCompacting(false));
     },
     [busy, compacting, sessionId, setMessages, qc, onCompacted],
@@ -61,9 +65,9 @@ export function useContextView({
 
   const ledgerKeyStr = turnLedger.map((s) => s.step).join(',');
   const view = useMemo<ContextView>(
-    () => ({ sessionId, context, turnLedger, busy, compacting, compact }),
+    () => ({ sessionId, context, compactedSince, turnLedger, busy, compacting, compact }),
     // the header re-renders when the numbers it shows change, not on every streamed chunk
-    [sessionId, context?.usedTokens, context?.windowTokens, context?.step, context?.estimated, ledgerKeyStr, busy, compacting, compact], // eslint-disable-line react-hooks/exhaustive-deps
+    [sessionId, context?.usedTokens, context?.windowTokens, context?.step, context?.estimated, ledgerKeyStr, compactedSince?.id, busy, compacting, compact], // eslint-disable-line react-hooks/exhaustive-deps
   );
   useEffect(() => onContext(view), [view, onContext]);
 
