@@ -36,13 +36,24 @@ export interface FakeWindow {
 }
 
 const MESSAGE_OVERHEAD_TOKENS = 4;
+const counted = new Map<string, number>();
+/** countTokens, remembered: long sessions send the same texts at every step. */
+function tokens(text: string): number {
+  let n = counted.get(text);
+  if (n === undefined) {
+    n = countTokens(text);
+    if (counted.size > 50_000) counted.clear();
+    counted.set(text, n);
+  }
+  return n;
+}
 
 /** Prompt tokens of a chat request: every message's text (tool calls as their JSON) plus a few per message, and the tool definitions. */
 export function promptTokensOf(body: FakeRequest['body']): number {
-  let n = body.tools ? countTokens(JSON.stringify(body.tools)) : 0;
+  let n = body.tools ? tokens(JSON.stringify(body.tools)) : 0;
   for (const m of body.messages) {
     const content = typeof m.content === 'string' ? m.content : m.content == null ? '' : JSON.stringify(m.content);
-    n += MESSAGE_OVERHEAD_TOKENS + countTokens(content) + (m.tool_calls ? countTokens(JSON.stringify(m.tool_calls)) : 0);
+    n += MESSAGE_OVERHEAD_TOKENS + tokens(content) + (m.tool_calls ? tokens(JSON.stringify(m.tool_calls)) : 0);
   }
   return n;
 }

@@ -173,6 +173,8 @@ export const BUDGET = {
   CONTEXT_OUTPUT_RESERVE_MAX_TOKENS: 16_000,
   /** Session context: past this share of the window (estimated), old tool results are pruned to stubs. */
   CONTEXT_PRUNE_AT_RATIO: 0.5,
+  /** … oldest first, until the estimate is under this share (a batch at a time, so the cached prefix changes seldom). */
+  CONTEXT_PRUNE_TO_RATIO: 0.3,
   /** Session context: past this share of the window after pruning, older steps are compacted into a summary. */
   CONTEXT_COMPACT_AT_RATIO: 0.75,
   /** Session context: the results of the last this many steps are never pruned, and compaction keeps them verbatim. */
