@@ -1,6 +1,6 @@
 /**
  * End-to-end: compaction on the page, through the real server and the fake OpenAI-compatible server
- * enforcing a 16,384-token window that it reports as vLLM does. A turn of 40 reads compacts on its
+ * enforcing a 16,384-token window that it reports as vLLM does. A turn of 80 reads compacts on its
  * own: the divider appears live with the summary one click away, the earlier cards stay in the list,
  * and the meter names the server's own answer as the window's source. Then Compact by hand: typed as
  * `/compact <focus>` in the composer and from the meter's Compact button, each adding its divider;
@@ -12,7 +12,7 @@ import { card, screenshot, send, waitIdle } from './browser';
 import { findInChat, scrollChat } from './chat-scroll';
 import { e2eSuite } from './suite';
 
-const READS = 40;
+const READS = 80;
 const WINDOW_TOKENS = 16_384;
 const SUMMARY_HEAD = '## Goal and constraints';
 
@@ -39,7 +39,7 @@ const s = e2eSuite('clamp-e2e-compact-', files, replies, { window: { tokens: WIN
 const summaryRequests = () => s.fake.requests.filter((r) => !r.body.tools);
 
 describe('compaction in the browser', () => {
-  it('a turn of 40 reads on a 16,384-token window compacts on its own: the divider, its summary, the earlier cards still there', { timeout: 240_000 }, async () => {
+  it('a turn of 80 reads on a 16,384-token window compacts on its own: the divider, its summary, the earlier cards still there', { timeout: 240_000 }, async () => {
     const { page } = await s.start('compacting');
     await send(page, 'Read every file in src/ one by one.');
     await page.getByText(`Read all ${READS} files.`).waitFor({ timeout: 180_000 });
