@@ -7,6 +7,8 @@ import { runShutdownHooks } from '../contract/shutdown';
 import { ensureBuild, ROOT } from './build';
 import { reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } from '../exec/leftovers';
 import { BUDGET } from '../contract/budget';
+import { currentModel } from './model';
+import { watchParents } from './parent-watch';
 
 const REFUSED_BODY_DRAIN_MS = 2000;
 
@@ -114,9 +116,11 @@ export async function launch(argv: string[]): Promise<void> {
   if (addr && typeof addr === 'object') port = addr.port;
   process.env.CLAMP_PORT = String(port);
   const shownHost = cfg.host === '0.0.0.0' || cfg.host === '::' ? '127.0.0.1' : cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
+  const model = currentModel(cfg).status;
   process.stdout.write(
     `Clamp is working in ${cfg.workspace}\n` +
       `Data: ${cfg.dataDir} · mode: ${cfg.mode}\n` +
+      `Model: ${model.configured ? model.label : 'none configured (the page says how to set one)'}\n` +
       `Open http://${shownHost}:${port}/?token=${token}\n`,
   );
 
@@ -137,4 +141,6 @@ export async function launch(argv: string[]): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGHUP', () => void stop('SIGHUP'));
+  // killing npm (of `npm start`) sends Clamp no signal: notice the orphaning and stop the same way
+  watchParents((why) => void stop(`${why}`), BUDGET.LAUNCHER_PARENT_POLL_MS);
 }
