@@ -23,17 +23,38 @@ export interface FakeRequest {
   headers: http.IncomingHttpHeaders;
 }
 
+export interface FakeOptions {
+  /** the model ids GET /v1/models lists (OpenAI's shape, which Anthropic's list shares) */
+  models?: string[];
+  /** when set, /v1/models answers 401 unless this key comes as a Bearer token or x-api-key */
+  apiKey?: string;
+}
+
 /**
  * A small OpenAI-compatible chat server on loopback: streams scripted replies as SSE chunks
  * (text deltas, tool-call argument deltas split in pieces, usage in the last chunk) and records
  * every request. Replies are chosen by a function of the request, or taken from a queue.
+ * GET /v1/models lists opts.models, as OpenAI, vLLM, LM Studio and Anthropic do.
  */
-export async function startFakeOpenAI(replies: FakeReply[] | ((req: FakeRequest, index: number) => FakeReply)) {
+export async function startFakeOpenAI(replies: FakeReply[] | ((req: FakeRequest, index: number) => FakeReply), opts: FakeOptions = {}) {
   const requests: FakeRequest[] = [];
+  const modelListRequests: http.IncomingHttpHeaders[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
+      if (req.method === 'GET' && /^\/v1\/models(\?|$)/.test(req.url ?? '')) {
+        modelListRequests.push(req.headers);
+        const given = req.headers['x-api-key'] ?? req.headers.authorization?.replace(/^Bearer /, '');
+        if (opts.apiKey !== undefined && given !== opts.apiKey) {
+          res.writeHead(401, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { message: 'Incorrect API key provided.', type: 'invalid_request_error' } }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: (opts.models ?? ['fake']).map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) }));
+        return;
+      }
       if (!req.url?.endsWith('/chat/completions')) {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
@@ -77,6 +98,7 @@ export async function startFakeOpenAI(replies: FakeReply[] | ((req: FakeRequest,
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    modelListRequests,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }

@@ -149,6 +149,24 @@ export interface SettingsUpdate extends Partial<ModelSettings> {
   keys?: Partial<Record<SecretName, string | null>>;
 }
 
+/** POST /api/settings/check body: the model settings as the dialog holds them, with a typed key not yet stored. */
+export interface ModelCheckRequest {
+  provider: ModelSettings['provider'];
+  model: string | null;
+  baseUrl: string | null;
+  /** an API key typed in the dialog; without it the stored key, then the environment's, is used */
+  key?: string | null;
+}
+
+/** POST /api/settings/check: whether a turn could start with these settings, and what the provider lists. */
+export interface ModelCheck {
+  ok: boolean;
+  /** in the dialog's words: what is wrong and how to fix it, or what was reached */
+  message: string;
+  /** the model ids the provider lists (empty when it was not reached or lists none) */
+  models: string[];
+}
+
 /**
  * GET /api/files?path=… and GET /api/tasks/[id]/log: one page of a (possibly huge) file in the
  * data dir, cut on line boundaries. Ask again from nextOffset for more.
