@@ -142,6 +142,8 @@ export interface SettingsView {
   keys: Record<SecretName, boolean>;
   /** a key is set in the server's environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, CLAMP_API_KEY) */
   envKeys: Record<SecretName, boolean>;
+  /** the 0600 file in the data dir where a key typed on the page is stored */
+  secretsFile: string;
 }
 
 /** PUT /api/settings body: any subset of the settings; a key set to null is removed. */

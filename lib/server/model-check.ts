@@ -23,11 +23,12 @@ export const modelCheckSchema = z.strictObject({
 }) satisfies z.ZodType<ModelCheckRequest>;
 
 const SECRET_OF: Partial<Record<ProviderName, SecretName>> = { anthropic: 'anthropic', openai: 'openai', 'openai-compatible': 'openai-compatible' };
+type Env = Readonly<Record<string, string | undefined>>;
 const OLLAMA_ROOT = OLLAMA_BASE_URL.replace(/\/v1$/, '');
 
 export interface CheckOptions {
   dataDir: string;
-  env?: NodeJS.ProcessEnv;
+  env?: Env;
   timeoutMs?: number;
 }
 
@@ -40,7 +41,7 @@ interface Key {
 const fail = (message: string, models: string[] = []): ModelCheck => ({ ok: false, message, models });
 
 /** The key to try: the one typed in the dialog, the stored one, then the environment's (named: the person set it). */
-function keyFor(name: SecretName, typed: string | null | undefined, dataDir: string, env: NodeJS.ProcessEnv): Key | undefined | { error: string } {
+function keyFor(name: SecretName, typed: string | null | undefined, dataDir: string, env: Env): Key | undefined | { error: string } {
   if (typed) return { value: typed, from: 'the key you typed' };
   let stored: string | undefined;
   try {
@@ -128,7 +129,7 @@ function checkScript(model: string | null): ModelCheck {
 }
 
 /** Where each provider lists its models, and how to ask. */
-function listRequest(provider: Exclude<ProviderName, 'scripted'>, baseUrl: string | null, key: Key | undefined, env: NodeJS.ProcessEnv): { url: string; headers: Record<string, string>; what: string } | { error: string } {
+function listRequest(provider: Exclude<ProviderName, 'scripted'>, baseUrl: string | null, key: Key | undefined, env: Env): { url: string; headers: Record<string, string>; what: string } | { error: string } {
   const bearer: Record<string, string> = key ? { authorization: `Bearer ${key.value}` } : {};
   const base = (u: string) => u.replace(/\/+$/, '');
   switch (provider) {

@@ -19,7 +19,7 @@ let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
 let keyed: Awaited<ReturnType<typeof startFakeOpenAI>>;
 let ollama: Awaited<ReturnType<typeof startFakeOllama>>;
 let deadUrl: string;
-const env: NodeJS.ProcessEnv = {};
+const env: Record<string, string> = {};
 
 /** A port nobody listens on (bound, then closed). */
 async function closedPort(): Promise<number> {
@@ -42,7 +42,7 @@ afterAll(async () => {
   ws?.cleanup();
 });
 
-const check = (provider: Parameters<typeof checkModel>[0]['provider'], model: string | null, baseUrl: string | null = null, key: string | null = null, extraEnv: NodeJS.ProcessEnv = {}, timeoutMs?: number) =>
+const check = (provider: Parameters<typeof checkModel>[0]['provider'], model: string | null, baseUrl: string | null = null, key: string | null = null, extraEnv: Record<string, string> = {}, timeoutMs?: number) =>
   checkModel({ provider, model, baseUrl, key }, { dataDir: ws.dataDir, env: { ...env, ...extraEnv }, timeoutMs });
 
 describe('Test connection', () => {
