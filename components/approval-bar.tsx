@@ -46,6 +46,11 @@ function risk(info: ApprovalInfo | null | undefined): { label: string; cls: stri
 }
 
 
+/** A modal (the output viewer, the settings) is open over the page: the bar neither takes focus nor hears keys meanwhile. */
+function modalOpen(): boolean {
+  return !!document.querySelector('[aria-modal="true"], dialog[open]');
+}
+
 function commandOf(input: unknown): string | undefined {
   const c = (input as { command?: unknown } | null)?.command;
   return typeof c === 'string' ? c : undefined;
@@ -71,7 +76,8 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
   // keys typed within a moment of the bar taking focus were meant for something else (typing through)
   const focusedAt = useRef(0);
   useEffect(() => {
-    if (!autoFocus) return;
+    // a call that arrives while the person reads a modal must not pull the cursor out of it (Esc there would deny the call)
+    if (!autoFocus || modalOpen()) return;
     focusedAt.current = performance.now();
     rootRef.current?.focus();
   }, [autoFocus]);
@@ -100,7 +106,7 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
   }
 
   function onKeyDown(e: KeyboardEvent<HTMLDivElement>) {
-    if (e.ctrlKey || e.metaKey || e.altKey || busy) return;
+    if (e.ctrlKey || e.metaKey || e.altKey || busy || modalOpen()) return;
     const tag = (e.target as HTMLElement).tagName;
     if (tag === 'TEXTAREA' || tag === 'INPUT') {
       if (e.target === editRef.current && e.key === 'Enter' && !e.shiftKey) {
