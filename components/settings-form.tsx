@@ -13,7 +13,7 @@ const KEY_ENV: Record<SecretName, string> = { anthropic: 'ANTHROPIC_API_KEY', op
 
 /** What each provider's fields mean: its own example model, and a base URL only where it uses one. */
 const HINTS: Record<Provider | '', { modelLabel: string; model: string; modelHelp?: string; baseUrl?: string; baseHelp?: string }> = {
-  '': { modelLabel: 'Model', model: 'as the environment configures it' },
+  '': { modelLabel: 'Model', model: 'from the environment' },
   anthropic: { modelLabel: 'Model', model: 'e.g. claude-sonnet-4-5' },
   openai: { modelLabel: 'Model', model: 'e.g. gpt-5' },
   'openai-compatible': {
