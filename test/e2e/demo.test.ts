@@ -137,6 +137,8 @@ describe('npm run demo', () => {
     const test = await approvalFor(page, 'demo-test');
     expect(fs.readFileSync(path.join(demoDir, 'workspace/src/slug.js'), 'utf8')).toContain(".replace(/^-+|-+$/g, '');");
     await expect(test.locator('pre').innerText()).resolves.toBe('node test/run.js');
+    // a command has an Edit button, so its e key is listed
+    await expect(page.locator('section[aria-label="Pending approvals"]').innerText()).resolves.toMatch(/\be\s*edit\b/);
     await test.getByRole('button', { name: /Approve once/ }).click();
     const note = card(page, 'demo-test').getByRole('note').first();
     await note.waitFor({ timeout: 30_000 });
@@ -147,13 +149,19 @@ describe('npm run demo', () => {
     await note.getByRole('button', { name: 'Open full output' }).click();
     const viewer = page.getByRole('dialog');
     await viewer.getByText(/^lines 1–/).waitFor({ timeout: 20_000 });
+    // the script's next turn waits 2.5 s, so it asks while the viewer is open
+    await expect(page.locator('[data-approval-for="demo-server"]').count(), 'the next call already asked before the viewer opened').resolves.toBe(0);
     await viewer.getByText('ok 1 - slugify("Hello, World!") is "hello-world"').waitFor({ timeout: 20_000 });
+    // the next call asks while the viewer is open: it must not pull the cursor out of it (Esc there denied it)
+    const server = page.locator('[data-approval-for="demo-server"]');
+    await server.waitFor({ state: 'attached', timeout: 30_000 });
+    await expect.poll(() => page.evaluate(() => !!document.activeElement?.closest('[role="dialog"]')), { timeout: 5000 }).toBe(true);
     await screenshot(page, 'demo-4-viewer');
     await page.keyboard.press('Escape');
     await viewer.waitFor({ state: 'detached' });
+    await expect(server.count()).resolves.toBe(1);
 
     // 3. the dev server as a background task, live in the panel
-    const server = await approvalFor(page, 'demo-server');
     await server.getByRole('button', { name: /Approve once/ }).click();
     await page.getByText('That is the tour').waitFor({ timeout: 30_000 });
     await waitIdle(page);
