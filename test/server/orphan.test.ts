@@ -55,6 +55,11 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Wait until the output shows the launcher's URL. */
+async function started(out: () => string): Promise<void> {
+  await expect.poll(out, { timeout: 90_000, interval: 200 }).toMatch(/Open http:\/\/127\.0\.0\.1:\d+\//);
+}
+
 describe('the launcher under npm start', () => {
   it('stops, frees the port within 5 s and leaves no command running when npm is killed', { timeout: 180_000 }, async () => {
     buildOnce();
@@ -88,7 +93,7 @@ describe('the launcher under npm start', () => {
     const npmExited = new Promise<void>((r) => npm.once('exit', () => r()));
     let launcher: number[] = [];
     try {
-      await expect.poll(() => out, { timeout: 90_000, interval: 200 }).toMatch(/Open http:\/\/127\.0\.0\.1:\d+\//);
+      await started(() => out);
       expect(out).toContain(`Model: scripted demo · script.json (not a real model)`);
       const base = `http://127.0.0.1:${port}`;
       const api = (p: string, body: unknown) =>
@@ -110,11 +115,46 @@ describe('the launcher under npm start', () => {
       expect(Date.now() - killedAt).toBeLessThan(5000);
       await expect.poll(() => [...pids(`bg-${marker}`), ...pids(`fg-${marker}`)], { timeout: 5000, interval: 100 }).toEqual([]);
       await expect.poll(() => out, { timeout: 5000 }).toMatch(/npm \(pid \d+\) is gone: stopping Clamp and every background task/);
-      await expect.poll(() => alive(launcher[0]), { timeout: 5000 }).toBe(false);
+      // the process itself ends too, as after SIGTERM (whose shutdown hooks may take their own bounded time)
+      await expect.poll(() => alive(launcher[0]), { timeout: 15_000 }).toBe(false);
       await chat;
     } finally {
       npm.kill('SIGKILL');
       for (const pid of [...pids(`bg-${marker}`), ...pids(`fg-${marker}`), ...launcher]) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+  });
+
+  it('stops when a plain parent (a shell, not npm) is killed', { timeout: 120_000 }, async () => {
+    buildOnce();
+    const port = await freePort();
+    // `; exit` keeps the shell from exec-ing node, so node's parent is the shell itself
+    const sh = spawn('sh', ['-c', `"${process.execPath}" bin/clamp.mjs; exit`], {
+      cwd: ROOT,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', CLAMP_PORT: String(port), CLAMP_TOKEN: 'orphan-sh', CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: '', npm_lifecycle_event: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    sh.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    sh.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    let launcher: number[] = [];
+    try {
+      await started(() => out);
+      expect(out).toContain('Model: none configured (the page says how to set one)');
+      launcher = children(sh.pid!);
+      expect(launcher).toHaveLength(1);
+      sh.kill('SIGKILL');
+      await expect.poll(() => portFree(port), { timeout: 5000, interval: 100 }).toBe(true);
+      await expect.poll(() => alive(launcher[0]), { timeout: 5000 }).toBe(false);
+      expect(out).toMatch(/the process that started Clamp \(pid \d+\) is gone: stopping Clamp and every background task/);
+    } finally {
+      sh.kill('SIGKILL');
+      for (const pid of launcher) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {
