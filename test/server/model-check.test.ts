@@ -9,6 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkModel } from '../../lib/server/model-check';
+import { resolveModel } from '../../lib/agent/providers';
 import { writeSecrets } from '../../lib/store/secrets';
 import { startFakeOpenAI } from '../fake-openai';
 import { startFakeOllama } from '../fake-ollama';
@@ -136,5 +137,27 @@ describe('Test connection', () => {
     const r = await check(null, null, null, null, { CLAMP_MODEL: 'openai-compatible:qwen2.5-coder-7b', CLAMP_BASE_URL: fake.url });
     expect(r).toMatchObject({ ok: true, message: expect.stringMatching(/^No provider chosen, so Clamp uses openai-compatible · qwen2\.5-coder-7b · .*Reached the server/) });
     await expect(check(null, null)).resolves.toMatchObject({ ok: false, message: expect.stringMatching(/^No model is configured\./) });
+  });
+});
+
+describe('the model in use, in the words of where it was configured', () => {
+  it('a provider chosen on the settings page gets page words; one from the environment keeps its variables', () => {
+    const page = resolveModel({}, { provider: 'anthropic' });
+    expect(page.status.help).toBe('The anthropic provider needs an API key: paste it in the settings.');
+    expect(resolveModel({ CLAMP_MODEL: 'anthropic:claude-sonnet-4-5' }, {}).status.help).toBe('The anthropic provider needs ANTHROPIC_API_KEY (in the environment, or saved on the settings page).');
+    expect(resolveModel({}, { provider: 'openai-compatible', model: 'm' }).status.help).toBe('The openai-compatible provider needs a base URL: fill it in on the settings page (for example http://127.0.0.1:1234/v1).');
+    expect(resolveModel({}, { provider: 'scripted' }).status.help).toBe('The scripted provider needs the path of a script file: enter it as the model on the settings page.');
+    for (const r of [page, resolveModel({}, { provider: 'openai-compatible', model: 'm' }), resolveModel({}, { provider: 'ollama' }), resolveModel({}, { provider: 'scripted' })]) {
+      expect(r.status.help).not.toMatch(/CLAMP_|_API_KEY/);
+    }
+    const missing = path.join(ws.root, 'gone.json');
+    expect(resolveModel({}, { provider: 'scripted', model: missing }).status.help).toBe(`The script file ${missing} does not exist. Give the path of a JSON script of model turns (docs/scripted-model.md).`);
+  });
+
+  it('Ollama’s own address, as the settings take it, is served under /v1', () => {
+    const r = resolveModel({}, { provider: 'ollama', model: 'qwen3-coder', baseUrl: 'http://127.0.0.1:11434' });
+    expect(r.status.label).toBe('ollama · qwen3-coder · http://127.0.0.1:11434/v1');
+    expect(resolveModel({}, { provider: 'ollama', model: 'qwen3-coder', baseUrl: 'http://127.0.0.1:11434/v1' }).status.label).toBe('ollama · qwen3-coder · http://127.0.0.1:11434/v1');
+    expect(resolveModel({}, { provider: 'ollama', model: 'qwen3-coder' }).status.label).toBe('ollama · qwen3-coder · http://127.0.0.1:11434/v1');
   });
 });
