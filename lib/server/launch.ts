@@ -42,6 +42,12 @@ function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: num
   req.once('error', done);
 }
 
+/** The launcher's line for a model that cannot be used: what is wrong with it, or that none is configured. */
+function modelProblem(help: string | undefined): string {
+  const first = help?.split('\n')[0] ?? '';
+  return !first || first.startsWith('No model is configured') ? 'none configured (the page says how to set one)' : `none usable: ${first}`;
+}
+
 /** Start Clamp: configuration, build if needed, the Next.js app behind the door, shutdown on signals. */
 export async function launch(argv: string[]): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED = '1';
@@ -120,7 +126,7 @@ export async function launch(argv: string[]): Promise<void> {
   process.stdout.write(
     `Clamp is working in ${cfg.workspace}\n` +
       `Data: ${cfg.dataDir} · mode: ${cfg.mode}\n` +
-      `Model: ${model.configured ? model.label : 'none configured (the page says how to set one)'}\n` +
+      `Model: ${model.configured ? model.label : modelProblem(model.help)}\n` +
       `Open http://${shownHost}:${port}/?token=${token}\n`,
   );
 
