@@ -7,7 +7,6 @@ import { runShutdownHooks } from '../contract/shutdown';
 import { ensureBuild, ROOT } from './build';
 import { reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } from '../exec/leftovers';
 import { BUDGET } from '../contract/budget';
-import { currentModel } from './model';
 import { watchParents } from './parent-watch';
 
 const REFUSED_BODY_DRAIN_MS = 2000;
@@ -122,6 +121,8 @@ export async function launch(argv: string[]): Promise<void> {
   if (addr && typeof addr === 'object') port = addr.port;
   process.env.CLAMP_PORT = String(port);
   const shownHost = cfg.host === '0.0.0.0' || cfg.host === '::' ? '127.0.0.1' : cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
+  // loaded only now: the providers' SDKs are not needed to fail fast on a taken port
+  const { currentModel } = await import('./model');
   const model = currentModel(cfg).status;
   process.stdout.write(
     `Clamp is working in ${cfg.workspace}\n` +
