@@ -1,5 +1,5 @@
 import { errorResponse, json, serverConfig } from '@/lib/server/http';
-import { currentModel } from '@/lib/server/model';
+import { currentModelWithWindow } from '@/lib/server/model';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -7,7 +7,7 @@ export const dynamic = 'force-dynamic';
 export async function GET() {
   try {
     const cfg = serverConfig();
-    return json({ workspace: cfg.workspace, dataDir: cfg.dataDir, model: currentModel(cfg).status, defaultMode: cfg.mode });
+    return json({ workspace: cfg.workspace, dataDir: cfg.dataDir, model: (await currentModelWithWindow(cfg)).status, defaultMode: cfg.mode });
   } catch (err) {
     return errorResponse(err);
   }
