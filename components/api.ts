@@ -3,6 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {
   ApprovalAnswerBody,
+  ModelCheck,
+  ModelCheckRequest,
   ModelStatus,
   PermissionMode,
   SandboxView,
@@ -146,6 +148,11 @@ export function useSaveSettings() {
       void qc.invalidateQueries({ queryKey: queryKeys.status });
     },
   });
+}
+
+/** Test model settings without saving them: the provider reached or what is wrong, and the models it lists. */
+export function useCheckModel() {
+  return useMutation({ mutationFn: (body: ModelCheckRequest) => fetchJson<ModelCheck>('/api/settings/check', jsonBody('POST', body)) });
 }
 
 export function useRules(enabled: boolean) {

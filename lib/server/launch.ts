@@ -8,6 +8,7 @@ import { ensureBuild, ROOT } from './build';
 import { reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } from '../exec/leftovers';
 import { parseSandboxLevel, SandboxConfigError, sandboxLine, sandboxView } from '../exec/sandbox';
 import { BUDGET } from '../contract/budget';
+import { watchParents } from './parent-watch';
 
 const REFUSED_BODY_DRAIN_MS = 2000;
 
@@ -39,6 +40,12 @@ function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: num
   });
   req.once('end', done);
   req.once('error', done);
+}
+
+/** The launcher's line for a model that cannot be used: what is wrong with it, or that none is configured. */
+function modelProblem(help: string | undefined): string {
+  const first = help?.split('\n')[0] ?? '';
+  return !first || first.startsWith('No model is configured') ? 'none configured (the page says how to set one)' : `none usable: ${first}`;
 }
 
 /** Start Clamp: configuration, build if needed, the Next.js app behind the door, shutdown on signals. */
@@ -116,9 +123,13 @@ export async function launch(argv: string[]): Promise<void> {
   if (addr && typeof addr === 'object') port = addr.port;
   process.env.CLAMP_PORT = String(port);
   const shownHost = cfg.host === '0.0.0.0' || cfg.host === '::' ? '127.0.0.1' : cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
+  // loaded only now: the providers' SDKs are not needed to fail fast on a taken port
+  const { currentModel } = await import('./model');
+  const model = currentModel(cfg).status;
   process.stdout.write(
     `Clamp is working in ${cfg.workspace}\n` +
       `Data: ${cfg.dataDir} · mode: ${cfg.mode}\n` +
+      `Model: ${model.configured ? model.label : modelProblem(model.help)}\n` +
       `${sandboxLine(sandboxView())}\n` +
       `Open http://${shownHost}:${port}/?token=${token}\n`,
   );
@@ -140,4 +151,6 @@ export async function launch(argv: string[]): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGHUP', () => void stop('SIGHUP'));
+  // killing npm (of `npm start`) sends Clamp no signal: notice the orphaning and stop the same way
+  watchParents((why) => void stop(`${why}`), BUDGET.LAUNCHER_PARENT_POLL_MS);
 }
