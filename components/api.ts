@@ -3,8 +3,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {
   ApprovalAnswerBody,
+  ModelCheck,
+  ModelCheckRequest,
   ModelStatus,
   PermissionMode,
+  SandboxView,
   SavedRule,
   SessionDetail,
   SessionSummary,
@@ -19,6 +22,7 @@ export interface StatusView {
   dataDir: string;
   model: ModelStatus;
   defaultMode: PermissionMode;
+  sandbox: SandboxView;
 }
 
 /** A failed API call: the HTTP status and the server's own message (it names the next step). */
@@ -144,6 +148,11 @@ export function useSaveSettings() {
       void qc.invalidateQueries({ queryKey: queryKeys.status });
     },
   });
+}
+
+/** Test model settings without saving them: the provider reached or what is wrong, and the models it lists. */
+export function useCheckModel() {
+  return useMutation({ mutationFn: (body: ModelCheckRequest) => fetchJson<ModelCheck>('/api/settings/check', jsonBody('POST', body)) });
 }
 
 export function useRules(enabled: boolean) {

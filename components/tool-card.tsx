@@ -4,8 +4,10 @@ import { getToolName, type DynamicToolUIPart, type ToolUIPart } from 'ai';
 import { memo, useEffect, useState } from 'react';
 import type { ToolResult } from '@/lib/contract/protocol';
 import { useChatUi, useProgress } from './chat-context';
+import type { PrunedMark } from './chat-derive';
 import { DiffView } from './diff-view';
 import { formatCount, formatDuration, stripAnsi } from './format';
+import { PrunedNote } from './pruned-note';
 import { toolArgs } from './tool-summary';
 import { TruncationNotes, type TurnBudgetCut } from './truncation-note';
 import { VirtualText } from './virtual-text';
@@ -125,7 +127,7 @@ function LiveOutput({ toolCallId, logPath, label }: { toolCallId: string; logPat
 }
 
 /** One tool call: a one-line summary with its state and duration, then its output, diff, cuts, error and hint. */
-export const ToolCard = memo(function ToolCard({ part, turnCut, idle }: { part: ToolPart; turnCut?: TurnBudgetCut; idle: boolean }) {
+export const ToolCard = memo(function ToolCard({ part, turnCut, idle, pruned }: CardProps) {
   const name = getToolName(part);
   const edited = resultOf(part)?.meta?.editedCommand;
   // what ran is what the line names; the card says it was edited
@@ -141,14 +143,25 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle }: { part: 
   const diff = typeof meta.diff === 'string' && meta.diff ? meta.diff : undefined;
   const logPath = typeof meta.logPath === 'string' ? meta.logPath : undefined;
   const isError = state.tone === 'error';
-  const [open, setOpen] = useState<boolean | null>(null);
+  const { openViewer, cardOpen } = useChatUi();
+  // the person's choice outlives the card's row being unmounted off screen
+  const [open, setOpenState] = useState<boolean | null>(() => cardOpen.get(part.toolCallId) ?? null);
+  const setOpen = (o: boolean) => {
+    cardOpen.set(part.toolCallId, o);
+    setOpenState(o);
+  };
   const expanded = open ?? (isError || name === 'run_command' || EDIT_TOOLS.has(name) || state.running);
   const title = `${name} ${args}`.trim();
-  const { openViewer } = useChatUi();
   const bodyId = `tool-body-${part.toolCallId}`;
 
   return (
-    <div className="rounded-md border border-zinc-200 bg-white text-sm shadow-xs dark:border-zinc-800 dark:bg-zinc-900" data-tool-call-id={part.toolCallId} data-state={part.state} data-running={state.running}>
+    <div
+      className="rounded-md border border-zinc-200 bg-white text-sm shadow-xs dark:border-zinc-800 dark:bg-zinc-900"
+      data-tool-call-id={part.toolCallId}
+      data-state={part.state}
+      data-running={state.running}
+      data-pruned={pruned ? 'true' : undefined}
+    >
       <button
         type="button"
         aria-expanded={expanded}
@@ -165,6 +178,11 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle }: { part: 
         {typeof edited === 'string' && (
           <span className="shrink-0 rounded bg-zinc-100 px-1 text-[11px] text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300" title={`The person edited the command before approving it; the model proposed: ${String(meta.proposedCommand ?? '')}`}>
             edited
+          </span>
+        )}
+        {pruned && (
+          <span className="shrink-0 rounded bg-violet-100 px-1 text-[11px] text-violet-800 dark:bg-violet-950 dark:text-violet-300" title={`Pruned from context at step ${pruned.step}: the model sees a stub; open the card for it`}>
+            pruned at step {pruned.step}
           </span>
         )}
         <span className={`shrink-0 text-xs ${toneClass[state.tone]}`}>
@@ -186,6 +204,7 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle }: { part: 
       </div>
       {expanded && (
         <div id={bodyId} className="space-y-2 border-t border-zinc-100 px-2.5 py-2 dark:border-zinc-800">
+          {pruned && <PrunedNote mark={pruned} title={`Full output of ${title}`} />}
           <CardBody part={part} name={name} title={title} result={result} diff={diff} logPath={logPath} />
           {logPath && done && (
             <button type="button" onClick={() => openViewer({ kind: 'file', path: logPath }, `Log of ${title}`)} className="text-xs text-sky-700 underline hover:text-sky-900 dark:text-sky-400">
@@ -203,9 +222,17 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle }: { part: 
   );
 }, sameCard);
 
+interface CardProps {
+  part: ToolPart;
+  turnCut?: TurnBudgetCut;
+  idle: boolean;
+  /** the result is pruned from what the model is sent */
+  pruned?: PrunedMark;
+}
+
 /** The SDK copies every part of the streaming message on each chunk; compare the fields instead of the object. */
-function sameCard(a: { part: ToolPart; turnCut?: TurnBudgetCut; idle: boolean }, b: { part: ToolPart; turnCut?: TurnBudgetCut; idle: boolean }): boolean {
-  if (a.turnCut !== b.turnCut || a.idle !== b.idle) return false;
+function sameCard(a: CardProps, b: CardProps): boolean {
+  if (a.turnCut !== b.turnCut || a.idle !== b.idle || a.pruned !== b.pruned) return false;
   const x = a.part as unknown as Record<string, unknown>;
   const y = b.part as unknown as Record<string, unknown>;
   const keys = new Set([...Object.keys(x), ...Object.keys(y)]);

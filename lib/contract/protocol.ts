@@ -227,6 +227,18 @@ export interface ModelPrices {
 }
 
 /** A background task as the page sees it (the task manager's own shape). */
+/** The command sandbox as GET /api/status reports it (and the launcher prints it). */
+export interface SandboxView {
+  /** what CLAMP_SANDBOX asks for: 'by-mode' (debug read-only, the others workspace-write), 'read-only' or 'off' */
+  level: 'by-mode' | 'read-only' | 'off';
+  /** bubblewrap can confine commands here */
+  available: boolean;
+  /** why it cannot, with the fix; present only when it is wanted and unavailable */
+  problem?: string;
+  /** commands reach the network without asking (CLAMP_SANDBOX_NETWORK) */
+  network: boolean;
+}
+
 export type TaskSummary = TaskInfo;
 export type { TaskStatus, TaskStream };
 
@@ -268,11 +280,31 @@ export interface SettingsView {
   keys: Record<SecretName, boolean>;
   /** a key is set in the server's environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, CLAMP_API_KEY) */
   envKeys: Record<SecretName, boolean>;
+  /** the 0600 file in the data dir where a key typed on the page is stored */
+  secretsFile: string;
 }
 
 /** PUT /api/settings body: any subset of the settings; a key set to null is removed. */
 export interface SettingsUpdate extends Partial<ModelSettings> {
   keys?: Partial<Record<SecretName, string | null>>;
+}
+
+/** POST /api/settings/check body: the model settings as the dialog holds them, with a typed key not yet stored. */
+export interface ModelCheckRequest {
+  provider: ModelSettings['provider'];
+  model: string | null;
+  baseUrl: string | null;
+  /** an API key typed in the dialog; without it the stored key, then the environment's, is used */
+  key?: string | null;
+}
+
+/** POST /api/settings/check: whether a turn could start with these settings, and what the provider lists. */
+export interface ModelCheck {
+  ok: boolean;
+  /** in the dialog's words: what is wrong and how to fix it, or what was reached */
+  message: string;
+  /** the model ids the provider lists (empty when it was not reached or lists none) */
+  models: string[];
 }
 
 /**
