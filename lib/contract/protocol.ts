@@ -174,6 +174,8 @@ export interface ApprovalAnswerBody {
   editedCommand?: string;
   /** for 'deny': why, which reaches the model */
   reason?: string;
+  /** run_command only: run this one call with the network (the rest of the sandbox stays) */
+  network?: boolean;
 }
 
 export interface SessionSummary {
@@ -259,6 +261,8 @@ export interface StoredApproval {
   editedCommand: string | null;
   /** why it was denied ('deny' answers only) */
   reason: string | null;
+  /** the person allowed the network for this one call */
+  network: boolean;
   createdAt: number;
   answeredAt: number | null;
 }

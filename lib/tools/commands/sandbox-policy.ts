@@ -18,6 +18,8 @@ export interface SandboxChoice {
   network: boolean;
   /** what the call asked for beyond the sandbox */
   escalation?: Escalation;
+  /** the network is on because the person allowed it on this call's approval */
+  approvedNetwork?: boolean;
   /** the sandbox is wanted but cannot start here: why, with the fix */
   unavailable?: string;
 }
@@ -29,6 +31,15 @@ function configuredLevel(env: NodeJS.ProcessEnv): SandboxLevel | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** ctx.services key set for one call whose approval said "allow network". */
+export const APPROVED_NETWORK = 'approvedNetwork';
+
+/** The network for this call, because the person allowed it on its approval (the rest of the sandbox stays). */
+export function withApprovedNetwork(choice: SandboxChoice, ctx: Pick<ToolContext, 'services'>): SandboxChoice {
+  if (ctx.services[APPROVED_NETWORK] !== true || choice.network || choice.level === 'off' || choice.escalation === 'off') return choice;
+  return { ...choice, network: true, approvedNetwork: true };
 }
 
 /**
