@@ -62,6 +62,9 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
   const [editing, setEditing] = useState(false);
   const [edited, setEdited] = useState(command ?? '');
   const [reason, setReason] = useState('');
+  // "allow network" for this one command: offered when the command does not already ask for more itself
+  const offersNetwork = call.toolName === 'run_command' && !(call.input as { sandbox?: unknown } | null)?.sandbox;
+  const [network, setNetwork] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const rootRef = useRef<HTMLDivElement>(null);
@@ -95,7 +98,8 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
     setBusy(true);
     setError(null);
     try {
-      await postApproval(sessionId, call.toolCallId, { answer: final, ...(final === 'edit' ? { editedCommand } : {}), ...(why ? { reason: why } : {}) });
+      const withNetwork = offersNetwork && network && final !== 'deny';
+      await postApproval(sessionId, call.toolCallId, { answer: final, ...(final === 'edit' ? { editedCommand } : {}), ...(why ? { reason: why } : {}), ...(withNetwork ? { network: true } : {}) });
       onAnswered({ call, answer: final, reason: why });
     } catch (err) {
       const stored = err instanceof ApiError && err.status === 409 ? ((err.body as { approval?: StoredApproval } | null)?.approval ?? null) : null;
@@ -188,6 +192,12 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
         <button type="button" className={btnPrimary} disabled={busy} onClick={() => void answer(editing ? 'edit' : 'once')}>
           {editing ? 'Approve edited' : 'Approve once'} <Kbd k={editing ? '↵' : 'y'} />
         </button>
+        {offersNetwork && (
+          <label className="flex items-center gap-1 text-xs text-zinc-700 dark:text-zinc-300" title="Run this command with network access, this time only (the rest of the sandbox stays). A saved rule does not carry it.">
+            <input type="checkbox" checked={network} disabled={busy} onChange={(e) => setNetwork(e.target.checked)} data-approval-network />
+            with network, this once
+          </label>
+        )}
         <button type="button" className={btnPlain} disabled={busy || !patterns} title={`${saveTitle}${patterns ? ' (this session)' : ''}`} onClick={() => void answer('session')}>
           This session <Kbd k="s" />
         </button>

@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import type { ModelCheck, ModelCheckRequest, ModelSettings, PermissionMode, SecretName, SettingsUpdate, SettingsView } from '@/lib/contract/protocol';
+import type { ModelCheck, ModelCheckRequest, ModelSettings, PermissionMode, SandboxSettings, SecretName, SettingsUpdate, SettingsView } from '@/lib/contract/protocol';
 import { PERMISSION_MODES } from '@/lib/contract/types';
 import { useCheckModel, useSaveSettings } from './api';
 import { MODE_HELP } from './header';
@@ -62,6 +62,19 @@ function Message({ outcome }: { outcome: Outcome }) {
     </p>
   );
 }
+
+const SANDBOX_LEVELS: [SandboxSettings['level'], string][] = [
+  ['by-mode', 'By mode (default)'],
+  ['read-only', 'read-only'],
+  ['workspace-write', 'workspace-write'],
+  ['off', 'off (no sandbox)'],
+];
+const SANDBOX_HELP: Record<SandboxSettings['level'], string> = {
+  'by-mode': 'Plan and debug run commands read-only; the other modes may write the workspace only.',
+  'read-only': 'Commands may read (your secrets stay hidden) but write nothing outside a private /tmp.',
+  'workspace-write': 'Commands may write the workspace only; plan and debug stay read-only.',
+  off: 'Commands run with your full access: files, secrets, network. The judge is the only defence.',
+};
 
 /**
  * The model settings (provider, model, base URL, write-only key, context window, default mode). Save
@@ -134,6 +147,12 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
     else setOutcome({ kind: 'refused', check: r });
   };
   const removeKey = () => secret && save.mutate({ keys: { [secret]: null } });
+  // the sandbox is saved as soon as it is changed (no model test needed); the next command runs under it
+  const [sandbox, setSandbox] = useState<SandboxSettings>(view.sandbox);
+  const saveSandbox = (patch: Partial<SandboxSettings>) => {
+    setSandbox((cur) => ({ ...cur, ...patch }));
+    save.mutate({ sandbox: patch }, { onError: (err) => setOutcome({ kind: 'error', message: err.message }) });
+  };
 
   return (
     <>
@@ -263,6 +282,39 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
             </label>
           </div>
         </form>
+        <fieldset className="space-y-3" data-settings-sandbox>
+          <legend className="text-sm font-semibold">Sandbox for commands</legend>
+          <label className={labelCls}>
+            Level
+            <select
+              value={sandbox.level}
+              onChange={(e) => saveSandbox({ level: e.target.value as SandboxSettings['level'] })}
+              disabled={view.sandboxEnv.level !== undefined}
+              aria-label="Sandbox level"
+              className={`${inputCls} mt-1`}
+            >
+              {SANDBOX_LEVELS.map(([v, label]) => (
+                <option key={v} value={v}>
+                  {label}
+                </option>
+              ))}
+            </select>
+            <span className={helpCls}>
+              {view.sandboxEnv.level !== undefined ? `Set by CLAMP_SANDBOX=${view.sandboxEnv.level}, which wins over this setting.` : SANDBOX_HELP[sandbox.level]}
+            </span>
+          </label>
+          <label className="flex items-center gap-2 text-sm">
+            <input
+              type="checkbox"
+              checked={view.sandboxEnv.network ?? sandbox.network}
+              onChange={(e) => saveSandbox({ network: e.target.checked })}
+              disabled={view.sandboxEnv.network !== undefined}
+              aria-label="Allow network in the sandbox"
+            />
+            Commands may reach the network
+            {view.sandboxEnv.network !== undefined && <span className="text-xs text-zinc-500">(set by CLAMP_SANDBOX_NETWORK)</span>}
+          </label>
+        </fieldset>
         {children}
       </div>
       <footer className="space-y-2 border-t border-zinc-200 px-5 py-3 dark:border-zinc-800">

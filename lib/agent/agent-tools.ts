@@ -9,6 +9,7 @@ import type { PolicyDecision, ToolContext, ToolDefinition, ToolProgress, ToolRes
 import type { AgentHost } from './host';
 import type { ApprovalInfo } from '../contract/protocol';
 import type { CallScheduler } from './scheduler';
+import { APPROVED_NETWORK } from '../tools/commands/sandbox-policy';
 
 export interface AgentToolsOptions {
   reg: Registry;
@@ -46,7 +47,7 @@ const modelOutput = ({ output }: { output: unknown }) => {
  */
 export function buildAgentTools(o: AgentToolsOptions): ToolSet {
   const approver: Approver = { rule: (t, input, d) => o.host.ruleVerdict(t, input, d) };
-  const ctxFor = (toolCallId: string, signal?: AbortSignal): ToolContext =>
+  const ctxFor = (toolCallId: string, signal?: AbortSignal, network = false): ToolContext =>
     createContext({
       workspace: o.host.workspace,
       dataDir: o.host.dataDir,
@@ -55,7 +56,8 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
       budget: o.budget,
       sessionId: o.host.sessionId,
       callId: toolCallId,
-      services: o.host.services,
+      // "allow network" on this call's approval reaches run_command through its own context only
+      services: network ? { ...o.host.services, [APPROVED_NETWORK]: true } : o.host.services,
       onProgress: o.onProgress ? (p) => o.onProgress!(toolCallId, p) : undefined,
     });
   // the verdict made when the SDK asked whether a call needs approval, used when that call runs
@@ -80,8 +82,8 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
   };
 
   const run = async (name: string, input: unknown, toolCallId: string, signal: AbortSignal | undefined): Promise<ToolResult> => {
-    const ctx = ctxFor(toolCallId, signal);
     const answer = o.host.answerFor(toolCallId);
+    const ctx = ctxFor(toolCallId, signal, !!answer && answer.answer !== 'deny' && answer.network === true);
     const verdict = answer ? answer.decision : verdicts.get(toolCallId);
     verdicts.delete(toolCallId);
     // a denied call never executes (the SDK reports it as denied); were one to, it would still not run

@@ -6,6 +6,8 @@ export interface RecordedAnswer {
   answer: ApprovalAnswer;
   editedCommand?: string | null;
   reason?: string | null;
+  /** the person allowed the network for this one call */
+  network?: boolean;
   /** the policy verdict made when the call asked for approval (it travels with the approval) */
   decision?: PolicyDecision;
 }

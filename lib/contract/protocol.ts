@@ -174,6 +174,8 @@ export interface ApprovalAnswerBody {
   editedCommand?: string;
   /** for 'deny': why, which reaches the model */
   reason?: string;
+  /** run_command only: run this one call with the network (the rest of the sandbox stays) */
+  network?: boolean;
 }
 
 export interface SessionSummary {
@@ -259,6 +261,8 @@ export interface StoredApproval {
   editedCommand: string | null;
   /** why it was denied ('deny' answers only) */
   reason: string | null;
+  /** the person allowed the network for this one call */
+  network: boolean;
   createdAt: number;
   answeredAt: number | null;
 }
@@ -273,9 +277,23 @@ export interface SessionDetail {
 /** The API keys the settings page can store (in a 0600 file in the data dir, never in the database). */
 export type SecretName = 'anthropic' | 'openai' | 'openai-compatible';
 
+/**
+ * The sandbox as the settings page sets it: a level ('by-mode', the default: plan and debug read-only,
+ * the others workspace-write) and whether commands may reach the network. CLAMP_SANDBOX /
+ * CLAMP_SANDBOX_NETWORK, when set, win over these (see README, "Sandbox").
+ */
+export interface SandboxSettings {
+  level: 'by-mode' | 'read-only' | 'workspace-write' | 'off';
+  network: boolean;
+}
+
 /** GET and PUT /api/settings: the model settings and which keys are set (never the keys themselves). */
 export interface SettingsView {
   settings: ModelSettings;
+  /** the saved sandbox settings */
+  sandbox: SandboxSettings;
+  /** what the environment sets and so wins over the saved settings (CLAMP_SANDBOX, CLAMP_SANDBOX_NETWORK) */
+  sandboxEnv: { level?: string; network?: boolean };
   /** a key is stored in the data dir */
   keys: Record<SecretName, boolean>;
   /** a key is set in the server's environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, CLAMP_API_KEY) */
@@ -287,6 +305,7 @@ export interface SettingsView {
 /** PUT /api/settings body: any subset of the settings; a key set to null is removed. */
 export interface SettingsUpdate extends Partial<ModelSettings> {
   keys?: Partial<Record<SecretName, string | null>>;
+  sandbox?: Partial<SandboxSettings>;
 }
 
 /** POST /api/settings/check body: the model settings as the dialog holds them, with a typed key not yet stored. */

@@ -32,9 +32,43 @@ function stdinProgram(c: Check, shell: boolean): void {
   if (!shell) return;
   for (const u of upstream) {
     const name = u.words[0]?.value;
-    if ((name === 'echo' || name === 'printf') && u.words.every((w) => w.value !== null)) c.env.script(u.words.slice(1).map((w) => w.value).join(' '), `what ${name} pipes into ${c.base}`);
+    if ((name === 'echo' || name === 'printf') && u.words.every((w) => w.value !== null)) {
+      const printed = printedBy(name, u.words.slice(1).map((w) => w.value!));
+      if (printed !== null) c.env.script(printed, `what ${name} pipes into ${c.base}`);
+    }
     else if (u.stdin) c.env.script(u.stdin.text, `the here-doc piped into ${c.base}`);
   }
+}
+
+/** Backslash escapes as printf and `echo -e` read them (\\xHH, \\0NNN / \\NNN, \\n, \\t …). */
+export function decodeEscapes(text: string): string {
+  const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', f: '\f', v: '\v', e: '\x1b', '\\': '\\' };
+  return text.replace(/\\(x[0-9a-fA-F]{1,2}|0?[0-7]{1,3}|.)/g, (all, e: string) => {
+    if (e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
+    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
+    return simple[e] ?? all;
+  });
+}
+
+/** What echo or printf prints for these (static) arguments; null when it cannot be told. */
+export function printedBy(name: string, args: readonly string[]): string | null {
+  if (name === 'echo') {
+    let i = 0;
+    let escapes = false;
+    for (; i < args.length && /^-[neE]+$/.test(args[i]!); i++) for (const f of args[i]!.slice(1)) escapes = f === 'e' ? true : f === 'E' ? false : escapes;
+    const rest = args.slice(i).join(' ');
+    return escapes ? decodeEscapes(rest) : rest;
+  }
+  const [format, ...rest] = args;
+  if (format === undefined) return '';
+  // %s and %b fill in the arguments in turn (%b decoding them too); other conversions are left unknown
+  if (/%[^sb%]/.test(format)) return null;
+  let k = 0;
+  const filled = decodeEscapes(format.replace(/%%/g, '\u0000')).replace(/%([sb])/g, (_m, t: string) => {
+    const a = rest[k++] ?? '';
+    return t === 'b' ? decodeEscapes(a) : a;
+  }).replace(/\u0000/g, '%');
+  return k >= rest.length ? filled : null;
 }
 
 const shellCheck: Checker = (c) => {

@@ -6,8 +6,8 @@ import path from 'node:path';
 import type { Word } from './shell-parse';
 import { placesOf, worstPlace } from './command-paths';
 import { DELETERS, GIT_EXEC_CONFIG, GIT_GLOBAL_VALUE_OPTS, GIT_READ_ONLY } from './command-tables';
-import { finding, q, suffixWord, writeCheck, type Check, type Checker } from './command-check-kit';
-import { usesLong, usesShort } from './command-checks-more';
+import { finding, q, writeCheck, type Check, type Checker } from './command-check-kit';
+import { outputOptionTargets, usesLong, usesShort } from './command-checks-more';
 
 /** git subcommands' options (and words) that run a program. */
 const GIT_SUB_EXEC: Readonly<Record<string, { short?: string; long?: string[]; first?: string[] }>> = {
@@ -37,12 +37,12 @@ function gitExec(c: Check, sub: string, rest: string[]): void {
   }
   if (['diff', 'log', 'show', 'whatchanged', 'range-diff', 'format-patch'].includes(sub)) {
     // --output=FILE (and -o DIR for format-patch) writes where it says
+    // in every spelling: --output f, --output=f, GNU abbreviations (--outp=f), format-patch's -of
     const base = c.vals.length - rest.length;
-    rest.forEach((r, k) => {
-      const w = c.args[base + k]!;
-      if (r.startsWith('--output=')) writeCheck(c, suffixWord(w, '--output='));
-      else if ((r === '--output' || (sub === 'format-patch' && (r === '-o' || r === '--output-directory'))) && c.args[base + k + 1]) writeCheck(c, c.args[base + k + 1]!);
-    });
+    const spec = sub === 'format-patch' ? { short: 'o', long: ['output', 'output-directory'] } : { long: ['output'] };
+    const targets = outputOptionTargets(c.args.slice(base), rest, spec);
+    if (targets.length > 0) c.env.sub.readOnly = false;
+    for (const t of targets) writeCheck(c, t);
   }
   if (sub === 'config') {
     const key = rest.find((r) => !r.startsWith('-') && r !== 'set');

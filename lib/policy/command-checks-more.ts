@@ -6,7 +6,7 @@
  */
 import type { Word } from './shell-parse';
 import { placesOf } from './command-paths';
-import { finding, q, skipOptions, unseenCode, type Check, type Checker } from './command-check-kit';
+import { finding, q, skipOptions, suffixWord, unseenCode, writeCheck, type Check, type Checker } from './command-check-kit';
 
 // ——— option spellings ———
 
@@ -41,6 +41,51 @@ const EXEC_OPTIONS: Readonly<Record<string, { short?: string; long?: string[]; o
   less: { long: ['lesskey-file'] },
   scp: { short: 'S' }, sftp: { short: 'S' },
 };
+/** Options that write a file, per command: the file is judged as a write wherever it is. */
+const OUTPUT_OPTIONS: Readonly<Record<string, { short?: string; long: string[] }>> = {
+  sort: { short: 'o', long: ['output'] },
+  shuf: { short: 'o', long: ['output'] },
+  tree: { short: 'o', long: [] },
+  base64: { short: 'o', long: ['output'] },
+};
+
+/**
+ * The files an output option names, spelled any way the parser accepts: `-o f`, `-of`, a cluster
+ * ending in it (`-uo f`, `-uof`), `--output f`, `--output=f` and GNU abbreviations (`--out=f`).
+ */
+export function outputOptionTargets(args: readonly Word[], vals: readonly string[], spec: { short?: string; long: string[] }): Word[] {
+  const out: Word[] = [];
+  for (let i = 0; i < vals.length; i++) {
+    const v = vals[i]!;
+    if (v === '--') break;
+    if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const given = v.slice(2, eq < 0 ? undefined : eq);
+      if (!spec.long.some((n) => n === given || (given.length >= 3 && n.startsWith(given)))) continue;
+      if (eq >= 0) out.push(suffixWord(args[i]!, v.slice(0, eq + 1)));
+      else if (args[i + 1]) out.push(args[++i]!);
+    } else if (spec.short && v.length > 1 && v[0] === '-') {
+      const letters = /^-[a-zA-Z]*/.exec(v)![0].slice(1);
+      const at = [...letters].findIndex((l) => spec.short!.includes(l));
+      if (at < 0) continue;
+      const prefix = v.slice(0, at + 2);
+      if (v.length > prefix.length) out.push(suffixWord(args[i]!, prefix));
+      else if (args[i + 1]) out.push(args[++i]!);
+    }
+  }
+  return out;
+}
+
+/** A command writing where an output option says (sort -o ~/.bashrc): judged like a redirect. */
+export function outputOptionCheck(c: Check): void {
+  const spec = OUTPUT_OPTIONS[c.base];
+  if (!spec) return;
+  const targets = outputOptionTargets(c.args, c.vals, spec);
+  if (targets.length === 0) return;
+  c.env.sub.readOnly = false;
+  for (const t of targets) writeCheck(c, t);
+}
+
 /** ssh -o options that run a local program. */
 const SSH_EXEC_OPTS = /^(ProxyCommand|LocalCommand|PermitLocalCommand|KnownHostsCommand|Match)\b/i;
 
@@ -304,6 +349,7 @@ function publishReason(base: string, vals: readonly string[]): string | null {
   if ((base === 'gem' && (a === 'push' || a === 'yank')) || (base === 'twine' && a === 'upload') || (['poetry', 'uv', 'flit', 'hatch', 'pdm'].includes(base) && a === 'publish')) return 'publishes a package';
   if (base === 'gh' && ['repo', 'release', 'secret', 'variable', 'gpg-key', 'ssh-key', 'run', 'cache'].includes(a ?? '') && (b === 'delete' || b === 'archive' || (a === 'secret' && b === 'set'))) return `changes GitHub (${a} ${b}), which cannot be undone from here`;
   if (base === 'gh' && a === 'api' && vals.some((v, i) => (v === '-X' || v === '--method') && /^(DELETE|PUT|PATCH|POST)$/i.test(vals[i + 1] ?? ''))) return 'changes GitHub through its API';
+  if ((base === 'pulumi' && (a === 'destroy' || a === 'up' || a === 'down' || (a === 'stack' && b === 'rm'))) || (base === 'cdk' && (a === 'destroy' || a === 'deploy'))) return 'changes or destroys real infrastructure';
   if ((base === 'terraform' || base === 'tofu') && (a === 'destroy' || (a === 'apply' && (has('-destroy') || has('-auto-approve'))) || (a === 'state' && (b === 'rm' || b === 'push')))) return 'changes or destroys real infrastructure';
   if ((base === 'kubectl' || base === 'oc') && ['delete', 'drain', 'replace', 'apply', 'patch', 'scale', 'rollout', 'cordon', 'taint', 'edit'].includes(a ?? '')) return 'changes a Kubernetes cluster';
   if (base === 'helm' && ['uninstall', 'delete', 'install', 'upgrade', 'rollback'].includes(a ?? '')) return 'changes a Kubernetes cluster';
@@ -327,7 +373,10 @@ export function containerCheck(c: Check): void {
   if (sub !== 'run' && sub !== 'create' && sub !== 'exec') return;
   const text = q(c.env.sub.text);
   const vals = c.vals;
-  if (vals.some((v) => v === '--privileged' || /^--(pid|net|network|ipc|uts|userns|cgroupns)=host$/.test(v) || /^--cap-add(=|$)/.test(v) || v.startsWith('--device'))) {
+  // --pid=host and --pid host alike; seccomp/apparmor unconfined lifts the container's confinement too
+  const hostNs = (v: string, i: number) => /^--(pid|net|network|ipc|uts|userns|cgroupns)=host$/.test(v) || (/^--(pid|net|network|ipc|uts|userns|cgroupns)$/.test(v) && vals[i + 1] === 'host');
+  const unconfined = (v: string, i: number) => /unconfined/.test(v.startsWith('--security-opt=') ? v : v === '--security-opt' ? (vals[i + 1] ?? '') : '');
+  if (vals.some((v, i) => v === '--privileged' || hostNs(v, i) || unconfined(v, i) || /^--cap-add(=|$)/.test(v) || v.startsWith('--device'))) {
     finding(c, { tier: 2, reason: `${text} gives a container the host's privileges or namespaces` });
   }
   vals.forEach((v, i) => {

@@ -14,7 +14,7 @@ import { finding, q, skipOptions, suffixWord, writeCheck, type Check, type Check
 import { EXEC_CHECKS, interpreterCheck, shellCheck } from './command-checks-exec';
 import { GIT_FIND_CHECKS } from './command-checks-git-find';
 import {
-  WRAPPER_CHECKS, awkCheck, containerCheck, execOptionCheck, publishCheck, ruleKeyOf, runnerCheck, sedScriptCheck, uploadCheck,
+  WRAPPER_CHECKS, awkCheck, containerCheck, execOptionCheck, outputOptionCheck, publishCheck, ruleKeyOf, runnerCheck, sedScriptCheck, uploadCheck,
 } from './command-checks-more';
 
 /** `command -v NAME` / `command -V NAME` (also -pv): a lookup only when the flag is among command's own leading options. */
@@ -229,6 +229,7 @@ export function checkArgv(c: Check): void {
   let handled: boolean | void = false;
   // classes that hold for any command: options that run programs, secrets sent away, publishing, containers, package runners, sed scripts
   execOptionCheck(c);
+  outputOptionCheck(c);
   uploadCheck(c);
   publishCheck(c);
   containerCheck(c);

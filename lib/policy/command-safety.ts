@@ -20,6 +20,7 @@ import type { PolicyDecision } from '../contract/types';
 import { isWriteOp, loadShellParser, type ShellCommand, type ShellParser, type Word } from './shell-parse';
 import { finding, q, writeCheck, type Check, type CheckEnv, type Finding, type SubJudgement } from './command-check-kit';
 import { checkArgv } from './command-checks';
+import { printedBy } from './command-checks-exec';
 import { EXEC_ENV, SYSTEM_BIN_DIRS } from './command-tables';
 import { placesOf } from './command-paths';
 import { SENDERS, isSecretPath } from './command-checks-more';
@@ -83,10 +84,15 @@ function judgeScript(source: string, ctx: JudgeCtx, startCwds: (string | null)[]
   // variables the script itself sets to a literal (`a=rm; $a -rf ~`): their uses are judged as what they hold
   const known = new Map<string, Word | null>();
   const afterCd = new Map<number, (string | null)[]>();
+  // files this line writes, and what it writes into them when that is known: running one later is judged by its content
+  const written = new Map<string, WrittenFile>();
   parsed.commands.forEach((cmd, index) => {
     const guard = [...cmd.guards].reverse().find((g) => afterCd.has(g));
     const here = guard !== undefined ? afterCd.get(guard)! : [...cwds];
-    subs.push(judgeCommand(cmd, parsed.commands, here, ctx, known));
+    const sub = judgeCommand(cmd, parsed.commands, here, ctx, known);
+    subs.push(sub);
+    runsWrittenFile(cmd, sub, written, subs, ctx, here);
+    learnWrites(cmd, written);
     learnAssignments(cmd, known, source);
     const moved = cdTargets(cmd, here, ctx.home);
     if (moved) {
@@ -110,6 +116,75 @@ function judgeScript(source: string, ctx: JudgeCtx, startCwds: (string | null)[]
     });
   }
   return { subs, error: parsed.error };
+}
+
+interface WrittenFile {
+  /** the script text, when a literal echo/printf wrote it; null when only the run knows */
+  text: string | null;
+  downloaded: boolean;
+}
+
+const SCRIPT_RUNNERS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'source', '.', 'python', 'python3', 'node', 'perl', 'ruby']);
+const normFile = (v: string): string => path.posix.normalize(v.replace(/^\.\//, ''));
+
+/** What a static `echo …`/`printf …` prints, escapes decoded. */
+function printedText(cmd: ShellCommand): string | null {
+  const [name, ...args] = cmd.words.map((w) => w.value);
+  if ((name !== 'echo' && name !== 'printf') || args.some((a) => a === null)) return null;
+  return printedBy(name, args as string[]);
+}
+
+/** Record the files a command writes: by a redirect (with the text when echo/printf wrote it), or a download's -o/-O. */
+function learnWrites(cmd: ShellCommand, written: Map<string, WrittenFile>): void {
+  const name = cmd.words[0]?.value;
+  const downloader = name === 'curl' || name === 'wget';
+  for (const r of cmd.redirects) {
+    if (r.target?.value && isWriteOp(r.op)) {
+      // appending adds to what the file already held, which only the run knows
+      written.set(normFile(r.target.value), { text: r.op === '>>' || downloader ? null : printedText(cmd), downloaded: downloader });
+    }
+  }
+  if (downloader) {
+    const vals = cmd.words.slice(1).map((w) => w.value);
+    vals.forEach((v, i) => {
+      if (v === null) return;
+      const attached = name === 'curl' ? /^-[a-zA-Z]*o(.+)$/.exec(v) ?? /^--output=(.+)$/.exec(v) : /^-[a-zA-Z]*O(.+)$/.exec(v) ?? /^--output-document=(.+)$/.exec(v);
+      const separate = (name === 'curl' ? /^(-[a-zA-Z]*o|--output)$/ : /^(-[a-zA-Z]*O|--output-document)$/).test(v) ? vals[i + 1] : undefined;
+      const file = attached?.[1] ?? separate;
+      if (file && file !== '-') written.set(normFile(file), { text: null, downloaded: true });
+    });
+  }
+}
+
+/**
+ * A command that runs a file this line wrote before it (`echo 'rm -rf ~' > x.sh && sh x.sh`,
+ * `curl -o i.sh … && bash i.sh`, `./x.sh` after `chmod +x`): judged by the text written when it is
+ * known, tier 1 when it was downloaded, opaque otherwise.
+ */
+function runsWrittenFile(cmd: ShellCommand, sub: SubJudgement, written: Map<string, WrittenFile>, subs: SubJudgement[], ctx: JudgeCtx, here: (string | null)[]): void {
+  if (written.size === 0 || cmd.kind !== 'command') return;
+  const vals = cmd.words.map((w) => w.value);
+  const name = vals[0];
+  if (!name) return;
+  let file: string | undefined;
+  if (written.has(normFile(name)) && name.includes('/')) file = normFile(name);
+  else if (SCRIPT_RUNNERS.has(path.posix.basename(name))) {
+    const operand = vals.slice(1).find((v) => v === null || !v.startsWith('-'));
+    if (operand && written.has(normFile(operand))) file = normFile(operand);
+  }
+  if (!file) return;
+  const w = written.get(file)!;
+  sub.readOnly = false;
+  if (w.downloaded) {
+    sub.findings.push({ tier: 1, reason: `${q(cmd.text)} runs ${file}, downloaded just before, without showing it` });
+  } else if (w.text !== null && ctx.depth < MAX_NESTING) {
+    const inner = judgeScript(w.text, { ...ctx, depth: ctx.depth + 1 }, here);
+    if (inner.error) sub.findings.push({ opaque: true, reason: `${q(cmd.text)} runs ${file}, which this line writes just before` });
+    for (const s of inner.subs) subs.push({ ...s, display: false });
+    sub.nested.push(...inner.subs.filter((s) => s.display).map((s) => s.text));
+  } else {
+    sub.findings.push({ opaque: true, reason: `${q(cmd.text)} runs ${file}, which this line writes just before, so what it runs cannot be checked` });
+  }
 }
 
 /** The commands inside `$(…)` / backticks are all read-only, with nothing to ask about. */
@@ -156,7 +231,7 @@ function boundElsewhere(source: string, name: string): boolean {
 }
 
 /** `of=$p`, `$d/build`: one variable inside plain characters */
-const PART_WORD = /^([\w./=:@%+,-]*)\$(?:\{(\w+)\}|(\w+))([\w./:@%+,-]*)$/;
+const PART_WORD = /^([\w./=:@%+,-]*)("?)\$(?:\{(\w+)\}|(\w+))\2([\w./:@%+,-]*)$/;
 const VAR_WORD = /^("?)\$(?:\{(\w+)\}|(\w+))\1$/;
 const ECHO_SUBST = /^("?)(?:\$\(\s*(?:echo|printf)\s+(?:'([^']*)'|"([^"$`\\]*)"|([\w./~-]+))\s*\)|`\s*echo\s+([\w./~-]+)\s*`)\1$/;
 
@@ -166,8 +241,8 @@ function resolveWords(words: readonly Word[], known: Map<string, Word | null>): 
     if (w.value !== null) return [w];
     const part = PART_WORD.exec(w.raw);
     if (part) {
-      const inner = known.get(part[2] ?? part[3]!);
-      if (inner?.value != null && !/\s/.test(inner.value)) return [{ ...w, value: `${part[1]}${inner.value}${part[4]}`, tilde: part[1] === '' && inner.tilde }];
+      const inner = known.get(part[3] ?? part[4]!);
+      if (inner?.value != null && !/\s/.test(inner.value)) return [{ ...w, value: `${part[1]}${inner.value}${part[5]}`, tilde: part[1] === '' && inner.tilde }];
     }
     const m = VAR_WORD.exec(w.raw);
     const held = m ? known.get(m[2] ?? m[3]!) : undefined;
@@ -176,7 +251,8 @@ function resolveWords(words: readonly Word[], known: Map<string, Word | null>): 
     if (text === undefined || text === null) return [w];
     const quoted = (m?.[1] ?? e?.[1]) === '"';
     const parts = quoted ? [text] : text.split(/\s+/).filter(Boolean);
-    return parts.map((p) => ({ ...w, value: p, raw: w.raw, tilde: !quoted && p.startsWith('~') }));
+    // a variable's ~ was expanded when it was assigned (x=~), quoted or not at its use; echo's word expands unquoted
+    return parts.map((p, i) => ({ ...w, value: p, raw: w.raw, tilde: held ? held.tilde && i === 0 : !quoted && p.startsWith('~') }));
   });
 }
 

@@ -3,6 +3,7 @@ import type { Db } from '../store/db';
 import { getSession } from '../store/sessions';
 import { getByToolCallId, markConsumed, recordPending } from '../store/approvals';
 import { ruleVerdict } from '../store/rules';
+import { getSandboxSettings } from '../store/settings';
 import type { ToolServices } from '../contract/types';
 
 /** The approval id Clamp's store uses for a tool call of a session (the page answers by tool call id). */
@@ -16,7 +17,8 @@ export function storeHost(db: Db, o: { sessionId: string; workspace: string; dat
     sessionId: o.sessionId,
     workspace: o.workspace,
     dataDir: o.dataDir,
-    services: o.services ?? {},
+    // the sandbox settings are read at each call, so saving them changes the next command
+    services: { sandboxSettings: () => getSandboxSettings(db), ...(o.services ?? {}) },
     mode: () => getSession(db, o.sessionId)?.mode ?? 'default',
     ruleVerdict: (tool, _input, d) => {
       const keys = tool.effect === 'system' && d.subRuleKeys ? d.subRuleKeys : tool.name === 'run_command' ? [] : null;
@@ -28,7 +30,7 @@ export function storeHost(db: Db, o: { sessionId: string; workspace: string; dat
     answerFor: (toolCallId) => {
       const a = getByToolCallId(db, o.sessionId, toolCallId);
       if (!a || a.status !== 'answered' || !a.answer) return undefined;
-      return { answer: a.answer, editedCommand: a.editedCommand, reason: a.reason, ...(a.info ? { decision: a.info.decision } : {}) };
+      return { answer: a.answer, editedCommand: a.editedCommand, reason: a.reason, network: a.network, ...(a.info ? { decision: a.info.decision } : {}) };
     },
     markConsumed: (toolCallId) => {
       const a = getByToolCallId(db, o.sessionId, toolCallId);

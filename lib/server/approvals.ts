@@ -11,6 +11,7 @@ export const approvalAnswerSchema = z.object({
   answer: z.enum(['once', 'session', 'always', 'edit', 'deny']),
   editedCommand: z.string().max(100_000).optional(),
   reason: z.string().max(10_000).optional(),
+  network: z.boolean().optional(),
 });
 
 
@@ -27,6 +28,10 @@ export function answerToolCall(cfg: ServerConfig, sessionId: string, toolCallId:
   if (body.answer === 'edit' && typeof (stored.input as { command?: unknown })?.command !== 'string') {
     throw new HttpError(400, `Only commands can be edited before approval; ${stored.toolName} cannot. Approve or deny it.`);
   }
+  if (body.network && stored.toolName !== 'run_command') {
+    throw new HttpError(400, `"Allow network" applies to commands only; ${stored.toolName} does not reach the network. Approve it without.`);
+  }
+  if (body.network && body.answer === 'deny') throw new HttpError(400, '"Allow network" goes with an approval, not a denial.');
   let patterns: string[] | undefined;
   if (body.answer === 'session' || body.answer === 'always') {
     patterns = rulePatterns(stored.toolName, stored.info);

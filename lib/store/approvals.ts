@@ -23,6 +23,7 @@ interface ApprovalRow {
   answer: ApprovalAnswer | null;
   edited_command: string | null;
   reason: string | null;
+  network: number;
   created_at: number;
   answered_at: number | null;
 }
@@ -39,6 +40,7 @@ function toApproval(r: ApprovalRow): StoredApproval {
     answer: r.answer,
     editedCommand: r.edited_command,
     reason: r.reason,
+    network: r.network === 1,
     createdAt: r.created_at,
     answeredAt: r.answered_at,
   };
@@ -107,13 +109,15 @@ export function answerApproval(db: Db, sessionId: string, approvalId: string, bo
     throw new StoreError('An "edit" answer needs the edited command in editedCommand.', 'invalid');
   }
   const reason = body.answer === 'deny' && body.reason?.trim() ? body.reason.trim() : null;
+  // "allow network" goes with an approval, never with a denial
+  const network = body.network === true && body.answer !== 'deny' ? 1 : 0;
   return db.transaction(() => {
     const res = db
       .prepare(
-        `UPDATE approvals SET status = 'answered', answer = ?, edited_command = ?, reason = ?, answered_at = ?
+        `UPDATE approvals SET status = 'answered', answer = ?, edited_command = ?, reason = ?, network = ?, answered_at = ?
          WHERE approval_id = ? AND session_id = ? AND status = 'pending'`,
       )
-      .run(body.answer, edited, reason, stamp(), approvalId, sessionId);
+      .run(body.answer, edited, reason, network, stamp(), approvalId, sessionId);
     const stored = getApproval(db, approvalId);
     if (!stored || stored.sessionId !== sessionId) throw notFound(approvalId);
     if (res.changes === 0) throw new ApprovalAnsweredError(approvalId, stored.answer);

@@ -137,6 +137,13 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 3,
+    name: 'approvals: "allow network" for the one approved call',
+    sql: `
+      ALTER TABLE approvals ADD COLUMN network INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /** The schema version this code expects. */

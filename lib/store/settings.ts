@@ -1,11 +1,13 @@
 import path from 'node:path';
 import { z } from 'zod';
-import type { ModelSettings, SettingsUpdate, SettingsView } from '../contract/protocol';
+import type { ModelSettings, SandboxSettings, SettingsUpdate, SettingsView } from '../contract/protocol';
 import { PERMISSION_MODES, type PermissionMode } from '../contract/types';
 import type { Db } from './db';
 import { envSecretStatus, SECRETS_FILE_NAME, secretStatus, writeSecrets } from './secrets';
 
 const MODEL_SETTINGS_KEY = 'model';
+const SANDBOX_SETTINGS_KEY = 'sandbox';
+export const SANDBOX_SETTING_LEVELS = ['by-mode', 'read-only', 'workspace-write', 'off'] as const;
 
 const PROVIDERS = ['anthropic', 'openai', 'openai-compatible', 'ollama', 'scripted'] as const;
 
@@ -26,6 +28,7 @@ export const settingsUpdateSchema = z
     contextWindow: z.int().min(1024).max(100_000_000).nullable(),
     defaultMode: z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]]),
     keys: z.strictObject({ anthropic: apiKey, openai: apiKey, 'openai-compatible': apiKey }).optional(),
+    sandbox: z.strictObject({ level: z.enum(SANDBOX_SETTING_LEVELS), network: z.boolean() }).partial().optional(),
   })
   .partial()
   .strict() satisfies z.ZodType<SettingsUpdate>;
@@ -64,15 +67,45 @@ export function setModelSettings(db: Db, patch: Partial<ModelSettings>, defaultM
   })();
 }
 
+/** The saved sandbox settings over the defaults (by mode, no network). */
+export function getSandboxSettings(db: Db): SandboxSettings {
+  return { level: 'by-mode', network: false, ...(getSetting<Partial<SandboxSettings>>(db, SANDBOX_SETTINGS_KEY) ?? {}) };
+}
+
+/** Merge a change into the saved sandbox settings; returns the result. */
+export function setSandboxSettings(db: Db, patch: Partial<SandboxSettings>): SandboxSettings {
+  const next = { ...getSandboxSettings(db) };
+  if (patch.level !== undefined) next.level = patch.level;
+  if (patch.network !== undefined) next.network = patch.network;
+  setSetting(db, SANDBOX_SETTINGS_KEY, next);
+  return next;
+}
+
+/** What CLAMP_SANDBOX / CLAMP_SANDBOX_NETWORK set (they win over the saved settings). */
+export function sandboxEnvView(env: NodeJS.ProcessEnv): SettingsView['sandboxEnv'] {
+  const out: SettingsView['sandboxEnv'] = {};
+  if (env.CLAMP_SANDBOX) out.level = env.CLAMP_SANDBOX;
+  if (env.CLAMP_SANDBOX_NETWORK !== undefined && env.CLAMP_SANDBOX_NETWORK !== '') out.network = env.CLAMP_SANDBOX_NETWORK === '1' || env.CLAMP_SANDBOX_NETWORK === 'true';
+  return out;
+}
+
 /** GET /api/settings: the settings and which keys are set, in the data dir and in the environment (never the keys). */
 export function settingsView(db: Db, dataDir: string, defaultMode: PermissionMode, env: NodeJS.ProcessEnv = process.env): SettingsView {
-  return { settings: getModelSettings(db, defaultMode), keys: secretStatus(dataDir), envKeys: envSecretStatus(env), secretsFile: path.join(dataDir, SECRETS_FILE_NAME) };
+  return {
+    settings: getModelSettings(db, defaultMode),
+    sandbox: getSandboxSettings(db),
+    sandboxEnv: sandboxEnvView(env),
+    keys: secretStatus(dataDir),
+    envKeys: envSecretStatus(env),
+    secretsFile: path.join(dataDir, SECRETS_FILE_NAME),
+  };
 }
 
 /** PUT /api/settings: save the settings (database) and keys (0600 file); returns the new view. */
 export function updateSettings(db: Db, dataDir: string, update: SettingsUpdate, defaultMode: PermissionMode, env: NodeJS.ProcessEnv = process.env): SettingsView {
-  const { keys, ...settings } = update;
+  const { keys, sandbox, ...settings } = update;
   if (keys) writeSecrets(dataDir, keys);
+  if (sandbox) setSandboxSettings(db, sandbox);
   setModelSettings(db, settings, defaultMode);
   return settingsView(db, dataDir, defaultMode, env);
 }

@@ -7,9 +7,12 @@ export interface Expected {
   tier?: 1 | 2;
   opaque?: boolean;
   ruleKey?: string;
+  /** the reason shown to the person and the model, asserted exactly when given */
+  reason?: string;
 }
 
 import { CLASS_CASES } from './command-cases-classes';
+import { MORE_CASES } from './command-cases-more';
 
 const ALLOW: Expected = { action: 'allow' };
 const T1: Expected = { action: 'deny', tier: 1 };
@@ -417,4 +420,4 @@ export const ASKED: [string, Expected][] = [
   ['npm test; npm test', ASK('npm test')],
 ];
 
-export const ALL_CASES: [string, Expected][] = [...ISSUE_BYPASSES, ...HIDDEN_TIER1, ...TIER1, ...TIER2, ...OPAQUE_CASES, ...ALLOWED, ...ASKED, ...CLASS_CASES];
+export const ALL_CASES: [string, Expected][] = [...ISSUE_BYPASSES, ...HIDDEN_TIER1, ...TIER1, ...TIER2, ...OPAQUE_CASES, ...ALLOWED, ...ASKED, ...CLASS_CASES, ...MORE_CASES];

@@ -12,6 +12,7 @@ import type { ServerConfig } from '../../lib/server/http';
 import type { ScriptTurn } from '../../lib/agent/scripted-model';
 import { tempWorkspace } from '../helpers';
 import { readChunks } from './harness';
+import * as approvalRoute from '../../app/api/sessions/[id]/approvals/[toolCallId]/route';
 
 let ws: ReturnType<typeof tempWorkspace>;
 let cfg: ServerConfig;
@@ -108,5 +109,50 @@ describe('approval answers', () => {
     const out = c.find((x) => x.type === 'tool-output-available') as { output: { status: string; output: string } };
     expect(out.output.status).toBe('denied');
     expect(out.output.output).toMatch(/Blocked by Clamp's safety policy/);
+  });
+
+  it('"allow network" on one approval runs that call with the network, and only that call', async () => {
+    process.env.CLAMP_WORKSPACE = ws.workspace;
+    process.env.CLAMP_DATA_DIR = ws.dataDir;
+    delete process.env.CLAMP_SANDBOX;
+    delete process.env.CLAMP_SANDBOX_NETWORK;
+    // /proc/net/dev lists the interfaces the command's network namespace has: only lo without the network
+    const command = 'touch n.txt && cat /proc/net/dev';
+    script([
+      { toolCalls: [{ name: 'run_command', args: { command }, id: 'n1' }] },
+      { toolCalls: [{ name: 'run_command', args: { command }, id: 'n2' }] },
+      { text: 'done' },
+    ]);
+    const s = createSession(openDb(ws.dataDir), { workspace: ws.workspace }, 'default');
+    const post = (toolCallId: string, body: object) =>
+      approvalRoute.POST(new Request(`http://127.0.0.1/api/sessions/${s.id}/approvals/${toolCallId}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }), {
+        params: Promise.resolve({ id: s.id, toolCallId }),
+      });
+    const interfaces = (out: string) => [...out.matchAll(/^\s*([\w.-]+):\s+\d+\s+\d+/gm)].map((m) => m[1]);
+
+    await send(s.id, userMsg('u1', 'look'));
+    const res = await post('n1', { answer: 'once', network: true });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { approval: { network: boolean } }).approval.network).toBe(true);
+    const c1 = await send(s.id, resume(lastAssistantId(s.id)));
+    const out1 = (c1.find((x) => x.type === 'tool-output-available') as { output: { output: string } }).output.output;
+    expect(out1).toMatch(/^exit code 0/);
+    expect(out1).toContain('it ran with network access (approved by the person for this command only)');
+    expect(interfaces(out1).some((i) => i !== 'lo')).toBe(true);
+
+    // the next call asks again, and approved without the network runs without it
+    expect((await post('n2', { answer: 'once' })).status).toBe(200);
+    const c2 = await send(s.id, resume(lastAssistantId(s.id)));
+    const out2 = (c2.find((x) => x.type === 'tool-output-available') as { output: { output: string } }).output.output;
+    expect(out2).toMatch(/^exit code 0/);
+    expect(out2).not.toContain('network access');
+    expect(interfaces(out2)).toEqual(['lo']);
+  });
+
+  it('refuses "allow network" with a denial or for a tool that is not a command', async () => {
+    script([{ toolCalls: [{ name: 'run_command', args: { command: 'touch x.txt' }, id: 'd1' }] }, { text: 'ok' }]);
+    const s = createSession(openDb(ws.dataDir), { workspace: ws.workspace }, 'default');
+    await send(s.id, userMsg('u1', 'x'));
+    expect(() => answerToolCall(cfg, s.id, 'd1', { answer: 'deny', network: true })).toThrow(/goes with an approval/);
   });
 });

@@ -14,7 +14,12 @@ import { addRule } from '../../lib/store/rules';
 import { ConfigError } from '../../lib/config';
 import { BUDGET } from '../../lib/contract/budget';
 import { z } from 'zod';
-import { tempWorkspace } from '../helpers';
+import fs from 'node:fs';
+import { harness, tempWorkspace } from '../helpers';
+import { storeHost } from '../../lib/server/agent-host';
+import { runCommandTool } from '../../lib/tools/commands/run-command';
+import { sandboxChoice } from '../../lib/tools/commands/sandbox-policy';
+import { getSandboxSettings } from '../../lib/store/settings';
 
 let ws: ReturnType<typeof tempWorkspace>;
 const saved = { ...process.env };
@@ -199,6 +204,8 @@ describe('/api/settings', () => {
       status: 200,
       body: {
         settings: { provider: null, model: null, baseUrl: null, contextWindow: null, defaultMode: 'default' },
+        sandbox: { level: 'by-mode', network: false },
+        sandboxEnv: {},
         keys: { anthropic: false, openai: false, 'openai-compatible': false },
         envKeys: { anthropic: false, openai: true, 'openai-compatible': false },
         secretsFile: path.join(ws.dataDir, 'secrets.json'),
@@ -213,6 +220,8 @@ describe('/api/settings', () => {
       status: 200,
       body: {
         settings: { provider: 'openai-compatible', model: 'qwen3', baseUrl: 'http://localhost:1234/v1', contextWindow: 32768, defaultMode: 'default' },
+        sandbox: { level: 'by-mode', network: false },
+        sandboxEnv: {},
         keys: { anthropic: false, openai: false, 'openai-compatible': true },
         envKeys: { anthropic: false, openai: true, 'openai-compatible': false },
         secretsFile: path.join(ws.dataDir, 'secrets.json'),
@@ -308,6 +317,43 @@ describe('lib/server/http', () => {
       expect(mod.runtime).toBe('nodejs');
       expect(mod.dynamic).toBe('force-dynamic');
     }
+  });
+});
+
+describe('/api/settings: the sandbox', () => {
+  it('saving the level changes what the next command runs under; CLAMP_SANDBOX wins over it', async () => {
+    delete process.env.CLAMP_SANDBOX;
+    delete process.env.CLAMP_SANDBOX_NETWORK;
+    const host = storeHost(openDb(ws.dataDir), { sessionId: 's1', workspace: ws.workspace, dataDir: ws.dataDir });
+    const h = harness([runCommandTool], ws);
+    const touch = () => h.call('run_command', { command: 'touch made.txt' }, { services: host.services }, { approver: { approved: true } });
+
+    const put = await read(await settingsRoute.PUT(send('/settings', 'PUT', { sandbox: { level: 'read-only', network: true } })));
+    expect(put.body).toMatchObject({ sandbox: { level: 'read-only', network: true }, sandboxEnv: {} });
+    const ro = await touch();
+    expect(ro.output).not.toMatch(/^exit code 0/);
+    expect(fs.existsSync(path.join(ws.workspace, 'made.txt'))).toBe(false);
+
+    await settingsRoute.PUT(send('/settings', 'PUT', { sandbox: { level: 'by-mode' } }));
+    expect((await read(await settingsRoute.GET())).body.sandbox).toEqual({ level: 'by-mode', network: true });
+    expect((await touch()).output).toMatch(/^exit code 0/);
+    expect(fs.existsSync(path.join(ws.workspace, 'made.txt'))).toBe(true);
+    fs.rmSync(path.join(ws.workspace, 'made.txt'));
+
+    // the environment, when set, wins: the page shows it and the saved level no longer applies
+    await settingsRoute.PUT(send('/settings', 'PUT', { sandbox: { level: 'read-only' } }));
+    process.env.CLAMP_SANDBOX = 'workspace-write';
+    process.env.CLAMP_SANDBOX_NETWORK = '0';
+    expect((await read(await settingsRoute.GET())).body.sandboxEnv).toEqual({ level: 'workspace-write', network: false });
+    expect((await touch()).output).toMatch(/^exit code 0/);
+    expect(sandboxChoice('default', undefined, process.env, getSandboxSettings(openDb(ws.dataDir)))).toMatchObject({ level: 'workspace-write', network: false });
+    delete process.env.CLAMP_SANDBOX_NETWORK;
+    expect(sandboxChoice('default', undefined, process.env, getSandboxSettings(openDb(ws.dataDir)))).toMatchObject({ network: true });
+    expect(sandboxChoice('plan', undefined, {} as NodeJS.ProcessEnv, { level: 'workspace-write', network: false }).level).toBe('read-only');
+  });
+
+  it('refuses a level that is not one', async () => {
+    expect((await read(await settingsRoute.PUT(send('/settings', 'PUT', { sandbox: { level: 'none' } })))).status).toBe(400);
   });
 });
 

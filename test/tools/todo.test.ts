@@ -141,7 +141,7 @@ describe('todos store', () => {
     raw.close();
     const db = openConnection(file);
     try {
-      expect((db.prepare('SELECT version FROM schema_version ORDER BY version').all() as { version: number }[]).map((r) => r.version)).toEqual([1, 2]);
+      expect((db.prepare('SELECT version FROM schema_version ORDER BY version').all() as { version: number }[]).map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
       saveTodos(db, 'x', plan);
       expect(loadTodos(db, 'x')).toEqual(plan);
       expect(db.prepare('SELECT content FROM memories').all()).toEqual([{ content: 'kept' }]);

@@ -9,7 +9,7 @@ import { confinedPath } from '../../contract/paths';
 import { assessCommand } from '../../policy/command-safety';
 import { commandEnv, runCommand } from '../../exec/runner';
 import { sandboxNote } from '../../exec/sandbox-note';
-import { sandboxChoice, sandboxSpecFor, withSandbox, type SandboxChoice } from './sandbox-policy';
+import { sandboxChoice, sandboxSpecFor, savedSandboxSettings, withApprovedNetwork, withSandbox, type SandboxChoice } from './sandbox-policy';
 import { formatRun } from '../../exec/format';
 import { tasksFor } from '../../tasks/manager';
 
@@ -71,7 +71,7 @@ function workingDir(input: Input, ctx: ToolContext): { abs: string; rel: string 
 function sandboxNotes(choice: SandboxChoice): string[] {
   if (choice.unavailable) return [`it ran WITHOUT the sandbox, approved by the person: ${choice.unavailable}.`];
   if (choice.escalation === 'off') return ['it ran outside the sandbox (approved by the person for this command only).'];
-  if (choice.escalation === 'network') return ['it ran with network access (approved by the person for this command only).'];
+  if (choice.escalation === 'network' || choice.approvedNetwork) return ['it ran with network access (approved by the person for this command only).'];
   return [];
 }
 
@@ -109,7 +109,7 @@ export const runCommandTool = defineTool({
   paths: (input) => [{ path: input.cwd ?? '.', access: 'read', field: 'cwd' }],
   // every sub-command is judged before anything runs: tier 1 is refused, tier 2 and opaque ask, read-only runs
   policy: async (input, ctx) =>
-    withSandbox(await assessCommand(input.command, { workspace: ctx.workspace, cwd: input.cwd }), sandboxChoice(ctx.mode, input.sandbox), ctx.mode, input.sandbox_reason),
+    withSandbox(await assessCommand(input.command, { workspace: ctx.workspace, cwd: input.cwd }), sandboxChoice(ctx.mode, input.sandbox, process.env, savedSandboxSettings(ctx)), ctx.mode, input.sandbox_reason),
   describe: (b) =>
     [
       'Run a shell command (bash -c) in the workspace root or cwd. Returns how it ended (exit code N, timed out, or killed by the user), its duration, stdout and stderr.',
@@ -125,7 +125,7 @@ export const runCommandTool = defineTool({
     const cwd = workingDir(input, ctx);
     const background = input.background === true;
     const { timeoutMs, note } = resolveTimeout(input.timeout_ms, b, background);
-    const choice = sandboxChoice(ctx.mode, input.sandbox);
+    const choice = withApprovedNetwork(sandboxChoice(ctx.mode, input.sandbox, process.env, savedSandboxSettings(ctx)), ctx);
     const sandbox = sandboxSpecFor(choice, ctx);
     const notes = [...(note ? [note] : []), ...sandboxNotes(choice)];
     if (background) return startBackground(input, ctx, cwd, timeoutMs, notes, choice);

@@ -1,11 +1,12 @@
 import path from 'node:path';
 import type { PolicyDecision, ToolContext } from '../../contract/types';
+import type { SandboxSettings } from '../../contract/protocol';
 import type { CommandAssessment } from '../../policy/command-safety';
 import { parseSandboxLevel, sandboxLevelFor, sandboxStatus, type SandboxLevel, type SandboxSpec } from '../../exec/sandbox';
 
 /**
- * How run_command uses the sandbox: the level from the mode (narrowed by CLAMP_SANDBOX), network from
- * CLAMP_SANDBOX_NETWORK, and what a call may ask for itself (`sandbox: "network" | "off"`, always
+ * How run_command uses the sandbox: the level from the mode (narrowed by CLAMP_SANDBOX or the settings
+ * page), network from CLAMP_SANDBOX_NETWORK or the settings page, and what a call may ask for itself (`sandbox: "network" | "off"`, always
  * approved by a person or a saved rule, never by auto mode alone).
  */
 
@@ -17,6 +18,8 @@ export interface SandboxChoice {
   network: boolean;
   /** what the call asked for beyond the sandbox */
   escalation?: Escalation;
+  /** the network is on because the person allowed it on this call's approval */
+  approvedNetwork?: boolean;
   /** the sandbox is wanted but cannot start here: why, with the fix */
   unavailable?: string;
 }
@@ -30,10 +33,35 @@ function configuredLevel(env: NodeJS.ProcessEnv): SandboxLevel | undefined {
   }
 }
 
-/** The sandbox this call runs in. */
-export function sandboxChoice(mode: string, escalation: Escalation | undefined, env: NodeJS.ProcessEnv = process.env): SandboxChoice {
-  const level = sandboxLevelFor(mode, configuredLevel(env));
-  const network = env.CLAMP_SANDBOX_NETWORK === '1' || env.CLAMP_SANDBOX_NETWORK === 'true';
+/** ctx.services key set for one call whose approval said "allow network". */
+export const APPROVED_NETWORK = 'approvedNetwork';
+
+/** The network for this call, because the person allowed it on its approval (the rest of the sandbox stays). */
+export function withApprovedNetwork(choice: SandboxChoice, ctx: Pick<ToolContext, 'services'>): SandboxChoice {
+  if (ctx.services[APPROVED_NETWORK] !== true || choice.network || choice.level === 'off' || choice.escalation === 'off') return choice;
+  return { ...choice, network: true, approvedNetwork: true };
+}
+
+/**
+ * The sandbox settings the settings page saved, read at call time (the host puts a reader in
+ * ctx.services.sandboxSettings, so a change applies to the next command).
+ */
+export function savedSandboxSettings(ctx: Pick<ToolContext, 'services'>): SandboxSettings | undefined {
+  const read = ctx.services.sandboxSettings;
+  return typeof read === 'function' ? (read as () => SandboxSettings)() : undefined;
+}
+
+/**
+ * The sandbox this call runs in. Precedence, level and network each on their own: the environment
+ * (CLAMP_SANDBOX, CLAMP_SANDBOX_NETWORK) when set, else the settings page, else the default (the mode's
+ * level, no network). A level only narrows plan and debug (they stay read-only unless it is off).
+ */
+export function sandboxChoice(mode: string, escalation: Escalation | undefined, env: NodeJS.ProcessEnv = process.env, saved?: SandboxSettings): SandboxChoice {
+  const fromEnv = env.CLAMP_SANDBOX ? configuredLevel(env) : undefined;
+  const fromSettings = saved && saved.level !== 'by-mode' ? saved.level : undefined;
+  const level = sandboxLevelFor(mode, env.CLAMP_SANDBOX ? fromEnv : fromSettings);
+  const envNetwork = env.CLAMP_SANDBOX_NETWORK;
+  const network = envNetwork !== undefined && envNetwork !== '' ? envNetwork === '1' || envNetwork === 'true' : saved?.network === true;
   const esc = level === 'off' || (escalation === 'network' && network) ? undefined : escalation;
   const choice: SandboxChoice = { level, network: network || esc === 'network', ...(esc ? { escalation: esc } : {}) };
   if (level !== 'off' && esc !== 'off') {
