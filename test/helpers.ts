@@ -5,7 +5,6 @@ import { createContext, type ContextInit } from '../lib/dispatch/context';
 import { createRegistry } from '../lib/dispatch/registry';
 import { dispatch, type DispatchOptions } from '../lib/dispatch/dispatch';
 import type { ToolDefinition, ToolResult } from '../lib/contract/types';
-import type { z } from 'zod';
 import { afterEach, beforeEach } from 'vitest';
 
 /** A fresh temp workspace and data dir (real paths), removed by cleanup(). */
@@ -36,7 +35,7 @@ export function tempWorkspace(prefix = 'clamp-test-') {
 }
 
 /** A dispatcher over the given tools, bound to a workspace; extra context per call. */
-export function harness(tools: ToolDefinition<z.ZodType>[], ws: { workspace: string; dataDir: string }, base: Partial<ContextInit> = {}) {
+export function harness(tools: ToolDefinition[], ws: { workspace: string; dataDir: string }, base: Partial<ContextInit> = {}) {
   const reg = createRegistry(tools);
   return {
     reg,
@@ -52,7 +51,7 @@ export function harness(tools: ToolDefinition<z.ZodType>[], ws: { workspace: str
  * each test: `const bed = toolBed([readFileTool]);` then `bed.ws` and `bed.h` inside the tests.
  * base may be a function, read when each test starts (for values a beforeAll sets).
  */
-export function toolBed(tools: ToolDefinition<z.ZodType>[], base: Partial<ContextInit> | (() => Partial<ContextInit>) = {}) {
+export function toolBed(tools: ToolDefinition[], base: Partial<ContextInit> | (() => Partial<ContextInit>) = {}) {
   const bed = {} as { ws: ReturnType<typeof tempWorkspace>; h: ReturnType<typeof harness> };
   beforeEach(() => {
     bed.ws = tempWorkspace();

@@ -3,10 +3,11 @@
  * and the JSON shapes of the REST endpoints. Imported by both sides.
  */
 import type { UIMessage } from 'ai';
-import type { PermissionMode, PolicyDecision, ToolResult, Truncation } from './types';
+import type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation } from './types';
 import type { TaskEvent, TaskInfo, TaskStatus, TaskStream } from './tasks';
+import type { ClampUITools } from './tool-types';
 
-export type { PermissionMode, PolicyDecision, ToolResult, Truncation };
+export type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation };
 
 /** Data parts the server streams into a chat message. */
 export type ClampDataParts = {
@@ -17,16 +18,22 @@ export type ClampDataParts = {
   /** context use after each step */
   context: { usedTokens: number; windowTokens: number; step: number };
   /** the per-step budget cut a result further than its own caps */
-  'turn-budget': { toolCallId: string; truncation: Truncation; budgetBytes: number; modelText: string };
+  'turn-budget': TurnCut;
+  /** a call in one line, from its tool's summary(): sent when the input is known and again with the result */
+  'tool-summary': { toolCallId: string; summary: string };
   /** a provider failure or other notice, with the next step */
   notice: { level: 'error' | 'warning' | 'info'; message: string; next?: string };
   /** the todo list the model keeps (todo_write) */
   todos: { items: TodoItem[] };
 };
 
-export interface TodoItem {
-  content: string;
-  status: 'pending' | 'in_progress' | 'completed' | 'cancelled';
+/** A result the per-step budget cut further than its own caps. */
+export interface TurnCut {
+  toolCallId: string;
+  /** exactly what the model now sees for this call */
+  modelText: string;
+  truncation: Truncation;
+  budgetBytes: number;
 }
 
 export interface ApprovalInfo {
@@ -48,7 +55,8 @@ export interface MessageMetadata {
   createdAt?: number;
 }
 
-export type ClampMessage = UIMessage<MessageMetadata, ClampDataParts>;
+/** A chat message: its tool parts know every registered tool's input and output (see tool-types.ts). */
+export type ClampMessage = UIMessage<MessageMetadata, ClampDataParts, ClampUITools>;
 
 /** An approval answer from the page. */
 export type ApprovalAnswer = 'once' | 'session' | 'always' | 'edit' | 'deny';
@@ -86,6 +94,14 @@ export interface ModelSettings {
   model: string | null;
   baseUrl: string | null;
   contextWindow: number | null;
+  defaultMode: PermissionMode;
+}
+
+/** GET /api/status: the workspace, the data dir, the model and the mode new sessions start in. */
+export interface StatusView {
+  workspace: string;
+  dataDir: string;
+  model: ModelStatus;
   defaultMode: PermissionMode;
 }
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
-import { ToolError, type ToolContext } from '../../contract/types';
+import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
 import { clipLine, formatBytes, formatCount } from '../../contract/text';
 import { resolveInWorkspace } from '../../policy/workspace';
@@ -60,7 +60,7 @@ function workingDir(input: Input, ctx: ToolContext): { abs: string; rel: string 
   return { abs, rel };
 }
 
-function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel: string }, timeoutMs: number | undefined, note?: string) {
+function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel: string }, timeoutMs: number | undefined, note?: string): ToolOutput<RunCommandMeta> {
   const b = ctx.budget;
   let info;
   try {
@@ -85,11 +85,38 @@ function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel
   };
 }
 
+/** What run_command tells the page: how a foreground command ended, or the task a background one started. */
+export interface RunCommandMeta {
+  command: string;
+  /** the working directory, relative to the workspace */
+  cwd: string;
+  pid?: number | null;
+  timeoutMs: number | null;
+  logPaths: { stdout: string; stderr: string };
+  /** foreground: how it ended */
+  exitCode?: number | null;
+  signal?: string | null;
+  timedOut?: boolean;
+  killedByUser?: boolean;
+  durationMs?: number;
+  /** foreground: the stdout log (the page's "Open full log") */
+  logPath?: string;
+  stdoutBytes?: number;
+  stderrBytes?: number;
+  /** background: the task it started */
+  taskId?: string;
+  background?: true;
+}
+
 export const runCommandTool = defineTool({
   name: 'run_command',
   effect: 'system',
   schema,
   nonEmpty: ['command'],
+  summary: (input, r?: ToolResult<RunCommandMeta>) => {
+    const extra = [input.cwd && input.cwd !== '.' ? `(in ${input.cwd})` : '', input.background ? '(background)' : '', r?.meta?.taskId ? `→ ${r.meta.taskId}` : ''];
+    return [r?.meta?.editedCommand ?? input.command, ...extra.filter(Boolean)].join(' ');
+  },
   paths: (input) => (input.cwd !== undefined ? [{ path: input.cwd, access: 'read' as const, field: 'cwd' }] : []),
   // every sub-command is judged before anything runs: tier 1 is refused, tier 2 and opaque ask, read-only runs
   policy: (input, ctx) => assessCommand(input.command, { workspace: ctx.workspace, cwd: input.cwd }),
@@ -102,7 +129,7 @@ export const runCommandTool = defineTool({
       'Processes left running are stopped when it exits. For servers, watchers and long builds pass background: true to get a task id at once, then use task_output, task_list, task_kill; a background task has no timeout unless timeout_ms is given.',
       'For files use read_file, glob, grep (the tool) and edit_file, not cat, find, shell grep or sed.',
     ].join('\n'),
-  async run(input, ctx) {
+  async run(input, ctx): Promise<ToolOutput<RunCommandMeta>> {
     const b = ctx.budget;
     const cwd = workingDir(input, ctx);
     const background = input.background === true;
