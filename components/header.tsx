@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { PERMISSION_MODES } from '@/lib/contract/types';
 import { fetchTasks, TASKS_KEY } from '@/lib/ui/tasks-api';
 import type { PermissionMode, SessionSummary } from '@/lib/contract/protocol';
-import type { StatusView } from './api';
+import type { StatusAnswer } from '@/lib/contract/rest';
 import type { ContextUse } from './chat';
 import { formatTokens } from './format';
 
@@ -17,7 +17,7 @@ export const MODE_HELP: Record<PermissionMode, string> = {
 };
 
 /** The model's name as the header shows it (a scripted model is labelled as a demo). */
-export function modelLabel(status: StatusView | undefined): string {
+export function modelLabel(status: StatusAnswer | undefined): string {
   if (!status) return '…';
   if (status.model.scripted) return 'scripted demo (not a real model)';
   if (!status.model.configured) return 'no model configured';
@@ -86,7 +86,7 @@ export function Header({
   tasksOpen,
   onOpenTasks,
 }: {
-  status: StatusView | undefined;
+  status: StatusAnswer | undefined;
   session: SessionSummary | null;
   context: ContextUse | null;
   onModeChange: (mode: PermissionMode) => void;

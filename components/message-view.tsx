@@ -5,9 +5,8 @@ import { memo } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
-import type { ClampDataParts, ClampMessage } from '@/lib/contract/protocol';
+import type { ClampDataParts, ClampMessage, TurnCut } from '@/lib/contract/protocol';
 import { ToolCard } from './tool-card';
-import type { TurnBudgetCut } from './truncation-note';
 
 const remarkPlugins = [remarkGfm];
 const rehypePlugins = [[rehypeHighlight, { detect: false }]] as const;
@@ -63,7 +62,7 @@ export const MessageView = memo(function MessageView({
   hideErrorNotice = false,
 }: {
   message: ClampMessage;
-  cuts: ReadonlyMap<string, TurnBudgetCut>;
+  cuts: ReadonlyMap<string, TurnCut>;
   idle: boolean;
   /** the chat's error line shows this message's error notice instead */
   hideErrorNotice?: boolean;
@@ -77,10 +76,13 @@ export const MessageView = memo(function MessageView({
     );
   }
   if (message.role === 'system') return null;
+  // each call's one-line summary, from its tool (the server sends it with the input and again with the result)
+  const summaries = new Map<string, string>();
+  for (const p of message.parts) if (p.type === 'data-tool-summary') summaries.set(p.data.toolCallId, p.data.summary);
   return (
     <div className="space-y-2" data-message-id={message.id} data-role="assistant">
       {message.parts.map((part, i) => {
-        if (isToolUIPart(part)) return <ToolCard key={part.toolCallId} part={part} turnCut={cuts.get(part.toolCallId)} idle={idle} />;
+        if (isToolUIPart(part)) return <ToolCard key={part.toolCallId} part={part} summary={summaries.get(part.toolCallId)} turnCut={cuts.get(part.toolCallId)} idle={idle} />;
         switch (part.type) {
           case 'text':
             return part.text.trim() ? <Markdown key={`${message.id}-t${i}`} text={part.text} /> : null;

@@ -3,12 +3,13 @@ import type { Registry } from '../dispatch/registry';
 import { listedTools } from '../dispatch/registry';
 import { budgetTable, type Budget } from '../contract/budget';
 import type { AgentHost } from './host';
-import type { ClampMessage, ModelStatus, TodoItem } from '../contract/protocol';
+import type { ClampMessage, ModelStatus } from '../contract/protocol';
 import { buildAgentTools } from './agent-tools';
 import { CallScheduler } from './scheduler';
 import { applyTurnBudget, type TurnCut } from './turn-budget';
 import { buildSystemPrompt } from './system-prompt';
 import { describeProviderError } from './provider-errors';
+import { withToolSummaries } from './tool-summaries';
 
 export const DEFAULT_MAX_STEPS = 100;
 
@@ -36,7 +37,7 @@ export function cutsFromMessages(messages: ClampMessage[]): Map<string, TurnCut>
   const known = new Map<string, TurnCut>();
   for (const m of messages) {
     for (const p of m.parts) {
-      if (p.type === 'data-turn-budget') known.set(p.data.toolCallId, p.data as TurnCut);
+      if (p.type === 'data-turn-budget') known.set(p.data.toolCallId, p.data);
     }
   }
   return known;
@@ -85,7 +86,7 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
         onApprovalInfo: (info) => writer.write({ type: 'data-approval-info', id: `approval-${info.toolCallId}`, data: info }),
         onResult: (_id, _name, r) => {
           const todos = r.meta?.todos;
-          if (Array.isArray(todos)) writer.write({ type: 'data-todos', id: 'todos', data: { items: todos as TodoItem[] } });
+          if (Array.isArray(todos)) writer.write({ type: 'data-todos', id: 'todos', data: { items: todos } });
         },
       });
       const system = buildSystemPrompt({ workspace: o.host.workspace, dataDir: o.host.dataDir, extra: o.systemExtra }).prompt;
@@ -118,10 +119,10 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           writer.write({ type: 'data-notice', id: 'provider-error', data: { level: 'error', message: p.message, next: p.next } });
         },
       });
-      writer.merge(result.toUIMessageStream<ClampMessage>({ sendReasoning: true, onError: (err) => {
+      writer.merge(withToolSummaries(result.toUIMessageStream<ClampMessage>({ sendReasoning: true, onError: (err) => {
         const p = describeProviderError(err, label);
         return `${p.message} ${p.next}`;
-      } }));
+      } }), o.reg, o.messages));
       await result.consumeStream();
     },
   });

@@ -6,8 +6,10 @@ import type { UIMessage } from 'ai';
 import type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation } from './types';
 import type { TaskEvent, TaskInfo, TaskStatus, TaskStream } from './tasks';
 import type { ClampUITools } from './tool-types';
+import type { ApprovalAnswer, ApprovalAnswerBody, Provider, SettingsUpdate, StatusAnswer } from './rest';
 
 export type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation };
+export type { ApprovalAnswer, ApprovalAnswerBody, SettingsUpdate, StatusAnswer };
 
 /** Data parts the server streams into a chat message. */
 export type ClampDataParts = {
@@ -58,17 +60,6 @@ export interface MessageMetadata {
 /** A chat message: its tool parts know every registered tool's input and output (see tool-types.ts). */
 export type ClampMessage = UIMessage<MessageMetadata, ClampDataParts, ClampUITools>;
 
-/** An approval answer from the page. */
-export type ApprovalAnswer = 'once' | 'session' | 'always' | 'edit' | 'deny';
-
-export interface ApprovalAnswerBody {
-  answer: ApprovalAnswer;
-  /** for 'edit': the command as the person edited it */
-  editedCommand?: string;
-  /** for 'deny': why, which reaches the model */
-  reason?: string;
-}
-
 export interface SessionSummary {
   id: string;
   title: string;
@@ -90,18 +81,10 @@ export interface SavedRule {
 }
 
 export interface ModelSettings {
-  provider: 'anthropic' | 'openai' | 'openai-compatible' | 'ollama' | 'scripted' | null;
+  provider: Provider | null;
   model: string | null;
   baseUrl: string | null;
   contextWindow: number | null;
-  defaultMode: PermissionMode;
-}
-
-/** GET /api/status: the workspace, the data dir, the model and the mode new sessions start in. */
-export interface StatusView {
-  workspace: string;
-  dataDir: string;
-  model: ModelStatus;
   defaultMode: PermissionMode;
 }
 
@@ -158,11 +141,6 @@ export interface SettingsView {
   keys: Record<SecretName, boolean>;
   /** a key is set in the server's environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, CLAMP_API_KEY) */
   envKeys: Record<SecretName, boolean>;
-}
-
-/** PUT /api/settings body: any subset of the settings; a key set to null is removed. */
-export interface SettingsUpdate extends Partial<ModelSettings> {
-  keys?: Partial<Record<SecretName, string | null>>;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { answerToolCall, approvalAnswerSchema } from '@/lib/server/approvals';
+import { answerToolCall } from '@/lib/server/approvals';
+import { approvalAnswerBody, type ApprovalAnswerResult } from '@/lib/contract/rest';
 import { errorResponse, json, parseJson, routeId, serverConfig } from '@/lib/server/http';
 
 export const runtime = 'nodejs';
@@ -7,9 +8,9 @@ export const dynamic = 'force-dynamic';
 export async function POST(req: Request, { params }: { params: Promise<{ id: string; toolCallId: string }> }) {
   try {
     const { id, toolCallId } = await params;
-    const body = await parseJson(req, approvalAnswerSchema, 256 * 1024);
+    const body = await parseJson(req, approvalAnswerBody, 256 * 1024);
     const approval = answerToolCall(serverConfig(), routeId(id, 'Session'), routeId(toolCallId, 'Tool call'), body);
-    return json({ approval });
+    return json<ApprovalAnswerResult>({ approval });
   } catch (err) {
     return errorResponse(err);
   }
