@@ -237,10 +237,10 @@ function TaskLink({ taskId, label }: { taskId: string; label: string }) {
 /** The SDK copies every part of the streaming message on each chunk; compare the fields instead of the object. */
 function sameCard(a: CardProps, b: CardProps): boolean {
   if (a.turnCut !== b.turnCut || a.idle !== b.idle || a.summary !== b.summary) return false;
-  const x = a.part as unknown as Record<string, unknown>;
-  const y = b.part as unknown as Record<string, unknown>;
+  const x: object = a.part;
+  const y: object = b.part;
   const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
-  for (const k of keys) if (x[k] !== y[k]) return false;
+  for (const k of keys) if (Reflect.get(x, k) !== Reflect.get(y, k)) return false;
   return true;
 }
 
