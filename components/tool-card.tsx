@@ -166,8 +166,8 @@ export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle }:
   const logPath = meta.logPath;
   const isError = state.tone === 'error';
   const [open, setOpen] = useState<boolean | null>(null);
-  // open by default what a person wants to see: a failure, a running call, a change, a command's ending
-  const expanded = open ?? (isError || state.running || part.state === 'approval-requested' || diff !== undefined || meta.exitCode !== undefined);
+  // open by default what a person wants to see: a failure, a running call, a change, a command's ending, a task it started
+  const expanded = open ?? (isError || state.running || part.state === 'approval-requested' || diff !== undefined || meta.exitCode !== undefined || meta.taskId !== undefined);
   const title = `${name} ${args}`.trim();
   const { openViewer } = useChatUi();
   const bodyId = `tool-body-${part.toolCallId}`;
