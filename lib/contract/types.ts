@@ -67,7 +67,8 @@ export type CheckedMeta<M> = { [K in keyof M]: K extends keyof MetaKinds ? MetaK
 
 /**
  * The meta of a result: the tool's declared fields (each may be absent: an error or a refusal
- * carries only some, or none) and what dispatch and the loop add.
+ * carries only some, or none) and what dispatch and the loop add. A ToolError's meta lands here
+ * too, so a tool declares the fields its errors carry (GitFailureMeta, EditFileMeta's matches).
  */
 export type ResultMeta<M = Record<string, unknown>> = Partial<M> & CallMeta;
 
@@ -182,7 +183,7 @@ export type ToolInputOf<T> = T extends ToolDefinition<infer S, infer _M, string>
 /** The meta a tool declares. */
 export type ToolMetaOf<T> = T extends ToolDefinition<z.ZodType, infer M, string> ? M : never;
 
-/** A tool failure with a next step; dispatch turns it into an error result. */
+/** A tool failure with a next step; dispatch turns it into an error result (meta: fields the tool's Meta declares). */
 export class ToolError extends Error {
   constructor(
     message: string,
