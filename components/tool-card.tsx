@@ -12,7 +12,7 @@ import { inputLine } from './tool-summary';
 import { TruncationNotes } from './truncation-note';
 import { VirtualText } from './virtual-text';
 
-/** A tool part of a chat message: a registered tool's (typed input and result), or a dynamic one. */
+/** A tool part of a chat message: a registered tool's, with its typed input and result, or a dynamic one. */
 export type ToolPart = ToolUIPart<ClampUITools> | DynamicToolUIPart;
 
 /** What any card can show of a result: the meta kinds every tool shares, and what the loop adds. */
