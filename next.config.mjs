@@ -1,7 +1,7 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // native and wasm packages stay outside the bundle and load from node_modules at run time
-  serverExternalPackages: ['better-sqlite3', 'web-tree-sitter', 'tree-sitter-bash', 'fast-glob'],
+  serverExternalPackages: ['better-sqlite3', 'web-tree-sitter', 'tree-sitter-bash', 'fast-glob', 'execa'],
   poweredByHeader: false,
   reactStrictMode: true,
   devIndicators: false,

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 
 /** One scripted reply of the fake model: text, tool calls, or an HTTP failure. */
 export interface FakeReply {
@@ -21,6 +22,44 @@ export interface FakeRequest {
     stream?: boolean;
   };
   headers: http.IncomingHttpHeaders;
+  /** the request's prompt tokens as this server counts them (o200k_base over the wire messages and tools) */
+  promptTokens: number;
+  /** answered with a context-length error */
+  overWindow: boolean;
+}
+
+/** A context window the server enforces, and how it says a request is over it. */
+export interface FakeWindow {
+  tokens: number;
+  /** the error body of the server imitated: OpenAI/vLLM (`context_length_exceeded`) or llama.cpp (`exceed_context_size_error`) */
+  style?: 'openai' | 'llamacpp';
+}
+
+const MESSAGE_OVERHEAD_TOKENS = 4;
+
+/** Prompt tokens of a chat request: every message's text (tool calls as their JSON) plus a few per message, and the tool definitions. */
+export function promptTokensOf(body: FakeRequest['body']): number {
+  let n = body.tools ? countTokens(JSON.stringify(body.tools)) : 0;
+  for (const m of body.messages) {
+    const content = typeof m.content === 'string' ? m.content : m.content == null ? '' : JSON.stringify(m.content);
+    n += MESSAGE_OVERHEAD_TOKENS + countTokens(content) + (m.tool_calls ? countTokens(JSON.stringify(m.tool_calls)) : 0);
+  }
+  return n;
+}
+
+/** The error body a real server sends for an over-window request. */
+function overWindowBody(w: FakeWindow, prompt: number): unknown {
+  if (w.style === 'llamacpp') {
+    return { error: { code: 400, message: 'the request exceeds the available context size, try increasing it', type: 'exceed_context_size_error', n_prompt_tokens: prompt, n_ctx: w.tokens } };
+  }
+  return {
+    error: {
+      message: `This model's maximum context length is ${w.tokens} tokens. However, your messages resulted in ${prompt} tokens. Please reduce the length of the messages.`,
+      type: 'invalid_request_error',
+      param: 'messages',
+      code: 'context_length_exceeded',
+    },
+  };
 }
 
 /**
@@ -28,26 +67,55 @@ export interface FakeRequest {
  * (text deltas, tool-call argument deltas split in pieces, usage in the last chunk) and records
  * every request. Replies are chosen by a function of the request, or taken from a queue.
  */
-export async function startFakeOpenAI(replies: FakeReply[] | ((req: FakeRequest, index: number) => FakeReply)) {
+export async function startFakeOpenAI(replies: FakeReply[] | ((req: FakeRequest, index: number) => FakeReply), o: { window?: FakeWindow } = {}) {
   const requests: FakeRequest[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
+      if (req.method === 'GET' && req.url?.endsWith('/models')) {
+        // as vLLM lists its models: max_model_len is the window it was started with
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: o.window ? [{ id: 'fake-coder', object: 'model', owned_by: 'vllm', max_model_len: o.window.tokens }] : [] }));
+        return;
+      }
       if (!req.url?.endsWith('/chat/completions')) {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
         return;
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as FakeRequest['body'];
-      const fr: FakeRequest = { body, headers: req.headers };
+      const promptTokens = promptTokensOf(body);
+      const fr: FakeRequest = { body, headers: req.headers, promptTokens, overWindow: !!o.window && promptTokens > o.window.tokens };
       requests.push(fr);
       const index = requests.length - 1;
+      if (fr.overWindow && o.window) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(overWindowBody(o.window, promptTokens)));
+        return;
+      }
       const reply = typeof replies === 'function' ? replies(fr, index) : (replies[index] ?? { text: '(the fake model has no more replies)' });
       if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
       if (reply.failStatus) {
         res.writeHead(reply.failStatus, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: reply.failMessage ?? 'failure', type: 'invalid_request_error' } }));
+        return;
+      }
+      if (body.stream === false || body.stream === undefined) {
+        // a plain (non-streaming) completion, as generateText asks for
+        const usage = reply.usage ?? { prompt_tokens: promptTokens, completion_tokens: 20 };
+        const toolCalls = (reply.toolCalls ?? []).map((c, k) => ({ id: c.id ?? `call_${index}_${k}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } }));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            id: `chatcmpl-${index}`,
+            object: 'chat.completion',
+            created: 0,
+            model: body.model,
+            choices: [{ index: 0, message: { role: 'assistant', content: reply.text ?? '', ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }, finish_reason: toolCalls.length ? 'tool_calls' : 'stop' }],
+            usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+          }),
+        );
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -65,7 +133,7 @@ export async function startFakeOpenAI(replies: FakeReply[] | ((req: FakeRequest,
         // argument deltas in small pieces, as real servers send them
         for (let i = 0; i < args.length; i += 7) send({ tool_calls: [{ index: k, function: { arguments: args.slice(i, i + 7) } }] });
       });
-      const usage = reply.usage ?? { prompt_tokens: Math.ceil(JSON.stringify(body.messages).length / 4), completion_tokens: 20 };
+      const usage = reply.usage ?? { prompt_tokens: promptTokens, completion_tokens: 20 };
       send({}, reply.toolCalls?.length ? 'tool_calls' : 'stop');
       res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: body.model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`);
       res.write('data: [DONE]\n\n');

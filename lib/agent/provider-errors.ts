@@ -5,6 +5,42 @@ export interface ProviderProblem {
   next: string;
 }
 
+/**
+ * The texts providers answer an over-window request with: OpenAI and vLLM (`context_length_exceeded`,
+ * "This model's maximum context length is …"), Anthropic ("prompt is too long"), llama.cpp
+ * (`exceed_context_size_error`, "the request exceeds the available context size"), Ollama and LM Studio
+ * ("… exceeds the context length", "context length exceeded", "context overflow").
+ */
+const OVERFLOW_PATTERNS: readonly RegExp[] = [
+  /context_length_exceeded/i,
+  /maximum context length/i,
+  /prompt is too long/i,
+  /exceed_context_size_error/i,
+  /exceeds? (the )?(available |maximum )?context (size|length|window)/i,
+  /context (length|size|window) (exceeded|overflow)/i,
+  /input (length|tokens?) exceeds?/i,
+];
+
+function errorText(err: unknown): string {
+  const e = err as { message?: string; responseBody?: string; data?: unknown } | undefined;
+  const body = APICallError.isInstance(err) ? (err.responseBody ?? '') : (e?.responseBody ?? '');
+  return `${e?.message ?? String(err)} ${body}`;
+}
+
+/** Whether a provider failure says the request was over the model's context window. */
+export function isContextOverflow(err: unknown): boolean {
+  const text = errorText(err);
+  return OVERFLOW_PATTERNS.some((re) => re.test(text));
+}
+
+/** The turn's end when a step is still over the window after compacting and retrying once. */
+export function overflowAfterRetry(err: unknown, label: string, step: number): ProviderProblem {
+  return {
+    message: `The request at step ${step} was still over ${label}'s context window after compacting and retrying once (${errorText(err).trim().slice(0, 300)}).`,
+    next: 'Press Compact (or type /compact) and send your message again; if the newest tool results alone are too large, ask for smaller reads. A model or server with a larger window (settings page) also helps.',
+  };
+}
+
 /** Turn a provider failure into a message and the next step. Never throws. */
 export function describeProviderError(err: unknown, label = 'the model'): ProviderProblem {
   const e = err as { statusCode?: number; message?: string; cause?: unknown; url?: string; responseBody?: string };
@@ -17,8 +53,8 @@ export function describeProviderError(err: unknown, label = 'the model'): Provid
   if (status === 429 || /rate.?limit|too many requests/i.test(text)) {
     return { message: `${label} is rate-limiting requests (429).`, next: 'Wait a minute, then send your message again.' };
   }
-  if (/context.{0,20}(length|window)|too long|maximum context|prompt is too long|max_tokens/i.test(text) && (status === 400 || status === 413 || !status)) {
-    return { message: `The conversation no longer fits ${label}'s context window.`, next: 'Start a new session, or ask for a shorter answer; a model with a larger window (settings page) also helps.' };
+  if (isContextOverflow(err) && (status === 400 || status === 413 || !status)) {
+    return { message: `The conversation no longer fits ${label}'s context window.`, next: 'Press Compact (or type /compact) and send your message again; a model with a larger window (settings page) also helps.' };
   }
   if (status === 404 || /model.{0,30}not (found|exist)/i.test(text)) {
     return { message: `${label} does not exist at this provider (${status ?? 'not found'}).`, next: 'Check the model name on the settings page or in CLAMP_MODEL.' };

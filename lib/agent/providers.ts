@@ -36,6 +36,8 @@ export interface ResolvedModel {
   ok: true;
   model: LanguageModel;
   status: ModelStatus;
+  /** the server's base URL (openai-compatible, ollama), asked for its window by withServerWindow */
+  baseUrl: string | null;
 }
 export interface UnresolvedModel {
   ok: false;
@@ -43,7 +45,7 @@ export interface UnresolvedModel {
 }
 
 function unresolved(help: string, provider: string | null = null, model: string | null = null): UnresolvedModel {
-  return { ok: false, status: { configured: false, provider, model, label: 'no model', windowTokens: 0, help, scripted: false } };
+  return { ok: false, status: { configured: false, provider, model, label: 'no model', windowTokens: 0, windowSource: { kind: 'default', detail: 'no model' }, help, scripted: false } };
 }
 
 /** Parse CLAMP_MODEL (`provider:model`); the model part of `scripted:` is a file path. */
@@ -79,11 +81,12 @@ export function resolveModel(env: Readonly<Record<string, string | undefined>>, 
     else return unresolved(CONFIGURE_HELP);
   }
   modelId ??= DEFAULT_MODELS[provider] ?? null;
-  const windowTokens = contextWindowFor(modelId, settings.contextWindow);
+  const win = contextWindowFor(provider, modelId, settings.contextWindow);
   const ok = (model: LanguageModel, label: string, scripted = false): ResolvedModel => ({
     ok: true,
     model,
-    status: { configured: true, provider, model: modelId, label, windowTokens, scripted },
+    status: { configured: true, provider, model: modelId, label, windowTokens: win.tokens, windowSource: win.source, prices: win.prices, scripted },
+    baseUrl: provider === 'openai-compatible' || provider === 'ollama' ? baseUrl : null,
   });
   switch (provider) {
     case 'anthropic':
@@ -107,7 +110,10 @@ export function resolveModel(env: Readonly<Record<string, string | undefined>>, 
       try {
         const r = ok(createScriptedModel(loadScript(file), path.basename(file)), `scripted demo · ${path.basename(file)} (not a real model)`, true);
         // a script has no real window: size the meter like a large model unless the settings override it
-        if (!settings.contextWindow) r.status.windowTokens = SCRIPTED_WINDOW_TOKENS;
+        if (!settings.contextWindow) {
+          r.status.windowTokens = SCRIPTED_WINDOW_TOKENS;
+          r.status.windowSource = { kind: 'default', detail: 'a script has no window; sized like a large model' };
+        }
         return r;
       } catch (err) {
         return unresolved((err as Error).message, provider, modelId);

@@ -1,4 +1,4 @@
-import { convertToModelMessages, createUIMessageStream, stepCountIs, streamText, type LanguageModel, type UIMessageChunk } from 'ai';
+import { convertToModelMessages, createUIMessageStream, stepCountIs, streamText, type LanguageModel, type ModelMessage, type UIMessageChunk } from 'ai';
 import type { Registry } from '../dispatch/registry';
 import { listedTools } from '../dispatch/registry';
 import { budgetTable, type Budget } from '../contract/budget';
@@ -6,12 +6,20 @@ import type { AgentHost } from './host';
 import type { ClampMessage, ModelStatus } from '../contract/protocol';
 import { buildAgentTools } from './agent-tools';
 import { CallScheduler } from './scheduler';
-import { applyTurnBudget, type TurnCut } from './turn-budget';
 import { buildSystemPrompt } from './system-prompt';
-import { describeProviderError } from './provider-errors';
+import { describeProviderError, isContextOverflow, overflowAfterRetry } from './provider-errors';
+import { ContextKeeper } from './context/keeper';
+import { cachedSystem } from './context/cache';
+import { stepCount } from './context/view';
 import { withToolSummaries } from './tool-summaries';
 
 export const DEFAULT_MAX_STEPS = 100;
+const OVERFLOW_MARK = '\u0000clamp:context-overflow';
+
+/** Messages the model has something to read in: a message of data parts only (a compaction made by hand) is the page's, not the model's. */
+export function withModelContent(messages: ClampMessage[]): ClampMessage[] {
+  return messages.filter((m) => m.parts.some((p) => !p.type.startsWith('data-') && p.type !== 'step-start'));
+}
 
 export interface TurnOptions {
   host: AgentHost;
@@ -30,17 +38,6 @@ export interface TurnOptions {
   systemExtra?: string[];
   /** called after each step and at the end with the whole conversation */
   save: (messages: ClampMessage[]) => void;
-}
-
-/** Cuts the per-step budget made in earlier turns, recovered from the stored messages. */
-export function cutsFromMessages(messages: ClampMessage[]): Map<string, TurnCut> {
-  const known = new Map<string, TurnCut>();
-  for (const m of messages) {
-    for (const p of m.parts) {
-      if (p.type === 'data-turn-budget') known.set(p.data.toolCallId, p.data);
-    }
-  }
-  return known;
 }
 
 /** After Stop, calls that never finished are stored as stopped (an error the model and the page can read), not as running forever. */
@@ -72,7 +69,6 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
     onStepFinish: ({ messages }) => o.save(messages),
     onFinish: ({ messages, isAborted }) => o.save(isAborted ? markStopped(messages) : messages),
     execute: async ({ writer }) => {
-      const known = cutsFromMessages(o.messages);
       const scheduler = new CallScheduler();
       const tools = buildAgentTools({
         reg: o.reg,
@@ -84,46 +80,100 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           if (p.kind === 'output') writer.write({ type: 'data-tool-progress', data: { toolCallId, stream: p.stream, text: p.text }, transient: true });
         },
         onApprovalInfo: (info) => writer.write({ type: 'data-approval-info', id: `approval-${info.toolCallId}`, data: info }),
-        onResult: (_id, _name, r) => {
+        onResult: (toolCallId, _name, r) => {
+          // tools run only once the loop runs, after the keeper exists
+          keeper.noteResult(toolCallId, r);
           const todos = r.meta?.todos;
           if (Array.isArray(todos)) writer.write({ type: 'data-todos', id: 'todos', data: { items: todos } });
         },
       });
-      const system = buildSystemPrompt({ workspace: o.host.workspace, dataDir: o.host.dataDir, extra: o.systemExtra }).prompt;
-      const modelMessages = await convertToModelMessages(o.messages, { tools, ignoreIncompleteToolCalls: true });
-      let usedTokens = 0;
-      let step = 0;
-      const ctxInfo = { workspace: o.host.workspace, dataDir: o.host.dataDir, services: o.host.services };
-      const result = streamText({
+      const sys = buildSystemPrompt({ workspace: o.host.workspace, dataDir: o.host.dataDir, extra: o.systemExtra });
+      const last = o.messages.at(-1);
+      let messageId = last?.role === 'assistant' ? last.id : '';
+      const keeper = new ContextKeeper({
         model: o.model,
-        system,
-        messages: modelMessages,
+        status: o.status,
+        budget,
+        dataDir: o.host.dataDir,
+        system: sys.prompt,
+        projectDocs: sys.docs.text,
         tools,
-        stopWhen: stepCountIs(o.maxSteps ?? DEFAULT_MAX_STEPS),
-        abortSignal: o.signal,
+        stored: o.messages,
+        emit: (e) => writer.write(e),
+        signal: o.signal,
         maxRetries: o.maxRetries ?? 2,
-        experimental_toolApprovalSecret: o.approvalSecret,
-        prepareStep: ({ messages }) => {
-          const active = listedTools(o.reg, o.host.mode(), ctxInfo).map((t) => t.name);
-          const applied = applyTurnBudget(messages, { windowTokens: o.status.windowTokens, usedTokens, dataDir: o.host.dataDir, known, budget });
-          for (const cut of applied.cuts) writer.write({ type: 'data-turn-budget', id: `budget-${cut.toolCallId}`, data: cut });
-          return { messages: applied.messages, activeTools: active };
-        },
-        onStepFinish: ({ usage }) => {
-          step++;
-          usedTokens = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
-          writer.write({ type: 'data-context', id: 'context', data: { usedTokens, windowTokens: o.status.windowTokens, step } });
-        },
-        onError: ({ error }) => {
-          const p = describeProviderError(error, label);
-          writer.write({ type: 'data-notice', id: 'provider-error', data: { level: 'error', message: p.message, next: p.next } });
-        },
+        messageId: () => messageId,
       });
-      writer.merge(withToolSummaries(result.toUIMessageStream<ClampMessage>({ sendReasoning: true, onError: (err) => {
-        const p = describeProviderError(err, label);
-        return `${p.message} ${p.next}`;
-      } }), o.reg, o.messages));
-      await result.consumeStream();
+      const ctxInfo = { workspace: o.host.workspace, dataDir: o.host.dataDir, services: o.host.services };
+      const anthropic = o.status.provider === 'anthropic';
+      // the system prompt holds nothing that changes per step, so the prefix stays byte-stable for provider caches
+      const system = anthropic ? cachedSystem(sys.prompt) : sys.prompt;
+      let input = await convertToModelMessages(withModelContent(o.messages), { tools, ignoreIncompleteToolCalls: true });
+      let stepsLeft = o.maxSteps ?? DEFAULT_MAX_STEPS;
+      let retriedStep = -1;
+      for (let attempt = 0; ; attempt++) {
+        let stepInput: ModelMessage[] = input;
+        let overflow: unknown = null;
+        let stepsDone = 0;
+        const result = streamText({
+          model: o.model,
+          system,
+          messages: input,
+          tools,
+          stopWhen: stepCountIs(stepsLeft),
+          abortSignal: o.signal,
+          maxRetries: o.maxRetries ?? 2,
+          experimental_toolApprovalSecret: o.approvalSecret,
+          prepareStep: async ({ messages }) => {
+            stepInput = messages;
+            const active = listedTools(o.reg, o.host.mode(), ctxInfo).map((t) => t.name);
+            return { messages: await keeper.prepare(messages, active), activeTools: active };
+          },
+          onStepFinish: ({ usage, providerMetadata }) => {
+            stepsDone++;
+            const entry = keeper.finishStep(usage, providerMetadata as Record<string, Record<string, unknown>> | undefined);
+            if (entry) writer.write({ type: 'data-ledger', id: `ledger-${entry.step}`, data: entry });
+          },
+          onError: ({ error }) => {
+            if (isContextOverflow(error)) {
+              overflow = error;
+              return;
+            }
+            const p = describeProviderError(error, label);
+            writer.write({ type: 'data-notice', id: 'provider-error', data: { level: 'error', message: p.message, next: p.next } });
+          },
+        });
+        const ui = result.toUIMessageStream<ClampMessage>({
+          sendReasoning: true,
+          sendStart: attempt === 0,
+          sendFinish: false,
+          onError: (err) => {
+            if (isContextOverflow(err)) return OVERFLOW_MARK;
+            const p = describeProviderError(err, label);
+            return `${p.message} ${p.next}`;
+          },
+        });
+        for await (const chunk of withToolSummaries(ui, o.reg, o.messages)) {
+          // an overflow is recovered below: its error never reaches the page as one
+          if (chunk.type === 'error' && chunk.errorText === OVERFLOW_MARK) continue;
+          if (chunk.type === 'start' && chunk.messageId) messageId = chunk.messageId;
+          writer.write(chunk);
+        }
+        if (!overflow) break;
+        const step = stepCount(stepInput) + 1;
+        stepsLeft -= stepsDone;
+        if (step === retriedStep || stepsLeft <= 0) {
+          const p = overflowAfterRetry(overflow, label, step);
+          writer.write({ type: 'data-notice', id: `overflow-${step}`, data: { level: 'error', message: p.message, next: p.next } });
+          writer.write({ type: 'error', errorText: `${p.message} ${p.next}` });
+          break;
+        }
+        retriedStep = step;
+        writer.write({ type: 'data-notice', id: `overflow-retry-${step}`, data: { level: 'warning', message: "The request was over the model's context window; compacted and retried." } });
+        keeper.noteOverflow();
+        input = stepInput;
+      }
+      writer.write({ type: 'finish' });
     },
   });
 }

@@ -37,33 +37,29 @@ export function callSummary(reg: Registry, toolName: string, input: unknown, res
 }
 
 /**
- * The UI stream with a data-tool-summary part after each call's input and again after its result,
- * so the page's cards and the approval bar show every tool from its declared summary; the second
- * replaces the first (same id). Everything else passes through unchanged.
+ * The UI stream's chunks with a data-tool-summary part after each call's input and again after its
+ * result, so the page's cards and the approval bar show every tool from its declared summary; the
+ * second replaces the first (same id). Every other chunk passes through unchanged, in order.
  */
-export function withToolSummaries(stream: ReadableStream<Chunk>, reg: Registry, messages: readonly ClampMessage[]): ReadableStream<Chunk> {
+export async function* withToolSummaries(chunks: AsyncIterable<Chunk>, reg: Registry, messages: readonly ClampMessage[]): AsyncGenerator<Chunk> {
   const known = knownCalls(messages);
   const summaryChunk = (toolCallId: string, summary: string): Chunk => ({
     type: 'data-tool-summary',
     id: `summary-${toolCallId}`,
     data: { toolCallId, summary },
   });
-  return stream.pipeThrough(
-    new TransformStream<Chunk, Chunk>({
-      transform(chunk, out) {
-        out.enqueue(chunk);
-        if (chunk.type === 'tool-input-available') {
-          known.set(chunk.toolCallId, { toolName: chunk.toolName, input: chunk.input });
-          const line = callSummary(reg, chunk.toolName, chunk.input);
-          if (line !== undefined) out.enqueue(summaryChunk(chunk.toolCallId, line));
-        } else if (chunk.type === 'tool-output-available' && !chunk.preliminary) {
-          const call = known.get(chunk.toolCallId);
-          const result = chunk.output as ToolResult | undefined;
-          if (!call || !result || typeof result !== 'object' || typeof result.output !== 'string') return;
-          const line = callSummary(reg, call.toolName, call.input, result);
-          if (line !== undefined) out.enqueue(summaryChunk(chunk.toolCallId, line));
-        }
-      },
-    }),
-  );
+  for await (const chunk of chunks) {
+    yield chunk;
+    if (chunk.type === 'tool-input-available') {
+      known.set(chunk.toolCallId, { toolName: chunk.toolName, input: chunk.input });
+      const line = callSummary(reg, chunk.toolName, chunk.input);
+      if (line !== undefined) yield summaryChunk(chunk.toolCallId, line);
+    } else if (chunk.type === 'tool-output-available' && !chunk.preliminary) {
+      const call = known.get(chunk.toolCallId);
+      const result = chunk.output as ToolResult | undefined;
+      if (!call || !result || typeof result !== 'object' || typeof result.output !== 'string') continue;
+      const line = callSummary(reg, call.toolName, call.input, result);
+      if (line !== undefined) yield summaryChunk(chunk.toolCallId, line);
+    }
+  }
 }

@@ -1,37 +1,34 @@
-/** Known context windows, in tokens, by model-id prefix (longest prefix wins). An override in settings beats it. */
-const KNOWN_WINDOWS_TOKENS: ReadonlyArray<[string, number]> = [
-  ['claude-opus-4', 200_000],
-  ['claude-sonnet-4', 200_000],
-  ['claude-haiku-4', 200_000],
-  ['claude-3-7', 200_000],
-  ['claude-3-5', 200_000],
-  ['claude', 200_000],
-  ['gpt-5', 400_000],
-  ['gpt-4.1', 1_047_576],
-  ['gpt-4o', 128_000],
-  ['o4', 200_000],
-  ['o3', 200_000],
-  ['qwen3-coder', 262_144],
-  ['qwen2.5-coder', 32_768],
-  ['qwen3', 40_960],
-  ['llama3.1', 131_072],
-  ['llama3', 8192],
-  ['deepseek', 131_072],
-  ['mistral', 32_768],
-  ['gemma3', 131_072],
-  ['gpt-oss', 131_072],
-];
+import type { ContextWindowSource, ModelPrices, ModelStatus } from '../contract/protocol';
+import { lookupCatalogue } from './context/catalogue';
+import { discoverServerWindow } from './context/discover';
 
 /** When a model is unknown: a conservative window, so budgets err on the small side. */
 export const DEFAULT_WINDOW_TOKENS = 32_768;
 
-/** The context window for a model id, or the override when one is set. */
-export function contextWindowFor(modelId: string | null | undefined, override?: number | null): number {
-  if (override && override > 0) return override;
-  const id = (modelId ?? '').toLowerCase().replace(/^.*\//, '');
-  let best: [string, number] | undefined;
-  for (const entry of KNOWN_WINDOWS_TOKENS) {
-    if (id.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
-  }
-  return best ? best[1] : DEFAULT_WINDOW_TOKENS;
+export interface ModelWindow {
+  tokens: number;
+  source: ContextWindowSource;
+  prices: ModelPrices | null;
+}
+
+/** The context window for a model: the settings override, else the models.dev catalogue, else DEFAULT_WINDOW_TOKENS. Prices from the catalogue. */
+export function contextWindowFor(provider: string | null, modelId: string | null | undefined, override?: number | null): ModelWindow {
+  const c = lookupCatalogue(provider, modelId);
+  const prices = c?.prices ?? null;
+  if (override && override > 0) return { tokens: override, source: { kind: 'settings', detail: 'the settings override' }, prices };
+  if (c) return { tokens: c.windowTokens, source: { kind: 'catalogue', detail: `the models.dev catalogue (${c.id})` }, prices };
+  return { tokens: DEFAULT_WINDOW_TOKENS, source: { kind: 'default', detail: `not in the catalogue; a conservative ${DEFAULT_WINDOW_TOKENS}` }, prices };
+}
+
+/**
+ * For local servers (openai-compatible, ollama): the window the server itself reports, which beats
+ * the catalogue (a local server runs with the length it was started with). The settings override
+ * still wins. Returns the status unchanged when the server does not say. Never throws.
+ */
+export async function withServerWindow(status: ModelStatus, baseUrl: string | null, o: { fetch?: typeof fetch } = {}): Promise<ModelStatus> {
+  if (!status.configured || !baseUrl || !status.model || status.windowSource.kind === 'settings') return status;
+  if (status.provider !== 'openai-compatible' && status.provider !== 'ollama') return status;
+  const found = await discoverServerWindow(status.provider, baseUrl, status.model, o);
+  if (!found) return status;
+  return { ...status, windowTokens: found.tokens, windowSource: { kind: 'server', detail: found.detail } };
 }

@@ -166,6 +166,32 @@ export const BUDGET = {
   TURN_BUDGET_SHARE: 0.35,
   TURN_BUDGET_MIN_BYTES: 4000,
   TURN_BUDGET_MAX_BYTES: 120_000,
+
+  /** Session context: room kept free for the model's answer, as a share of the window … */
+  CONTEXT_OUTPUT_RESERVE_RATIO: 0.15,
+  /** … and at most this many tokens. */
+  CONTEXT_OUTPUT_RESERVE_MAX_TOKENS: 16_000,
+  /** Session context: past this share of the window (estimated), old tool results are pruned to stubs. */
+  CONTEXT_PRUNE_AT_RATIO: 0.5,
+  /** Session context: past this share of the window after pruning, older steps are compacted into a summary. */
+  CONTEXT_COMPACT_AT_RATIO: 0.75,
+  /** Session context: the results of the last this many steps are never pruned, and compaction keeps them verbatim. */
+  CONTEXT_KEEP_RECENT_STEPS: 3,
+  /** Session context: results smaller than this are never pruned (a stub would save nothing). */
+  CONTEXT_PRUNE_MIN_RESULT_BYTES: 600,
+  /** Session context: the provider's count over Clamp's estimate corrects the next estimate, within these bounds. */
+  CONTEXT_ESTIMATE_CORRECTION_MIN_RATIO: 0.5,
+  CONTEXT_ESTIMATE_CORRECTION_MAX_RATIO: 3,
+  /** Compaction: the summary the model writes, at most this many tokens … */
+  COMPACTION_SUMMARY_MAX_TOKENS: 2000,
+  /** … and at most this share of the window (small windows get a shorter summary). */
+  COMPACTION_SUMMARY_MAX_WINDOW_RATIO: 0.12,
+  /** Compaction: the focus typed with /compact, at most this many bytes. */
+  COMPACTION_FOCUS_MAX_BYTES: 1000,
+  /** Asking a local server (vLLM, Ollama, LM Studio, llama.cpp) for its context window: longest wait per request. */
+  WINDOW_DISCOVERY_TIMEOUT_MS: 2000,
+  /** … and how long an answer (or the lack of one) is remembered per server and model. */
+  WINDOW_DISCOVERY_CACHE_MS: 10 * 60_000,
 } as const;
 
 export type Budget = { -readonly [K in keyof typeof BUDGET]: number };

@@ -6,10 +6,10 @@ import type { UIMessage } from 'ai';
 import type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation } from './types';
 import type { TaskEvent, TaskInfo, TaskStatus, TaskStream } from './tasks';
 import type { ClampUITools } from './tool-types';
-import type { ApprovalAnswer, ApprovalAnswerBody, Provider, SettingsUpdate, StatusAnswer } from './rest';
+import type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, Provider, SettingsUpdate, StatusAnswer } from './rest';
 
 export type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation };
-export type { ApprovalAnswer, ApprovalAnswerBody, SettingsUpdate, StatusAnswer };
+export type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, SettingsUpdate, StatusAnswer };
 
 /** Data parts the server streams into a chat message. */
 export type ClampDataParts = {
@@ -17,8 +17,14 @@ export type ClampDataParts = {
   'tool-progress': { toolCallId: string; stream: 'stdout' | 'stderr'; text: string };
   /** what a pending approval is about: computed by the server's policy, shown in the approval bar */
   'approval-info': ApprovalInfo;
-  /** context use after each step */
-  context: { usedTokens: number; windowTokens: number; step: number };
+  /** context use before each step's request (estimated) and after it (the provider's count) */
+  context: ContextInfo;
+  /** what one model call cost (one per step, stored with the assistant message) */
+  ledger: LedgerStep;
+  /** tool results replaced by a one-line stub in what the model is sent from this step on (never in the store) */
+  pruned: PrunedInfo;
+  /** older messages summarised: what the model is sent from here on starts with the summary */
+  compaction: CompactionInfo;
   /** the per-step budget cut a result further than its own caps */
   'turn-budget': TurnCut;
   /** a call in one line, from its tool's summary(): sent when the input is known and again with the result */
@@ -36,6 +42,109 @@ export interface TurnCut {
   modelText: string;
   truncation: Truncation;
   budgetBytes: number;
+}
+
+/** Where a context window's size came from: the settings override, the server's own answer, the model catalogue, or the fallback. */
+export interface ContextWindowSource {
+  kind: 'settings' | 'server' | 'catalogue' | 'default';
+  /** in words, for the page: "settings override", "vLLM /v1/models max_model_len", "models.dev catalogue (anthropic/claude-sonnet-4-5)" … */
+  detail: string;
+}
+
+/** The context a request uses, split by kind, in tokens. */
+export interface ContextBreakdown {
+  /** the system prompt (without project docs) and the tool definitions */
+  systemAndTools: number;
+  /** AGENTS.md / CLAUDE.md in the system prompt */
+  projectDocs: number;
+  /** user and assistant text, tool calls, the compaction summary */
+  conversation: number;
+  /** tool results (stubs of pruned ones included) */
+  toolResults: number;
+}
+
+/** data-context: the session's context use at a step, in tokens. */
+export interface ContextInfo {
+  usedTokens: number;
+  windowTokens: number;
+  windowSource: ContextWindowSource;
+  /** the session's step number (counted over every turn) */
+  step: number;
+  /** usedTokens is Clamp's estimate before sending (true) or the provider's count after the call (false) */
+  estimated: boolean;
+  breakdown: ContextBreakdown;
+}
+
+/** data-ledger: one model call (one step). Steps are numbered over the whole session. */
+export interface LedgerStep {
+  step: number;
+  /** input tokens as the provider counted them: not cached, read from its cache, written to its cache */
+  inputTokens: { fresh: number; cacheRead: number; cacheWrite: number };
+  outputTokens: number;
+  /** Clamp's estimate of the request before sending it (the next estimate is corrected by inputTokens / this) */
+  estimatedInputTokens: number;
+  /** UTF-8 bytes the tool results in this step's request held in full (as stored) */
+  toolBytesProduced: number;
+  /** UTF-8 bytes of tool output this step's request actually carried (after cuts, pruning and compaction) */
+  toolBytesShown: number;
+  /** in US dollars where the catalogue has the model's prices, else null */
+  costUsd: number | null;
+  model: string | null;
+}
+
+/** One tool result pruned from what the model is sent. */
+export interface PrunedItem {
+  toolCallId: string;
+  toolName: string;
+  /** UTF-8 bytes of the result that the stub replaces */
+  bytes: number;
+  /** exactly what the model is sent instead */
+  stub: string;
+  /** where the full text lies (a file in the data dir), when it could be written */
+  spillPath: string | null;
+}
+
+/** data-pruned: the results first pruned at a step; once pruned a result stays pruned. */
+export interface PrunedInfo {
+  step: number;
+  items: PrunedItem[];
+}
+
+/** data-compaction: the steps before firstKeptStep are sent as the summary from here on (the store keeps them all). */
+export interface CompactionInfo {
+  id: string;
+  step: number;
+  beforeTokens: number;
+  afterTokens: number;
+  /** the structured summary the model wrote (or, on fallback, the note saying none could be written) */
+  summary: string;
+  trigger: 'auto' | 'manual' | 'overflow';
+  /** the message holding the first step sent verbatim after the summary */
+  firstKeptMessageId: string;
+  /** the first step (session step number) sent verbatim after the summary */
+  firstKeptStep: number;
+  /** 'fallback-pruning': the summary failed (error, empty, over budget) and older results were pruned harder instead */
+  outcome: 'summary' | 'fallback-pruning';
+  /** how long the compaction took */
+  durationMs: number;
+}
+
+/** GET /api/sessions/[id]/ledger: every step of the session, oldest first, and the totals. */
+export interface SessionLedger {
+  steps: (LedgerStep & { messageId: string })[];
+  totals: LedgerTotals;
+}
+
+export interface LedgerTotals {
+  steps: number;
+  inputTokens: { fresh: number; cacheRead: number; cacheWrite: number };
+  outputTokens: number;
+  toolBytesProduced: number;
+  toolBytesShown: number;
+  /** null when no step had a price */
+  costUsd: number | null;
+  compactions: number;
+  pruned: number;
 }
 
 export interface ApprovalInfo {
@@ -94,9 +203,20 @@ export interface ModelStatus {
   model: string | null;
   label: string;
   windowTokens: number;
+  /** where windowTokens came from */
+  windowSource: ContextWindowSource;
+  /** the catalogue's prices, in US dollars per million tokens, when it has them */
+  prices?: ModelPrices | null;
   /** when not configured: exactly how to configure one */
   help?: string;
   scripted: boolean;
+}
+
+export interface ModelPrices {
+  inputPerMTokUsd: number;
+  outputPerMTokUsd: number;
+  cacheReadPerMTokUsd?: number;
+  cacheWritePerMTokUsd?: number;
 }
 
 /** A background task as the page sees it (the task manager's own shape). */

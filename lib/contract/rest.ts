@@ -21,6 +21,10 @@ export const sessionPatchBody = z
   .refine((b) => b.title !== undefined || b.mode !== undefined, { message: 'send a title, a mode, or both' });
 export type SessionPatchBody = z.infer<typeof sessionPatchBody>;
 
+/** POST /api/sessions/[id]/compact: what the summary should keep in particular (`/compact <focus>`). */
+export const compactBody = z.strictObject({ focus: z.string().trim().max(BUDGET.COMPACTION_FOCUS_MAX_BYTES).optional() });
+export type CompactBody = z.infer<typeof compactBody>;
+
 /** The model providers Clamp knows. */
 export const PROVIDERS = ['anthropic', 'openai', 'openai-compatible', 'ollama', 'scripted'] as const;
 export type Provider = (typeof PROVIDERS)[number];

@@ -66,3 +66,24 @@ export async function waitGroupGone(pgid: number, timeoutMs: number, intervalMs 
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/**
+ * Signal every running member of a group but one (the sandbox's outer process, which would die at
+ * once from SIGTERM and take the command down before it can clean up). Falls back to the whole
+ * group where /proc is absent. False when nothing was signalled. Never throws.
+ */
+export function signalGroupExcept(pgid: number, signal: NodeJS.Signals, spare: number): boolean {
+  const members = liveGroupMembers(pgid);
+  if (members === undefined) return signalGroup(pgid, signal);
+  let sent = false;
+  for (const pid of members) {
+    if (pid === spare) continue;
+    try {
+      process.kill(pid, signal);
+      sent = true;
+    } catch {
+      // exited while we looked
+    }
+  }
+  return sent;
+}

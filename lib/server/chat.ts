@@ -11,7 +11,7 @@ import { createToolRegistry } from '../dispatch/all-tools';
 import { getTaskManager } from '../tasks/manager';
 import { storeHost } from './agent-host';
 import { HttpError, json } from './http';
-import { currentModel } from './model';
+import { currentModelWithWindow } from './model';
 import type { ServerConfig } from './http';
 
 const RUNNING = Symbol.for('clamp.runningTurns');
@@ -26,6 +26,11 @@ function maxSteps(): number | undefined {
 function runningTurns(): Map<string, AbortController> {
   const g = globalThis as unknown as Record<symbol, Map<string, AbortController> | undefined>;
   return (g[RUNNING] ??= new Map());
+}
+
+/** Whether a turn is running in a session. */
+export function isTurnRunning(sessionId: string): boolean {
+  return runningTurns().has(sessionId);
 }
 
 /** Stop the turn running in a session, if any: aborts the model and every running tool. */
@@ -43,7 +48,7 @@ export function stopTurn(sessionId: string): boolean {
 export async function handleChat(cfg: ServerConfig, body: ChatBody, requestSignal: AbortSignal): Promise<Response> {
   const db = openDb(cfg.dataDir);
   requireSession(db, body.sessionId, cfg.workspace);
-  const resolved = currentModel(cfg);
+  const resolved = await currentModelWithWindow(cfg);
   if (!resolved.ok) {
     return json({ error: resolved.status.help ?? 'No model is configured.' }, 409);
   }

@@ -1,4 +1,5 @@
 import { resolveModel, type ResolvedModel, type UnresolvedModel } from '../agent/providers';
+import { withServerWindow } from '../agent/windows';
 import { openDb } from '../store/db';
 import { readSecrets } from '../store/secrets';
 import { getModelSettings } from '../store/settings';
@@ -18,4 +19,11 @@ export function currentModel(cfg: ServerConfig, env: NodeJS.ProcessEnv = process
     openai: secrets.openai,
     openaiCompatible: secrets['openai-compatible'],
   });
+}
+
+/** currentModel, with the window a local server reports for itself (asked once, then remembered). Never throws. */
+export async function currentModelWithWindow(cfg: ServerConfig, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedModel | UnresolvedModel> {
+  const r = currentModel(cfg, env);
+  if (!r.ok) return r;
+  return { ...r, status: await withServerWindow(r.status, r.baseUrl) };
 }

@@ -5,6 +5,7 @@ import type { ToolContext } from '../contract/types';
 import { formatDuration, statusLine } from '../exec/format';
 import { UnreadQueue, type UnreadSlice } from '../exec/ring';
 import { commandEnv, startCommand, type KillReason, type RunHandle, type RunResult } from '../exec/runner';
+import type { SandboxSpec } from '../exec/sandbox';
 import { onShutdown } from '../contract/shutdown';
 import { TaskEventEmitter, type TaskEventListener, type TaskStatus, type TaskStream } from './events';
 import type { TaskInfo } from '../contract/tasks';
@@ -26,6 +27,8 @@ export interface TaskStartOptions {
   /** absent or 0: no timeout */
   timeoutMs?: number;
   budget?: Budget;
+  /** the sandbox it runs in (absent: unconfined) */
+  sandbox?: SandboxSpec;
 }
 
 
@@ -101,6 +104,7 @@ export class TaskManager {
       timeoutMs: o.timeoutMs || undefined,
       killGraceMs: b.COMMAND_KILL_GRACE_MS,
       env: commandEnv(),
+      ...(o.sandbox ? { sandbox: o.sandbox } : {}),
       progressIntervalMs: b.COMMAND_PROGRESS_INTERVAL_MS,
       progressMaxBytes: b.COMMAND_PROGRESS_MAX_BYTES,
       onData: (stream, chunk) => unread[stream].push(chunk),

@@ -62,7 +62,7 @@ const big = defineTool({
 const reg = createRegistry([peek, append, big]);
 
 function status(windowTokens = 200_000): ModelStatus {
-  return { configured: true, provider: 'scripted', model: 't', label: 'test model', windowTokens, scripted: true };
+  return { configured: true, provider: 'scripted', model: 't', label: 'test model', windowTokens, windowSource: { kind: 'settings', detail: 'test' }, scripted: true };
 }
 
 async function turn(o: { host: ReturnType<typeof memoryHost>['host']; model: Parameters<typeof runTurn>[0]['model']; messages: ClampMessage[]; windowTokens?: number }) {

@@ -167,7 +167,7 @@ describe('messages', () => {
         parts: [
           { type: 'step-start' },
           { type: 'dynamic-tool', toolName: 'read_file', toolCallId: 'c1', state: 'output-available', input: { path: 'app.ts' }, output: { status: 'ok' } },
-          { type: 'data-context', data: { usedTokens: 10, windowTokens: 100, step: 1 } },
+          { type: 'data-context', data: { usedTokens: 10, windowTokens: 100, windowSource: { kind: 'settings', detail: 'test' }, step: 1, estimated: false, breakdown: { systemAndTools: 0, projectDocs: 0, conversation: 0, toolResults: 0 } } },
           { type: 'text', text: 'done' },
         ],
       },

@@ -52,7 +52,7 @@ async function runProbe(): Promise<{ message: ClampMessage; chunks: UIMessageChu
     host: h.host,
     reg: createRegistry([probe]),
     model,
-    status: { configured: true, provider: 'scripted', model: 't', label: 'test model', windowTokens: 200_000, scripted: true },
+    status: { configured: true, provider: 'scripted', model: 't', label: 'test model', windowTokens: 200_000, windowSource: { kind: 'settings', detail: 'test' }, scripted: true },
     messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'weather?' }] }],
     signal: new AbortController().signal,
     approvalSecret: 'test-secret-test-secret-test-secret',

@@ -1,5 +1,5 @@
 import { errorResponse, json, serverConfig } from '@/lib/server/http';
-import { currentModel } from '@/lib/server/model';
+import { currentModelWithWindow } from '@/lib/server/model';
 import type { StatusAnswer } from '@/lib/contract/rest';
 
 export const runtime = 'nodejs';
@@ -8,7 +8,7 @@ export const dynamic = 'force-dynamic';
 export async function GET() {
   try {
     const cfg = serverConfig();
-    return json<StatusAnswer>({ workspace: cfg.workspace, dataDir: cfg.dataDir, model: currentModel(cfg).status, defaultMode: cfg.mode });
+    return json<StatusAnswer>({ workspace: cfg.workspace, dataDir: cfg.dataDir, model: (await currentModelWithWindow(cfg)).status, defaultMode: cfg.mode });
   } catch (err) {
     return errorResponse(err);
   }

@@ -8,6 +8,9 @@ import { clipLine, formatBytes, formatCount } from '../../contract/text';
 import { resolveInWorkspace } from '../../policy/workspace';
 import { assessCommand } from '../../policy/command-safety';
 import { commandEnv, runCommand } from '../../exec/runner';
+import { sandboxNote } from '../../exec/sandbox-note';
+import type { SandboxSpec } from '../../exec/sandbox';
+import { sandboxChoice, sandboxSpecFor, withSandbox, type SandboxChoice } from './sandbox-policy';
 import { formatRun, formatSeconds } from '../../exec/format';
 import { tasksFor } from '../../tasks/manager';
 
@@ -20,6 +23,11 @@ const schema = z.strictObject({
     .optional()
     .describe('Milliseconds before the command is killed.'),
   background: z.boolean().optional().describe('Start a background task and return its id at once.'),
+  sandbox: z
+    .enum(['network', 'off'])
+    .optional()
+    .describe('Only after a failure the sandbox caused: "network" to reach the network, "off" to run outside the sandbox. The person must approve it.'),
+  sandbox_reason: z.string().optional().describe('Why this command needs more than the sandbox gives (shown to the person).'),
 });
 
 type Input = z.infer<typeof schema>;
@@ -60,11 +68,20 @@ function workingDir(input: Input, ctx: ToolContext): { abs: string; rel: string 
   return { abs, rel };
 }
 
-function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel: string }, timeoutMs: number | undefined, note?: string): ToolOutput<RunCommandMeta> {
+/** What the result says about where the command ran, when it is not the ordinary sandbox. */
+function sandboxNotes(choice: SandboxChoice): string[] {
+  if (choice.unavailable) return [`it ran WITHOUT the sandbox, approved by the person: ${choice.unavailable}.`];
+  if (choice.escalation === 'off') return ['it ran outside the sandbox (approved by the person for this command only).'];
+  if (choice.escalation === 'network') return ['it ran with network access (approved by the person for this command only).'];
+  return [];
+}
+
+function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel: string }, timeoutMs: number | undefined, notes: string[], choice: SandboxChoice): ToolOutput<RunCommandMeta> {
   const b = ctx.budget;
   let info;
+  const sandbox = sandboxSpecFor(choice, ctx);
   try {
-    info = tasksFor(ctx).start({ command: input.command, cwd: cwd.abs, sessionId: ctx.sessionId, timeoutMs, budget: b });
+    info = tasksFor(ctx).start({ command: input.command, cwd: cwd.abs, sessionId: ctx.sessionId, timeoutMs, budget: b, ...(sandbox ? { sandbox } : {}) });
   } catch (err) {
     throw new ToolError(err instanceof Error ? err.message : String(err));
   }
@@ -73,7 +90,7 @@ function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel
     : 'It has no timeout: it runs until it exits, is stopped with task_kill, or Clamp shuts down.';
   const output = [
     `Started background task ${info.id} (pid ${info.pid ?? 'unknown'}) in ${cwd.rel}: ${clipLine(input.command, 200)}`,
-    ...(note ? [`note: ${note}`] : []),
+    ...notes.map((n) => `note: ${n}`),
     ends,
     `Read its output with task_output(id: "${info.id}"); pass wait_ms (at most ${formatCount(b.TASK_WAIT_MAX_MS)}) to wait for new output or its exit instead of polling. ` +
       `task_list shows every task; task_kill(id: "${info.id}") stops it.`,
@@ -103,6 +120,9 @@ export interface RunCommandMeta {
   logPath?: string;
   stdoutBytes?: number;
   stderrBytes?: number;
+  /** foreground: the sandbox it ran in (null: none), and whether a failure looks like the sandbox's doing */
+  sandbox?: { level: SandboxSpec['level']; network: SandboxSpec['network'] } | null;
+  sandboxBlamed?: true;
   /** background: the task it started */
   taskId?: string;
   background?: true;
@@ -119,7 +139,8 @@ export const runCommandTool = defineTool({
   },
   paths: (input) => (input.cwd !== undefined ? [{ path: input.cwd, access: 'read' as const, field: 'cwd' }] : []),
   // every sub-command is judged before anything runs: tier 1 is refused, tier 2 and opaque ask, read-only runs
-  policy: (input, ctx) => assessCommand(input.command, { workspace: ctx.workspace, cwd: input.cwd }),
+  policy: async (input, ctx) =>
+    withSandbox(await assessCommand(input.command, { workspace: ctx.workspace, cwd: input.cwd }), sandboxChoice(ctx.mode, input.sandbox), ctx.mode, input.sandbox_reason),
   describe: (b) =>
     [
       'Run a shell command (bash -c) in the workspace root or cwd. Returns how it ended (exit code N, timed out, or killed by the user), its duration, stdout and stderr.',
@@ -127,6 +148,7 @@ export const runCommandTool = defineTool({
       `Timeout: ${formatSeconds(b.COMMAND_TIMEOUT_DEFAULT_MS)} by default, at most ${formatSeconds(b.COMMAND_TIMEOUT_MAX_MS)} (timeout_ms; out-of-range values are clamped); then the whole process group is killed.`,
       `Output over ${formatBytes(b.TOOL_OUTPUT_MAX_BYTES)} keeps each stream's end (and start, for failures) and says what was cut; full logs are saved at the paths given: read them with read_file or grep.`,
       'Processes left running are stopped when it exits. For servers, watchers and long builds pass background: true to get a task id at once, then use task_output, task_list, task_kill; a background task has no timeout unless timeout_ms is given.',
+      'It runs in a sandbox: only the workspace (not .git/hooks or .git/config), a private /tmp and $CLAMP_SCRATCH are writable, secrets are hidden, there is no network. A failure the sandbox caused says so; only then retry with sandbox: "network" or "off" and a sandbox_reason, which the person must approve.',
       'For files use read_file, glob, grep (the tool) and edit_file, not cat, find, shell grep or sed.',
     ].join('\n'),
   async run(input, ctx): Promise<ToolOutput<RunCommandMeta>> {
@@ -134,7 +156,10 @@ export const runCommandTool = defineTool({
     const cwd = workingDir(input, ctx);
     const background = input.background === true;
     const { timeoutMs, note } = resolveTimeout(input.timeout_ms, b, background);
-    if (background) return startBackground(input, ctx, cwd, timeoutMs, note);
+    const choice = sandboxChoice(ctx.mode, input.sandbox);
+    const sandbox = sandboxSpecFor(choice, ctx);
+    const notes = [...(note ? [note] : []), ...sandboxNotes(choice)];
+    if (background) return startBackground(input, ctx, cwd, timeoutMs, notes, choice);
 
     const progress = ctx.onProgress;
     const r = await runCommand({
@@ -148,11 +173,13 @@ export const runCommandTool = defineTool({
       env: commandEnv(),
       progressIntervalMs: b.COMMAND_PROGRESS_INTERVAL_MS,
       progressMaxBytes: b.COMMAND_PROGRESS_MAX_BYTES,
+      ...(sandbox ? { sandbox } : {}),
       ...(progress ? { onOutput: (stream: 'stdout' | 'stderr', text: string) => progress({ kind: 'output', stream, text }) } : {}),
     });
+    const blamed = sandbox ? sandboxNote(r, sandbox) : undefined;
     const f = formatRun(r, {
       maxBytes: ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES,
-      notes: note ? [note] : [],
+      notes: blamed ? [...notes, blamed] : notes,
       timeoutMaxMs: b.COMMAND_TIMEOUT_MAX_MS,
     });
     const ok = r.exitCode === 0 && r.killedBy === null && !r.spawnError;
@@ -175,6 +202,8 @@ export const runCommandTool = defineTool({
         stderrBytes: r.stderr.totalBytes,
         cwd: cwd.rel,
         command: input.command,
+        sandbox: sandbox ? { level: sandbox.level, network: sandbox.network } : null,
+        ...(blamed ? { sandboxBlamed: true } : {}),
       },
     };
   },

@@ -1,0 +1,269 @@
+import type { LanguageModel, LanguageModelUsage, ModelMessage, ToolSet } from 'ai';
+import type { Budget } from '../../contract/budget';
+import type { ClampMessage, CompactionInfo, ContextBreakdown, ContextInfo, LedgerStep, ModelStatus, PrunedItem } from '../../contract/protocol';
+import type { ToolResult } from '../../contract/types';
+import { byteLength } from '../../contract/text';
+import { applyTurnBudget, type TurnCut } from '../turn-budget';
+import { withCacheBreakpoints } from './cache';
+import { chooseCut, fallbackSummary, writeSummary } from './compact';
+import { contextLimits, correctionRatio, estimateRequest, resultText, toolDefinitionTokens, type RequestEstimate } from './estimate';
+import { contextState, costOf, inputSplit } from './ledger';
+import { choosePrunes } from './prune';
+import { buildView, stepCount, stepNumbers, toolResults, type View } from './view';
+
+/** What the keeper writes for the page (and the store): the data parts of the context. */
+export type ContextEvent =
+  | { type: 'data-context'; id: 'context'; data: ContextInfo }
+  | { type: 'data-pruned'; id: string; data: { step: number; items: PrunedItem[] } }
+  | { type: 'data-compaction'; id: string; data: CompactionInfo }
+  | { type: 'data-turn-budget'; id: string; data: TurnCut };
+
+export interface KeeperOptions {
+  model: LanguageModel;
+  status: ModelStatus;
+  budget: Budget;
+  dataDir: string;
+  system: string;
+  projectDocs: string;
+  tools: ToolSet;
+  /** the stored conversation the turn starts from */
+  stored: readonly ClampMessage[];
+  emit: (e: ContextEvent) => void;
+  signal?: AbortSignal;
+  maxRetries?: number;
+  /** the assistant message this turn writes into */
+  messageId: () => string;
+}
+
+/** Cuts the per-step budget made in earlier turns, recovered from the stored messages. */
+function cutsFrom(messages: readonly ClampMessage[]): Map<string, TurnCut> {
+  const known = new Map<string, TurnCut>();
+  for (const m of messages) for (const p of m.parts) if (p.type === 'data-turn-budget') known.set(p.data.toolCallId, p.data as TurnCut);
+  return known;
+}
+
+/** Spill files of results cut by their own caps (the full text lies there), from the stored tool parts. */
+function spillPathsFrom(messages: readonly ClampMessage[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of messages) {
+    for (const p of m.parts as Array<{ toolCallId?: string; output?: unknown }>) {
+      const r = p.output as ToolResult | undefined;
+      if (p.toolCallId && r?.truncation?.spillPath) out.set(p.toolCallId, r.truncation.spillPath);
+    }
+  }
+  return out;
+}
+
+/**
+ * The session's context for one turn: before each step it builds what the model is sent (the latest
+ * compaction's summary, stubs for pruned results, the per-step cut of the newest results), prunes and
+ * compacts when the estimate passes the table's thresholds, and after each step it writes the ledger.
+ * The store is never changed: everything it decides goes out as data parts, which later turns read back.
+ */
+export class ContextKeeper {
+  readonly pruned: Map<string, PrunedItem>;
+  compaction: CompactionInfo | null;
+  private ratio: number;
+  private readonly known: Map<string, TurnCut>;
+  private readonly spillPaths: Map<string, string>;
+  private forced: 'overflow' | null = null;
+  private pending: { step: number; raw: number; shown: number; produced: number; breakdown: ContextBreakdown } | null = null;
+
+  constructor(private readonly o: KeeperOptions) {
+    const s = contextState(o.stored);
+    this.pruned = s.pruned;
+    this.compaction = s.compaction;
+    this.ratio = correctionRatio(s.lastLedger ? s.lastLedger.inputTokens.fresh + s.lastLedger.inputTokens.cacheRead + s.lastLedger.inputTokens.cacheWrite : undefined, s.lastLedger?.estimatedInputTokens, o.budget);
+    this.known = cutsFrom(o.stored);
+    this.spillPaths = spillPathsFrom(o.stored);
+  }
+
+  /** A result that finished this turn: remember where its full text was spilled. */
+  noteResult(toolCallId: string, r: ToolResult): void {
+    if (r.truncation?.spillPath) this.spillPaths.set(toolCallId, r.truncation.spillPath);
+  }
+
+  /** The provider said the last request was over its window: the next prepare compacts whatever the estimate says, and estimates run higher. */
+  noteOverflow(): void {
+    this.forced = 'overflow';
+    this.ratio = Math.min(this.o.budget.CONTEXT_ESTIMATE_CORRECTION_MAX_RATIO, this.ratio * 1.25);
+  }
+
+  private estimate(view: View, active: readonly string[]): RequestEstimate & { tokens: number } {
+    const e = estimateRequest({ system: this.o.system, projectDocs: this.o.projectDocs, toolTokens: toolDefinitionTokens(this.o.tools, active), messages: view.messages });
+    return { ...e, tokens: Math.round(e.raw * this.ratio) };
+  }
+
+  private view(all: readonly ModelMessage[], active: readonly string[]): View {
+    const v = buildView(all, this.compaction, this.pruned);
+    // the newest results share what the window has left, after everything before them
+    let lastAssistant = v.messages.length - 1;
+    while (lastAssistant >= 0 && v.messages[lastAssistant].role !== 'assistant') lastAssistant--;
+    const before = this.estimate({ ...v, messages: v.messages.slice(0, lastAssistant + 1) }, active).tokens;
+    const applied = applyTurnBudget(v.messages, { windowTokens: this.o.status.windowTokens, usedTokens: before, dataDir: this.o.dataDir, known: this.known, budget: this.o.budget });
+    for (const cut of applied.cuts) this.o.emit({ type: 'data-turn-budget', id: `budget-${cut.toolCallId}`, data: cut });
+    return { ...v, messages: applied.messages };
+  }
+
+  private prune(view: View, all: readonly ModelMessage[], latestStep: number, keepSteps: number, step: number): boolean {
+    const full = new Map<string, string>();
+    for (const { part } of toolResults(all, stepNumbers(all))) full.set(part.toolCallId, resultText(part.output));
+    const items = choosePrunes(view, this.pruned, {
+      latestStep,
+      keepSteps,
+      budget: this.o.budget,
+      dataDir: this.o.dataDir,
+      spillPaths: this.spillPaths,
+      fullText: (id) => full.get(id),
+    });
+    if (items.length === 0) return false;
+    for (const it of items) this.pruned.set(it.toolCallId, it);
+    this.o.emit({ type: 'data-pruned', id: `pruned-${step}`, data: { step, items } });
+    return true;
+  }
+
+  /** The message holding a step: the stored message with one of its calls, else this turn's message. */
+  private messageOfStep(all: readonly ModelMessage[], firstKeptStep: number): string {
+    const steps = stepNumbers(all);
+    const ids = new Set<string>();
+    all.forEach((m, i) => {
+      if (m.role === 'assistant' && steps[i] >= firstKeptStep && typeof m.content !== 'string') {
+        for (const p of m.content) if (p.type === 'tool-call') ids.add(p.toolCallId);
+      }
+    });
+    for (const m of this.o.stored) {
+      if (m.parts.some((p) => ids.has((p as { toolCallId?: string }).toolCallId ?? ''))) return m.id;
+    }
+    return this.o.messageId();
+  }
+
+  /**
+   * Compact the steps before the last CONTEXT_KEEP_RECENT_STEPS (or, when that leaves nothing, before
+   * the latest one) into a summary the model writes; on failure, a mechanical summary and harder
+   * pruning. Returns the compaction (already emitted), or null when there is nothing to compact.
+   */
+  async compact(all: readonly ModelMessage[], trigger: CompactionInfo['trigger'], active: readonly string[], focus?: string): Promise<CompactionInfo | null> {
+    const started = Date.now();
+    const latestStep = stepCount(all);
+    const step = latestStep + 1;
+    const limits = contextLimits(this.o.status.windowTokens, this.o.budget);
+    const firstKeptStep = chooseCut(all, latestStep, this.o.budget.CONTEXT_KEEP_RECENT_STEPS, this.compaction) ?? chooseCut(all, latestStep, 1, this.compaction);
+    if (firstKeptStep === null) return null;
+    const beforeTokens = this.estimate(this.view(all, active), active).tokens;
+    const r = await writeSummary({
+      model: this.o.model,
+      all,
+      firstKeptStep,
+      previous: this.compaction,
+      pruned: this.pruned,
+      summaryMaxTokens: limits.summaryMax,
+      requestMaxTokens: limits.hardMax - limits.summaryMax,
+      focus,
+      signal: this.o.signal,
+      maxRetries: this.o.maxRetries,
+    });
+    const summary = r.ok ? r.text : fallbackSummary(all, firstKeptStep, this.compaction, r.reason, limits.summaryMax);
+    this.compaction = {
+      id: `compaction-${step}-${started.toString(36)}`,
+      step,
+      beforeTokens,
+      afterTokens: 0,
+      summary,
+      trigger,
+      firstKeptMessageId: this.messageOfStep(all, firstKeptStep),
+      firstKeptStep,
+      outcome: r.ok ? 'summary' : 'fallback-pruning',
+      durationMs: 0,
+    };
+    if (!r.ok) this.prune(this.view(all, active), all, latestStep, 1, step);
+    this.compaction.afterTokens = this.estimate(this.view(all, active), active).tokens;
+    this.compaction.durationMs = Date.now() - started;
+    this.o.emit({ type: 'data-compaction', id: this.compaction.id, data: this.compaction });
+    return this.compaction;
+  }
+
+  /**
+   * What the model is sent at the next step, from the whole conversation as the SDK holds it:
+   * past CONTEXT_PRUNE_AT_RATIO prune results older than CONTEXT_KEEP_RECENT_STEPS; past
+   * CONTEXT_COMPACT_AT_RATIO (or after an overflow) prune all but the newest step's results, and if
+   * that is not enough compact; prune again if still over the window less the answer's reserve.
+   */
+  async prepare(all: readonly ModelMessage[], active: readonly string[]): Promise<ModelMessage[]> {
+    const latestStep = stepCount(all);
+    const step = latestStep + 1;
+    const keep = this.o.budget.CONTEXT_KEEP_RECENT_STEPS;
+    const limits = contextLimits(this.o.status.windowTokens, this.o.budget);
+    let view = this.view(all, active);
+    let est = this.estimate(view, active);
+    if (est.tokens > limits.pruneAt || this.forced) {
+      if (this.prune(view, all, latestStep, keep, step)) {
+        view = this.view(all, active);
+        est = this.estimate(view, active);
+      }
+    }
+    if (est.tokens > limits.compactAt || this.forced) {
+      // before a model call, prune harder: every result but the newest step's
+      if (this.prune(view, all, latestStep, 1, step)) {
+        view = this.view(all, active);
+        est = this.estimate(view, active);
+      }
+    }
+    if (est.tokens > limits.compactAt || this.forced) {
+      const trigger = this.forced ?? 'auto';
+      this.forced = null;
+      if (await this.compact(all, trigger, active)) {
+        view = this.view(all, active);
+        est = this.estimate(view, active);
+      }
+    }
+    if (est.tokens > limits.hardMax && this.prune(view, all, latestStep, 1, step)) {
+      view = this.view(all, active);
+      est = this.estimate(view, active);
+    }
+    const results = toolResults(view.messages, view.steps);
+    const full = new Map<string, number>();
+    for (const { part } of toolResults(all, stepNumbers(all))) full.set(part.toolCallId, byteLength(resultText(part.output)));
+    const shown = results.reduce((n, r) => n + byteLength(resultText(r.part.output)), 0);
+    const produced = results.reduce((n, r) => n + (full.get(r.part.toolCallId) ?? 0), 0);
+    this.pending = { step, raw: est.raw, shown, produced, breakdown: est.breakdown };
+    this.o.emit({ type: 'data-context', id: 'context', data: this.info(est.tokens, step, true, est.breakdown, est.raw) });
+    return this.o.status.provider === 'anthropic' ? withCacheBreakpoints(view.messages) : view.messages;
+  }
+
+  private info(usedTokens: number, step: number, estimated: boolean, b: ContextBreakdown, raw: number): ContextInfo {
+    const k = raw > 0 ? usedTokens / raw : 1;
+    const scale = (n: number) => Math.round(n * k);
+    return {
+      usedTokens,
+      windowTokens: this.o.status.windowTokens,
+      windowSource: this.o.status.windowSource,
+      step,
+      estimated,
+      breakdown: { systemAndTools: scale(b.systemAndTools), projectDocs: scale(b.projectDocs), conversation: scale(b.conversation), toolResults: scale(b.toolResults) },
+    };
+  }
+
+  /** After a step: its ledger entry (to be written as data-ledger), the context as the provider counted it, and the next estimate's correction. */
+  finishStep(usage: LanguageModelUsage, providerMetadata?: Record<string, Record<string, unknown> | undefined>): LedgerStep | null {
+    const p = this.pending;
+    if (!p) return null;
+    this.pending = null;
+    const inputTokens = inputSplit(usage, providerMetadata);
+    const reported = inputTokens.fresh + inputTokens.cacheRead + inputTokens.cacheWrite;
+    const outputTokens = usage.outputTokens ?? 0;
+    if (reported > 0) {
+      this.ratio = correctionRatio(reported, p.raw, this.o.budget);
+      this.o.emit({ type: 'data-context', id: 'context', data: this.info(reported + outputTokens, p.step, false, p.breakdown, p.raw) });
+    }
+    return {
+      step: p.step,
+      inputTokens,
+      outputTokens,
+      estimatedInputTokens: p.raw,
+      toolBytesProduced: p.produced,
+      toolBytesShown: p.shown,
+      costUsd: costOf(this.o.status.prices, inputTokens, outputTokens),
+      model: this.o.status.model,
+    };
+  }
+}

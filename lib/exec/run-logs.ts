@@ -1,0 +1,144 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { LiveBatcher } from './live';
+import { PipeGate } from './log-gate';
+import { HeadTailCapture } from './ring';
+import type { RunOptions, StreamName } from './run-types';
+
+/**
+ * Where one run's bytes go: per stream a head+tail capture, its own log file, live batches for the
+ * page and a gate that pauses the pipe while a log is full; plus one combined log of both streams.
+ */
+
+export const STREAMS = ['stdout', 'stderr'] as const;
+
+/** each log's write buffer: a pipe pauses while any log it feeds holds more than this */
+const LOG_HIGH_WATER_BYTES = 1024 * 1024;
+
+export interface LogPaths {
+  logPaths: Record<StreamName, string>;
+  combinedLogPath: string;
+}
+
+/** The three log paths of a run started at `startedAt`, named by time and id so they sort and never collide. */
+export function logPathsFor(logDir: string, id: string, startedAt: number): LogPaths {
+  const stamp = new Date(startedAt).toISOString().replace(/[:.]/g, '-');
+  return {
+    logPaths: {
+      stdout: path.join(logDir, `${stamp}-${id}.stdout.log`),
+      stderr: path.join(logDir, `${stamp}-${id}.stderr.log`),
+    },
+    combinedLogPath: path.join(logDir, `${stamp}-${id}.log`),
+  };
+}
+
+/** Make the log folder; the error's message when it cannot be made (the capture is then all there is). */
+export function makeLogDir(logDir: string): string | undefined {
+  try {
+    fs.mkdirSync(logDir, { recursive: true });
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** End a log and resolve once its file descriptor is closed ('finish' comes before the close); never rejects. */
+export function closeLog(log: fs.WriteStream): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (log.closed) return resolve();
+    log.once('close', () => resolve());
+    log.end();
+  });
+}
+
+export interface Sink {
+  capture: HeadTailCapture;
+  log: fs.WriteStream | null;
+  live: LiveBatcher | null;
+  gate: PipeGate | null;
+}
+
+/**
+ * The sinks of one run and the reader of its pipes. Every chunk goes, synchronously and in order, to
+ * the capture, the live batcher, the caller's onData and both logs; the logs' backpressure pauses the
+ * pipe (the disk sets the pace, never memory).
+ */
+export class RunSinks {
+  readonly streams = {} as Record<StreamName, Sink>;
+  /** one log with both streams, chunk by chunk as they arrive; its failure leaves the per-stream logs alone */
+  private combined: fs.WriteStream | null = null;
+  /** the first per-stream log failure (disk full …) */
+  logError: string | undefined;
+
+  constructor(private readonly o: RunOptions, paths: LogPaths, writeLogs: boolean, logError: string | undefined) {
+    this.logError = logError;
+    if (writeLogs) this.combined = this.openCombined(paths.combinedLogPath);
+    for (const name of STREAMS) {
+      const live = o.onOutput
+        ? new LiveBatcher((text) => o.onOutput!(name, text), o.progressIntervalMs ?? 50, o.progressMaxBytes ?? 16 * 1024)
+        : null;
+      const sink: Sink = { capture: new HeadTailCapture(o.captureMaxBytes), log: null, live, gate: null };
+      this.streams[name] = sink;
+      if (writeLogs) sink.log = this.openOwn(sink, paths.logPaths[name]);
+    }
+  }
+
+  private openCombined(file: string): fs.WriteStream {
+    const log = fs.createWriteStream(file, { highWaterMark: LOG_HIGH_WATER_BYTES });
+    log.on('error', () => {
+      this.combined = null;
+      for (const name of STREAMS) this.streams[name]?.gate?.release(log); // never leave a pipe paused on a dead log
+    });
+    return log;
+  }
+
+  private openOwn(sink: Sink, file: string): fs.WriteStream {
+    const log = fs.createWriteStream(file, { highWaterMark: LOG_HIGH_WATER_BYTES });
+    log.on('error', (err) => {
+      this.logError ??= err.message;
+      sink.log = null;
+      sink.gate?.release(log); // never leave a pipe paused on a dead log
+    });
+    return log;
+  }
+
+  /** Start draining one pipe now, before anything else can fill it. */
+  read(name: StreamName, pipe: Readable | null | undefined): void {
+    if (!pipe) return;
+    const sink = this.streams[name];
+    const gate = (sink.gate = new PipeGate(pipe));
+    const onData = this.o.onData;
+    pipe.on('error', () => undefined);
+    pipe.on('data', (chunk: Buffer) => {
+      sink.capture.push(chunk);
+      sink.live?.push(chunk);
+      if (onData) {
+        try {
+          onData(name, chunk);
+        } catch {
+          // a consumer's bug must not stop the draining
+        }
+      }
+      // backpressure from the disk, not from memory: the child waits on its pipe while the logs catch up
+      gate.write(sink.log, chunk);
+      gate.write(this.combined, chunk);
+    });
+  }
+
+  /** Flush live output and close every log; resolves once all file descriptors are closed. */
+  async close(): Promise<void> {
+    await Promise.all(
+      STREAMS.map(async (name) => {
+        const s = this.streams[name];
+        s.live?.end();
+        if (s.log) await closeLog(s.log);
+      }),
+    );
+    if (this.combined) await closeLog(this.combined);
+  }
+
+  bytes(): Record<StreamName, number> {
+    return { stdout: this.streams.stdout.capture.totalBytes, stderr: this.streams.stderr.capture.totalBytes };
+  }
+}

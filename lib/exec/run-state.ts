@@ -1,0 +1,235 @@
+import os from 'node:os';
+import { execa, type ResultPromise } from 'execa';
+import { groupAlive, signalGroup, signalGroupExcept, waitGroupGone } from './group';
+import { trackGroup, untrackGroup } from './leftovers';
+import { logPathsFor, makeLogDir, RunSinks, type LogPaths } from './run-logs';
+import type { KillReason, RunHandle, RunOptions, RunResult } from './run-types';
+
+/** What to spawn for one command: a program and its arguments (the shell, or the sandbox around it). */
+export interface SpawnSpec {
+  file: string;
+  args: readonly string[];
+  env: NodeJS.ProcessEnv;
+  /**
+   * the group leader is the sandbox's outer process: SIGTERM goes to every other member (so the
+   * command can clean up), SIGKILL to the whole group
+   */
+  spareLeader?: boolean;
+}
+
+type Child = ResultPromise<{ buffer: false; encoding: 'buffer' }>;
+
+/**
+ * One command from spawn to reaped. execa starts the process (its own group: detached, so one
+ * signal to -pgid reaches every child); Clamp reads both pipes itself from the first byte, owns
+ * the timeout, the group kill (SIGTERM → grace → SIGKILL), the orphan journal and the result.
+ * The steps: start → (exit) → stop leftovers → finalize (close logs, resolve `done`).
+ */
+export class CommandRun {
+  readonly startedAt = Date.now();
+  readonly paths: LogPaths;
+  readonly done: Promise<RunResult>;
+  private resolveDone!: (r: RunResult) => void;
+  private child: Child | undefined;
+  private sinks!: RunSinks;
+  pid: number | undefined;
+  private exitCode: number | null = null;
+  private exitSignal: NodeJS.Signals | null = null;
+  private exitedAt: number | undefined;
+  private killedBy: KillReason | null = null;
+  private spawnError: string | undefined;
+  private leftoverStopped = false;
+  private pipesAbandoned = false;
+  finished = false;
+  private finalizing = false;
+  private timeoutTimer: NodeJS.Timeout | undefined;
+  private killTimer: NodeJS.Timeout | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  private spareLeader = false;
+  private readonly onAbort = () => void this.kill('user');
+
+  constructor(
+    private readonly o: RunOptions,
+    readonly id: string,
+  ) {
+    this.paths = logPathsFor(o.logDir, id, this.startedAt);
+    this.done = new Promise<RunResult>((r) => (this.resolveDone = r));
+  }
+
+  /** Spawn and wire everything up; never throws (a failure to start resolves `done` with spawnError). */
+  start(spec: SpawnSpec | { error: string }): this {
+    const logError = makeLogDir(this.o.logDir);
+    if ('error' in spec) this.spawnError = spec.error;
+    else this.spawn(spec);
+    this.sinks = new RunSinks(this.o, this.paths, !logError && this.pid !== undefined, logError);
+    this.sinks.read('stdout', this.child?.stdout);
+    this.sinks.read('stderr', this.child?.stderr);
+    this.listen();
+    if (this.pid !== undefined) this.arm();
+    else if (!this.child) void this.finalize();
+    return this;
+  }
+
+  private spawn(spec: SpawnSpec): void {
+    this.spareLeader = spec.spareLeader === true;
+    try {
+      this.child = execa(spec.file, spec.args, {
+        cwd: this.o.cwd,
+        env: spec.env,
+        // exactly the environment given: commandEnv has removed Clamp's token and secrets
+        extendEnv: false,
+        stdin: 'ignore',
+        stdout: 'pipe',
+        stderr: 'pipe',
+        // Clamp drains the pipes itself (capture, logs, live); execa buffers nothing
+        buffer: false,
+        encoding: 'buffer',
+        detached: true,
+        // the group kill, the timeout and the orphan journal are Clamp's own
+        cleanup: false,
+        forceKillAfterDelay: false,
+        reject: false,
+      }) as Child;
+      this.pid = this.child.pid;
+      // execa's promise settles with the result Clamp does not use; it never rejects (reject: false)
+      this.child.catch(() => undefined);
+    } catch (err) {
+      this.spawnError = err instanceof Error ? err.message : String(err);
+    }
+  }
+
+  private listen(): void {
+    const child = this.child;
+    if (!child) return;
+    child.on('error', (err) => {
+      if (this.pid === undefined) {
+        this.spawnError = err.message;
+        void this.finalize();
+      }
+    });
+    child.on('exit', (code, sig) => this.onExit(code, sig));
+    child.on('close', () => void this.finalize());
+  }
+
+  /** Timeout, abort and the orphan journal, for a process that started. */
+  private arm(): void {
+    const pid = this.pid!;
+    this.o.signal?.addEventListener('abort', this.onAbort, { once: true });
+    // the group is recorded until it is reaped, so a stopping or crashed server leaves no command behind
+    trackGroup(pid, () => this.kill('shutdown'));
+    if (this.o.timeoutMs && this.o.timeoutMs > 0) this.timeoutTimer = setTimeout(() => void this.kill('timeout'), this.o.timeoutMs);
+    if (this.o.signal?.aborted) void this.kill('user');
+  }
+
+  private armKill(): void {
+    if (this.pid === undefined) return;
+    const pid = this.pid;
+    if (this.spareLeader) signalGroupExcept(pid, 'SIGTERM', pid);
+    else signalGroup(pid, 'SIGTERM');
+    this.killTimer ??= setTimeout(() => signalGroup(pid, 'SIGKILL'), this.o.killGraceMs);
+  }
+
+  /** Stop the whole group and resolve once it is reaped. */
+  kill(reason: KillReason): Promise<RunResult> {
+    if (this.finished || this.pid === undefined) return this.done;
+    if (this.exitedAt === undefined) this.killedBy ??= reason;
+    this.armKill();
+    return this.done;
+  }
+
+  private onExit(code: number | null, sig: NodeJS.Signals | null): void {
+    this.exitedAt = Date.now();
+    this.exitCode = code;
+    this.exitSignal = sig;
+    // bwrap reports a command a signal ended as 128 + the signal: read it back as the signal when Clamp sent one
+    if (this.spareLeader && this.killedBy !== null && code !== null && code > 128) {
+      const name = Object.entries(os.constants.signals).find(([, n]) => n === code - 128)?.[0];
+      if (name) [this.exitCode, this.exitSignal] = [null, name as NodeJS.Signals];
+    }
+    clearTimeout(this.timeoutTimer);
+    if (this.pid === undefined) return;
+    // in the sandbox the end of its pid namespace takes whatever the shell left running (the kernel kills it)
+    if (!this.spareLeader && groupAlive(this.pid)) {
+      // the shell is gone but something it started still runs (and may hold our pipes): stop it
+      if (this.killedBy === null) this.leftoverStopped = true;
+      this.armKill();
+    }
+    // a process that left the group (setsid) may keep the pipes open forever: stop waiting for it
+    this.watchdog = setTimeout(() => {
+      this.pipesAbandoned = true;
+      this.child?.stdout?.destroy();
+      this.child?.stderr?.destroy();
+      void this.finalize();
+    }, this.o.killGraceMs + 1000);
+  }
+
+  /** Whatever is left of the group goes, the logs close, `done` resolves; runs once. */
+  private async finalize(): Promise<void> {
+    if (this.finalizing) return;
+    this.finalizing = true;
+    clearTimeout(this.timeoutTimer);
+    clearTimeout(this.watchdog);
+    this.o.signal?.removeEventListener('abort', this.onAbort);
+    await this.stopLeftovers();
+    if (this.pid !== undefined) untrackGroup(this.pid);
+    clearTimeout(this.killTimer);
+    await this.sinks.close();
+    this.finished = true;
+    this.resolveDone(this.result());
+  }
+
+  /** Processes still running in the group once its pipes closed: stopped, so nothing is orphaned. */
+  private async stopLeftovers(): Promise<void> {
+    const pid = this.pid;
+    if (pid === undefined || !groupAlive(pid)) return;
+    // a sandbox's namespace is being torn down: give the kernel a moment before calling anything a leftover
+    if (this.spareLeader && (await waitGroupGone(pid, 500))) return;
+    this.leftoverStopped ||= this.exitedAt !== undefined && this.killedBy === null;
+    this.armKill();
+    if (!(await waitGroupGone(pid, this.o.killGraceMs + 1000))) signalGroup(pid, 'SIGKILL');
+  }
+
+  private result(): RunResult {
+    const s = this.sinks.streams;
+    const logError = this.sinks.logError;
+    return {
+      id: this.id,
+      command: this.o.command,
+      cwd: this.o.cwd,
+      pid: this.pid,
+      exitCode: this.exitCode,
+      signal: this.exitSignal,
+      killedBy: this.killedBy,
+      timeoutMs: this.o.timeoutMs || undefined,
+      startedAt: this.startedAt,
+      durationMs: (this.exitedAt ?? Date.now()) - this.startedAt,
+      stdout: s.stdout.capture.snapshot(),
+      stderr: s.stderr.capture.snapshot(),
+      logPaths: this.paths.logPaths,
+      combinedLogPath: this.paths.combinedLogPath,
+      ...(logError ? { logError } : {}),
+      ...(this.spawnError ? { spawnError: this.spawnError } : {}),
+      leftoverStopped: this.leftoverStopped,
+      pipesAbandoned: this.pipesAbandoned,
+      ...(this.o.sandbox ? { sandbox: this.o.sandbox } : {}),
+    };
+  }
+
+  /** The caller's view of this run. */
+  handle(): RunHandle {
+    const isFinished = () => this.finished;
+    return {
+      id: this.id,
+      pid: this.pid,
+      startedAt: this.startedAt,
+      logPaths: this.paths.logPaths,
+      combinedLogPath: this.paths.combinedLogPath,
+      done: this.done,
+      get finished() {
+        return isFinished();
+      },
+      kill: (reason) => this.kill(reason),
+      bytes: () => this.sinks.bytes(),
+    };
+  }
+}
