@@ -1,7 +1,7 @@
 import type { Truncation } from '@/lib/contract/protocol';
-import { formatBytes, formatCount } from '@/lib/contract/text';
+import { formatBytes, formatCount, formatDuration } from '@/lib/contract/text';
 
-export { formatBytes, formatCount };
+export { formatBytes, formatCount, formatDuration };
 
 // CSI and OSC escape sequences; cards show plain text (the task panel renders colours)
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
@@ -9,15 +9,6 @@ const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u00
 /** The text without ANSI escape sequences. */
 export function stripAnsi(s: string): string {
   return s.includes('\u001b') ? s.replace(ANSI, () => '') : s;
-}
-
-/** 850 ms, 3.2 s, 2 m 05 s. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const m = Math.floor(ms / 60_000);
-  const s = Math.floor((ms % 60_000) / 1000);
-  return `${m} m ${String(s).padStart(2, '0')} s`;
 }
 
 /** 950, 12.3k, 1.2M tokens. */

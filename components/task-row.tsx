@@ -3,7 +3,8 @@
 import { memo, useEffect, useId, useRef } from 'react';
 import type { TaskSummary } from '@/lib/contract/protocol';
 import { formatBytes } from '@/lib/contract/text';
-import { clipTailLine, elapsedMs, endedBadly, formatElapsed, outputBytes, statusWords, tailLines } from '@/lib/ui/task-events';
+import { formatDuration } from '@/lib/contract/text';
+import { clipTailLine, elapsedMs, endedBadly, outputBytes, statusWords, tailLines } from '@/lib/ui/task-events';
 import { AnsiLine } from './ansi-line';
 
 export interface TaskRowProps {
@@ -49,7 +50,7 @@ export const TaskRow = memo(function TaskRow(p: TaskRowProps) {
             </span>
             <span className="mt-0.5 flex flex-wrap items-center gap-x-2 text-[11px] text-zinc-500 tabular-nums dark:text-zinc-400">
               <Status task={task} />
-              <span title={running ? 'running for' : 'ran for'}>{formatElapsed(elapsedMs(task, p.now))}</span>
+              <span title={running ? 'running for' : 'ran for'}>{formatDuration(elapsedMs(task, p.now), { wholeSeconds: true })}</span>
               <span>{formatBytes(outputBytes(task))}</span>
               {p.unread && (
                 <span className="font-medium text-sky-700 dark:text-sky-400">

@@ -91,7 +91,7 @@ export function applyTurnBudget(
       const t = textOf(p)!;
       const clamped = clampResult(
         { status: t.type === 'text' ? 'ok' : 'error', output: t.value, truncation: null },
-        Math.max(shares[k], 600),
+        Math.max(shares[k], budget.TURN_BUDGET_RESULT_MIN_BYTES),
         opts.dataDir,
         p.toolName,
         'turn',

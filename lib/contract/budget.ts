@@ -15,6 +15,13 @@ export const BUDGET = {
   READ_WINDOW_MAX_BYTES: 16_000,
   /** read_file: a longer line is cut with a marker. */
   READ_MAX_LINE_BYTES: 2000,
+  /** An invalid call's error lists at most this many problems with its arguments (the rest are counted). */
+  VALIDATION_ISSUES_MAX_LISTED: 8,
+  /** … and quotes a wrong string argument only up to this many characters (a longer one is described by its length). */
+  VALIDATION_STRING_QUOTE_MAX_CHARS: 40,
+  /** A name the model passed that matched nothing (an unknown skill …), quoted back in the error, is cut to this. */
+  NAME_SHOWN_MAX_BYTES: 100,
+
   /** Binary sniffing: a NUL byte in this many leading bytes marks a binary file. */
   BINARY_SNIFF_BYTES: 8192,
   /** read_file: after the window, the rest of the file is scanned at most this far to count its lines (past it the total is a lower bound). */
@@ -80,6 +87,11 @@ export const BUDGET = {
   /** … and at most this many bytes per stream per interval (the rest is counted; the log has it). */
   COMMAND_PROGRESS_MAX_BYTES: 16 * 1024,
 
+  /** run_command / task_output: a command quoted back in a result (a started task, a read) is cut to this. */
+  COMMAND_SHOWN_MAX_BYTES: 200,
+  /** task_list: each task's command is cut to this in its one-line entry. */
+  TASK_LIST_COMMAND_MAX_BYTES: 160,
+
   /** Background tasks: in-memory unread output kept per stream; the log on disk holds everything. */
   TASK_CAPTURE_MAX_BYTES: 512 * 1024,
   /** task_output: most bytes of new output returned per stream per read. */
@@ -101,8 +113,12 @@ export const BUDGET = {
   WEB_TOTAL_TIMEOUT_MS: 30_000,
   /** web_fetch: same-host redirects followed in one call. */
   WEB_REDIRECT_MAX_COUNT: 5,
-  /** web_fetch: room kept under the exit clamp for the header and notes; max_bytes may be at most the clamp minus this. */
+  /** web_fetch: max_bytes may be at most the exit clamp minus this (the header and notes are then fitted with the text, measured). */
   WEB_FETCH_NOTES_RESERVE_BYTES: 1500,
+  /** web_fetch / web_search: a URL or page title quoted in a result is cut to this. */
+  URL_SHOWN_MAX_BYTES: 300,
+  /** web_search / memory_search: the query quoted back in a result is cut to this. */
+  QUERY_SHOWN_MAX_BYTES: 200,
   /** web_fetch: bytes of an error page (404, 500 …) quoted in the error. */
   WEB_ERROR_EXCERPT_BYTES: 500,
   /** web_search: results returned by default, and at most. */
@@ -125,13 +141,17 @@ export const BUDGET = {
 
   /** git_status: most changed paths listed (the rest are counted). */
   GIT_STATUS_MAX_ENTRIES: 200,
+  /** git_status: each listed line is cut to this. */
+  GIT_STATUS_LINE_MAX_BYTES: 1000,
   /** git_diff: most bytes of diff text shown; the full diff stays in the run's log file. */
   GIT_DIFF_MAX_BYTES: 16_000,
   /** git_log: commits shown by default, and at most. */
   GIT_LOG_DEFAULT_COMMITS: 20,
   GIT_LOG_MAX_COMMITS: 100,
-  /** git_log: a commit subject is cut to this many bytes. */
+  /** git_log / git_commit: a commit subject is cut to this many bytes. */
   GIT_LOG_SUBJECT_MAX_BYTES: 200,
+  /** git_log: an author name is cut to this many bytes. */
+  GIT_LOG_AUTHOR_MAX_BYTES: 80,
   /** git tools: a git process is killed after this long (hooks run by git_commit included). */
   GIT_TIMEOUT_MS: 60_000,
 
@@ -159,6 +179,11 @@ export const BUDGET = {
   SESSION_TITLE_MAX_CHARS: 80,
   /** REST routes: largest JSON body a settings/sessions/rules request may send (413 past it). */
   API_BODY_MAX_BYTES: 64 * 1024,
+  /** POST an approval answer: largest JSON body (an edited command or file content rides along). */
+  APPROVAL_BODY_MAX_BYTES: 256 * 1024,
+  /** GET a file page (the page's output viewer): most bytes per page, and the page size when none is asked for. */
+  FILE_PAGE_MAX_BYTES: 512 * 1024,
+  FILE_PAGE_DEFAULT_BYTES: 256 * 1024,
   /** The server's door: largest request body it lets through to any route (413 before a byte is read); a body must declare its length (411). */
   DOOR_BODY_MAX_BYTES: 4 * 1024 * 1024,
 
@@ -166,6 +191,8 @@ export const BUDGET = {
   TURN_BUDGET_SHARE: 0.35,
   TURN_BUDGET_MIN_BYTES: 4000,
   TURN_BUDGET_MAX_BYTES: 120_000,
+  /** Per-step budget: no result is cut below this, however many share the step. */
+  TURN_BUDGET_RESULT_MIN_BYTES: 600,
 
   /** Session context: room kept free for the model's answer, as a share of the window … */
   CONTEXT_OUTPUT_RESERVE_RATIO: 0.15,

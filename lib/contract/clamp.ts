@@ -1,5 +1,5 @@
 import type { ToolResult } from './types';
-import { byteLength, cutHead, cutHeadTail, formatBytes, formatCount } from './text';
+import { byteLength, cutHead, cutHeadTail, fitWithNote, formatBytes, formatCount, type Cut } from './text';
 import { spillText } from './spill';
 
 /**
@@ -12,21 +12,23 @@ export function clampResult(r: ToolResult, maxBytes: number, dataDir: string, la
   if (total <= maxBytes) return r;
   const spillPath = r.truncation?.spillPath ?? spillText(dataDir, r.output, label);
   const hint = r.hint && !r.output.endsWith(r.hint) ? `\n${r.hint}` : '';
-  const reserve = 360 + byteLength(hint) + (spillPath ? byteLength(spillPath) : 0);
-  const room = Math.max(0, maxBytes - reserve);
-  // errors keep head and tail: what failed is often at the end
-  const cut = r.status === 'ok' ? cutHead(r.output, room) : cutHeadTail(r.output, room);
-  const omittedLines = cut.totalLines - cut.shownLines;
   const where = spillPath
     ? ` Full text: ${spillPath} — read it with read_file (offset/limit) or search it with grep.`
     : ' Narrow the request to see the rest.';
-  const note =
-    `\n[Output cut at ${formatBytes(cut.shownBytes)} of ${formatBytes(total)}` +
-    ` (${formatCount(total - cut.shownBytes)} bytes, ${formatCount(omittedLines)} lines omitted).${where}]`;
-  const body = cut.text.endsWith('\n') ? cut.text.slice(0, -1) : cut.text;
+  // errors keep head and tail: what failed is often at the end
+  const cutTo = (room: number) => {
+    const c = r.status === 'ok' ? cutHead(r.output, room) : cutHeadTail(r.output, room);
+    return { ...c, text: c.text.endsWith('\n') ? c.text.slice(0, -1) : c.text };
+  };
+  const noteFor = (c: Cut) =>
+    `\n[Output cut at ${formatBytes(c.shownBytes)} of ${formatBytes(total)}` +
+    ` (${formatCount(total - c.shownBytes)} bytes, ${formatCount(c.totalLines - c.shownLines)} lines omitted).${where}]`;
+  const fit = fitWithNote(maxBytes, cutTo, (c) => c.text + noteFor(c) + hint);
+  const cut = fit.cut;
+  const omittedLines = cut.totalLines - cut.shownLines;
   return {
     ...r,
-    output: body + note + hint,
+    output: fit.text,
     truncation: {
       unit: 'bytes',
       shown: cut.shownBytes,

@@ -1,8 +1,10 @@
 import type { z } from 'zod';
+import { BUDGET } from './budget';
 
 /** Turn zod issues into one line per field: what was wrong and what was expected. */
 export function formatZodIssues(toolName: string, error: z.ZodError, raw?: unknown): string {
-  const lines = error.issues.slice(0, 8).map((issue) => {
+  const max = BUDGET.VALIDATION_ISSUES_MAX_LISTED;
+  const lines = error.issues.slice(0, max).map((issue) => {
     const field = issue.path.length ? issue.path.map(String).join('.') : '(arguments)';
     let msg = issue.message;
     if (issue.code === 'invalid_type') {
@@ -14,7 +16,7 @@ export function formatZodIssues(toolName: string, error: z.ZodError, raw?: unkno
     }
     return `- \`${field}\`: ${msg}`;
   });
-  const more = error.issues.length > 8 ? `\n- … and ${error.issues.length - 8} more problems` : '';
+  const more = error.issues.length > max ? `\n- … and ${error.issues.length - max} more problems` : '';
   return `Invalid arguments for ${toolName}:\n${lines.join('\n')}${more}\nFix the arguments and call ${toolName} again.`;
 }
 
@@ -30,7 +32,7 @@ function valueAt(raw: unknown, p: readonly PropertyKey[]): unknown {
 function describeValue(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'string') return v.length > 40 ? `a string of ${v.length} characters` : `the string ${JSON.stringify(v)}`;
+  if (typeof v === 'string') return v.length > BUDGET.VALIDATION_STRING_QUOTE_MAX_CHARS ? `a string of ${v.length} characters` : `the string ${JSON.stringify(v)}`;
   if (typeof v === 'object') return 'an object';
   return `${typeof v} ${String(v)}`;
 }

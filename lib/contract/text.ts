@@ -5,9 +5,20 @@
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8');
 
-/** UTF-8 byte length of a string. */
+/** UTF-8 byte length of a string (without Buffer where there is none: the page imports this too). */
 export function byteLength(s: string): number {
-  return Buffer.byteLength(s, 'utf8');
+  if (typeof Buffer !== 'undefined') return Buffer.byteLength(s, 'utf8');
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
 }
 
 /** Number of lines in a string ("" has 0, "a" has 1, "a\n" has 1, "a\nb" has 2). */
@@ -19,35 +30,55 @@ export function countLines(s: string): number {
   return s.endsWith('\n') ? n : n + 1;
 }
 
-/** Largest index k <= maxBytes such that buf[0..k) ends on a character boundary. */
-function headBoundary(buf: Uint8Array, maxBytes: number): number {
-  if (maxBytes >= buf.length) return buf.length;
-  let k = Math.max(0, maxBytes);
-  // step back over continuation bytes (10xxxxxx) so we never split a character
-  while (k > 0 && (buf[k] & 0xc0) === 0x80) k--;
+const isContinuation = (byte: number) => (byte & 0xc0) === 0x80;
+
+/**
+ * The one UTF-8 cut of a byte prefix: the largest k <= maxBytes (and <= buf.length) such that
+ * buf[0..k) does not end inside a character. It judges only the bytes before k, so it also works on
+ * a prefix whose next byte is unknown (a captured head). Invalid bytes are cut as they are: it
+ * steps back at most 3 bytes.
+ */
+export function utf8End(buf: Uint8Array, maxBytes: number = buf.length): number {
+  const k = Math.max(0, Math.min(buf.length, Math.floor(maxBytes)));
+  let j = k;
+  while (j > 0 && k - j < 3 && isContinuation(buf[j - 1])) j--;
+  if (j === 0) return k;
+  const lead = buf[j - 1];
+  if (lead < 0xc0) return k;
+  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+  return k - (j - 1) < need ? j - 1 : k;
+}
+
+/** The one UTF-8 cut of a byte suffix: the smallest k >= fromByte where buf[k..) starts on a character (at most 3 bytes on). */
+export function utf8Start(buf: Uint8Array, fromByte: number): number {
+  const from = Math.max(0, Math.min(buf.length, Math.ceil(fromByte)));
+  let k = from;
+  while (k < buf.length && k - from < 3 && isContinuation(buf[k])) k++;
   return k;
 }
 
-/** Smallest index k >= buf.length - maxBytes such that buf[k..) starts on a character boundary. */
-function tailBoundary(buf: Uint8Array, maxBytes: number): number {
-  if (maxBytes >= buf.length) return 0;
-  let k = buf.length - Math.max(0, maxBytes);
-  while (k < buf.length && (buf[k] & 0xc0) === 0x80) k++;
-  return k;
+/** UTF-8 bytes as text, dropping a character cut in two at either end (a head and tail of a stream). */
+export function decodeCut(buf: Uint8Array, o: { start?: boolean; end?: boolean } = {}): string {
+  const from = o.start ? utf8Start(buf, 0) : 0;
+  const to = o.end ? utf8End(buf) : buf.length;
+  return decoder.decode(buf.subarray(from, Math.max(from, to)));
 }
 
 /** The first at most maxBytes bytes of s, cut on a character boundary. */
 export function headBytes(s: string, maxBytes: number): string {
-  const buf = encoder.encode(s);
-  if (buf.length <= maxBytes) return s;
-  return decoder.decode(buf.subarray(0, headBoundary(buf, maxBytes)));
+  const max = Math.max(0, Math.floor(maxBytes));
+  // every UTF-16 unit is at least one byte: the first max units hold the cut (a surrogate split there is dropped by the cut)
+  const buf = encoder.encode(s.length > max ? s.slice(0, max) : s);
+  if (buf.length <= max && s.length <= max) return s;
+  return decoder.decode(buf.subarray(0, utf8End(buf, max)));
 }
 
 /** The last at most maxBytes bytes of s, cut on a character boundary. */
 export function tailBytes(s: string, maxBytes: number): string {
-  const buf = encoder.encode(s);
-  if (buf.length <= maxBytes) return s;
-  return decoder.decode(buf.subarray(tailBoundary(buf, maxBytes)));
+  const max = Math.max(0, Math.floor(maxBytes));
+  const buf = encoder.encode(s.length > max ? s.slice(s.length - max) : s);
+  if (buf.length <= max && s.length <= max) return s;
+  return decoder.decode(buf.subarray(utf8Start(buf, buf.length - max)));
 }
 
 export interface Cut {
@@ -94,22 +125,46 @@ export function cutTail(s: string, maxBytes: number): Cut {
 }
 
 /**
+ * The one way to fit a text and its note into a cap: cut(room) makes a cut of at most room bytes
+ * (its `text` is what it kept), render(cut) the whole output with the note for that very cut. The
+ * note is measured, not guessed: the room is the cap minus the note's length, and the cut is made
+ * again when the note made for it is longer (its numbers changed). The result fits in maxBytes
+ * (a note longer than the cap alone is cut itself).
+ */
+export function fitWithNote<C extends { text: string }>(maxBytes: number, cut: (roomBytes: number) => C, render: (c: C) => string): { cut: C; text: string } {
+  const cap = Math.max(0, Math.floor(maxBytes));
+  let room = cap;
+  let c = cut(room);
+  let text = render(c);
+  for (let attempt = 0; attempt < 6 && byteLength(text) > cap && room > 0; attempt++) {
+    const noteBytes = byteLength(text) - byteLength(c.text);
+    room = Math.max(0, Math.min(room - 1, cap - noteBytes));
+    c = cut(room);
+    text = render(c);
+  }
+  return { cut: c, text: byteLength(text) > cap ? headBytes(text, cap) : text };
+}
+
+/**
  * Keep head and tail with the middle marked omitted. headShare is the head's share of maxBytes.
  * The marker itself is counted inside maxBytes.
  */
 export function cutHeadTail(s: string, maxBytes: number, headShare = 0.4): Cut {
   const total = byteLength(s);
   if (total <= maxBytes) return cutOf(s, s, s);
-  const markerReserve = 80;
-  const room = Math.max(0, maxBytes - markerReserve);
-  const head = cutHead(s, Math.floor(room * headShare)).text;
-  const tail = cutTail(s, room - byteLength(head)).text;
-  const omittedBytes = total - byteLength(head) - byteLength(tail);
-  const omittedLines = Math.max(0, countLines(s) - countLines(head) - countLines(tail));
-  const marker = `${head.endsWith('\n') || head === '' ? '' : '\n'}… [${omittedBytes.toLocaleString('en-US')} bytes, ${omittedLines.toLocaleString('en-US')} lines omitted] …\n`;
-  const text = head + marker + tail;
-  const c = cutOf(s, head + tail, text);
-  return c;
+  const lines = countLines(s);
+  const split = (room: number) => {
+    const head = cutHead(s, Math.floor(room * headShare)).text;
+    const tail = cutTail(s, room - byteLength(head)).text;
+    return { head, tail, text: head + tail };
+  };
+  const marker = (p: { head: string; tail: string }) => {
+    const omittedBytes = total - byteLength(p.head) - byteLength(p.tail);
+    const omittedLines = Math.max(0, lines - countLines(p.head) - countLines(p.tail));
+    return `${p.head.endsWith('\n') || p.head === '' ? '' : '\n'}… [${formatCount(omittedBytes)} bytes, ${formatCount(omittedLines)} lines omitted] …\n`;
+  };
+  const fit = fitWithNote(maxBytes, split, (p) => p.head + marker(p) + p.tail);
+  return cutOf(s, fit.cut.text, fit.text);
 }
 
 /** Cut one line to maxBytes with a marker saying how much was cut. */
@@ -131,4 +186,21 @@ export function formatBytes(n: number): string {
 /** Locale-free thousands separators for counts in notes. */
 export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
+}
+
+/**
+ * The one duration wording, for every time Clamp shows (timeouts, run times, waits, the page's
+ * clocks): "850 ms", "2 s", "2.3 s", "1 m 05 s", "2 m", "2 h 03 m". wholeSeconds: never finer than a
+ * second ("0 s", "4 s"), for a clock that ticks.
+ */
+export function formatDuration(ms: number, o: { wholeSeconds?: boolean } = {}): string {
+  const t = Number.isFinite(ms) ? Math.max(0, ms) : 0;
+  if (!o.wholeSeconds && Math.round(t) < 1000) return `${Math.round(t)} ms`;
+  const tenths = o.wholeSeconds ? Math.floor(t / 1000) * 10 : Math.round(t / 100);
+  if (tenths < 600) return `${tenths % 10 === 0 ? tenths / 10 : (tenths / 10).toFixed(1)} s`;
+  const secs = Math.floor(tenths / 10);
+  const two = (n: number) => String(n).padStart(2, '0');
+  if (secs < 3600) return secs % 60 === 0 ? `${secs / 60} m` : `${Math.floor(secs / 60)} m ${two(secs % 60)} s`;
+  const mins = Math.floor(secs / 60);
+  return mins % 60 === 0 ? `${mins / 60} h` : `${Math.floor(mins / 60)} h ${two(mins % 60)} m`;
 }

@@ -1,21 +1,10 @@
 import type { Truncation } from '../contract/types';
-import { byteLength, countLines, cutHead, cutTail, formatBytes, formatCount, headBytes, tailBytes } from '../contract/text';
+import { byteLength, countLines, cutHead, cutTail, decodeCut, fitWithNote, formatBytes, formatCount, formatDuration, tailBytes } from '../contract/text';
 import type { CaptureSnapshot } from './ring';
 import type { RunResult, StreamName } from './runner';
 
 /** Output that looks like a failure keeps its head too: the first error is often the cause. */
 const ERRORISH = /error|fail|exception|traceback|panic/i;
-
-/** "2 s", "1.5 s": a timeout as the model passed it, in seconds. */
-export function formatSeconds(ms: number): string {
-  const s = ms / 1000;
-  return `${Number.isInteger(s) ? s : Number(s.toFixed(1))} s`;
-}
-
-/** A run's duration: milliseconds below a second, else seconds with one decimal. */
-export function formatDuration(ms: number): string {
-  return ms < 1000 ? `${Math.max(0, Math.round(ms))} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
 
 /**
  * How a run ended, in words that cannot be confused with each other: a normal exit gives its
@@ -23,7 +12,7 @@ export function formatDuration(ms: number): string {
  */
 export function statusLine(r: Pick<RunResult, 'exitCode' | 'signal' | 'killedBy' | 'timeoutMs' | 'spawnError'>): string {
   if (r.spawnError) return `failed to start: ${r.spawnError}`;
-  if (r.killedBy === 'timeout') return `killed: timed out after ${formatSeconds(r.timeoutMs ?? 0)}`;
+  if (r.killedBy === 'timeout') return `killed: timed out after ${formatDuration(r.timeoutMs ?? 0)}`;
   if (r.killedBy === 'user') return 'killed by the user';
   if (r.killedBy === 'shutdown') return 'killed: Clamp was shutting down';
   if (r.exitCode !== null) return `exit code ${r.exitCode}`;
@@ -36,22 +25,14 @@ function decode(s: CaptureSnapshot): { whole?: string; head: string; tail: strin
     const whole = Buffer.concat([s.head, s.tail]).toString('utf8');
     return { whole, head: whole, tail: whole };
   }
-  let end = s.head.length;
-  // drop a character the head cut in two, and skip continuation bytes the tail starts with
-  let k = end;
-  while (k > 0 && (s.head[k - 1] & 0xc0) === 0x80) k--;
-  if (k > 0 && s.head[k - 1] >= 0xc0) {
-    const lead = s.head[k - 1];
-    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
-    if (end - (k - 1) < need) end = k - 1;
-  }
-  let start = 0;
-  while (start < s.tail.length && (s.tail[start] & 0xc0) === 0x80) start++;
-  return { head: s.head.subarray(0, end).toString('utf8'), tail: s.tail.subarray(start).toString('utf8') };
+  // drop a character the head cut in two, and the continuation bytes the tail starts with
+  return { head: decodeCut(s.head, { end: true }), tail: decodeCut(s.tail, { start: true }) };
 }
 
 interface StreamView {
   body: string;
+  /** the stream's text that body shows (without marker and note) */
+  kept: string;
   cut: boolean;
   shownBytes: number;
   omittedBytes: number;
@@ -67,10 +48,10 @@ function newlines(s: string): number {
 /** One stream's section body within room bytes (plus its note). */
 function renderStream(name: StreamName, s: CaptureSnapshot, room: number, failed: boolean, logPath: string, logError?: string): StreamView {
   const text = decode(s);
-  if (s.totalBytes === 0) return { body: '(empty)', cut: false, shownBytes: 0, omittedBytes: 0, omittedLines: 0 };
+  if (s.totalBytes === 0) return { body: '(empty)', kept: '', cut: false, shownBytes: 0, omittedBytes: 0, omittedLines: 0 };
   if (text.whole !== undefined && byteLength(text.whole) <= room) {
     const body = text.whole.endsWith('\n') ? text.whole.slice(0, -1) : text.whole;
-    return { body, cut: false, shownBytes: s.totalBytes, omittedBytes: 0, omittedLines: 0 };
+    return { body, kept: body, cut: false, shownBytes: s.totalBytes, omittedBytes: 0, omittedLines: 0 };
   }
   room = Math.max(0, room);
   const keepHead = failed || ERRORISH.test(tailBytes(text.tail, Math.max(room, 1)));
@@ -93,7 +74,7 @@ function renderStream(name: StreamName, s: CaptureSnapshot, room: number, failed
     `${formatCount(omittedBytes)} bytes and ${formatCount(omittedLines)} lines omitted. ${where}]`;
   const headPart = head === '' ? '' : head.endsWith('\n') ? head : `${head}\n`;
   const tailPart = tail.endsWith('\n') ? tail.slice(0, -1) : tail;
-  return { body: `${headPart}${marker}\n${tailPart}\n${note}`, cut: true, shownBytes, omittedBytes, omittedLines };
+  return { body: `${headPart}${marker}\n${tailPart}\n${note}`, kept: head + tail, cut: true, shownBytes, omittedBytes, omittedLines };
 }
 
 export interface FormatOptions {
@@ -115,7 +96,7 @@ export interface FormattedRun {
 function nextStep(r: RunResult, timeoutMaxMs: number): string | undefined {
   if (r.killedBy === 'timeout') {
     return (
-      `It did not finish within ${formatSeconds(r.timeoutMs ?? 0)}; its whole process group was stopped. ` +
+      `It did not finish within ${formatDuration(r.timeoutMs ?? 0)}; its whole process group was stopped. ` +
       `If it needs longer, pass a larger timeout_ms (at most ${formatCount(timeoutMaxMs)}), or run it with background: true and follow it with task_output.`
     );
   }
@@ -140,30 +121,18 @@ export function formatRun(r: RunResult, o: FormatOptions): FormattedRun {
     `duration: ${formatDuration(r.durationMs)}\n` +
     notes.map((n) => `note: ${n}\n`).join('');
   const failed = r.killedBy !== null || r.exitCode !== 0;
-  const build = (roomOut: number, roomErr: number) => {
-    const out = renderStream('stdout', r.stdout, roomOut, failed, r.logPaths.stdout, r.logError);
-    const err = renderStream('stderr', r.stderr, roomErr, failed, r.logPaths.stderr, r.logError);
-    return { out, err, text: `${prefix}stdout:\n${out.body}\nstderr:\n${err.body}` };
-  };
-  const frame = byteLength(prefix) + byteLength('stdout:\n\nstderr:\n');
-  let room = o.maxBytes - frame;
-  let built = build(room, room);
-  if (byteLength(built.text) > o.maxBytes) {
-    // each cut stream needs room for its marker and note; split the rest between the two
-    const reserve = 2 * (420 + byteLength(r.logPaths.stdout) + byteLength(r.logError ?? ''));
-    room = o.maxBytes - frame - reserve;
+  // the room left by the status lines and both streams' markers and notes (measured) is split between the streams
+  const build = (room: number) => {
     const a = r.stdout.totalBytes;
     const b = r.stderr.totalBytes;
-    for (let attempt = 0; attempt < 6; attempt++) {
-      const half = Math.floor(room / 2);
-      const [ra, rb] = a <= half ? [a, room - a] : b <= half ? [room - b, b] : [half, room - half];
-      built = build(ra, rb);
-      const over = byteLength(built.text) - o.maxBytes;
-      if (over <= 0) break;
-      room -= over + 64;
-    }
-    if (byteLength(built.text) > o.maxBytes) built = { ...built, text: headBytes(built.text, o.maxBytes) };
-  }
+    const half = Math.floor(room / 2);
+    const [ra, rb] = a <= half ? [a, room - a] : b <= half ? [room - b, b] : [half, room - half];
+    const out = renderStream('stdout', r.stdout, ra, failed, r.logPaths.stdout, r.logError);
+    const err = renderStream('stderr', r.stderr, rb, failed, r.logPaths.stderr, r.logError);
+    return { out, err, text: out.kept + err.kept, full: `${prefix}stdout:\n${out.body}\nstderr:\n${err.body}` };
+  };
+  const fit = fitWithNote(o.maxBytes, build, (v) => v.full);
+  const built = { ...fit.cut, text: fit.text };
   const { out, err } = built;
   if (!out.cut && !err.cut) return { text: built.text, truncation: null, ...(step ? { hint: step } : {}) };
   const spillPath = out.cut ? r.logPaths.stdout : r.logPaths.stderr;

@@ -3,6 +3,8 @@
  * prints; totals (bytes and lines) are counted for everything, kept or not, so notes can say what was cut.
  */
 
+import { utf8End } from '../contract/text';
+
 const NL = 0x0a;
 
 /**
@@ -266,35 +268,39 @@ export class UnreadQueue {
   }
 
   /**
-   * Take up to maxBytes of unread output, cut on a character boundary and, when one is near the
-   * cut, on a line boundary.
+   * What take(maxBytes) would return, without taking it: up to maxBytes of unread output, cut on a
+   * character boundary and, when one is near the cut, on a line boundary.
    */
-  take(maxBytes: number): UnreadSlice {
+  peek(maxBytes: number): UnreadSlice {
     const held = this.ring.length;
     let n = Math.min(held, Math.max(0, Math.floor(maxBytes)));
+    const view = this.ring.peek(n < held ? n + 1 : n);
     if (n < held) {
-      const view = this.ring.peek(n + 1);
-      // never split a UTF-8 character: step back over continuation bytes
-      while (n > 0 && (view[n] & 0xc0) === 0x80) n--;
+      n = utf8End(view, n);
       const nl = n > 0 ? view.lastIndexOf(NL, n - 1) : -1;
       if (nl !== -1 && nl + 1 > n * 0.75) n = nl + 1;
     }
-    const startLine = this.linesBefore + 1;
     const dropped = this.droppedBytes;
     const droppedLines = dropped > 0 ? { from: this.droppedFromLine, to: this.atLineStart ? this.linesBefore : this.linesBefore + 1 } : undefined;
-    const out = this.ring.shift(n);
+    return {
+      text: view.subarray(0, n).toString('utf8'),
+      bytes: n,
+      droppedBytes: dropped,
+      ...(droppedLines ? { droppedLines } : {}),
+      startLine: this.linesBefore + 1,
+      remainingBytes: held - n,
+    };
+  }
+
+  /** Take up to maxBytes of unread output (as peek(maxBytes) shows it). */
+  take(maxBytes: number): UnreadSlice {
+    const slice = this.peek(maxBytes);
+    const out = this.ring.shift(slice.bytes);
     if (out.length > 0) {
       this.linesBefore += countNewlines(out);
       this.atLineStart = out[out.length - 1] === NL;
     }
     this.droppedBytes = 0;
-    return {
-      text: out.toString('utf8'),
-      bytes: out.length,
-      droppedBytes: dropped,
-      ...(droppedLines ? { droppedLines } : {}),
-      startLine,
-      remainingBytes: this.ring.length,
-    };
+    return slice;
   }
 }

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FilePage } from '../contract/protocol';
+import { BUDGET } from '../contract/budget';
+import { utf8End } from '../contract/text';
 import { isInside, outputRoots } from '../policy/workspace';
 import { HttpError } from './http';
-
-/** Most bytes one page of the viewer carries. */
-export const FILE_PAGE_MAX_BYTES = 512 * 1024;
 
 /**
  * Resolve a viewer path: only spilled outputs and command logs (the folders read tools may read too),
@@ -37,7 +36,7 @@ export function viewerPath(dataDir: string, p: string): string {
  */
 export function readFilePage(file: string, offset: number, limit: number): FilePage {
   const size = fs.statSync(file).size;
-  const want = Math.max(1, Math.min(limit, FILE_PAGE_MAX_BYTES));
+  const want = Math.max(1, Math.min(limit, BUDGET.FILE_PAGE_MAX_BYTES));
   let start = Math.max(0, Math.min(offset, size));
   const fd = fs.openSync(file, 'r');
   try {
@@ -59,7 +58,7 @@ export function readFilePage(file: string, offset: number, limit: number): FileP
     if (!eof) {
       const nl = buf.subarray(0, n).lastIndexOf(0x0a);
       if (nl !== -1) end = nl + 1;
-      else while (end > 0 && (buf[end] & 0xc0) === 0x80) end--; // one huge line: cut on a character boundary
+      else end = utf8End(buf.subarray(0, n)); // one huge line: cut on a character boundary
     }
     return { path: file, text: buf.subarray(0, end).toString('utf8'), offset: start, nextOffset: start + end, totalBytes: size, eof: start + end >= size };
   } finally {
@@ -76,5 +75,5 @@ export function pageParams(url: URL): { offset: number; limit: number } {
     if (!Number.isInteger(n) || n < 0) throw new HttpError(400, `?${name}= must be a whole number of bytes, not ${v}.`);
     return n;
   };
-  return { offset: num('offset', 0), limit: num('limit', 256 * 1024) };
+  return { offset: num('offset', 0), limit: num('limit', BUDGET.FILE_PAGE_DEFAULT_BYTES) };
 }

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { BUDGET, type Budget } from '../contract/budget';
 import type { ToolContext } from '../contract/types';
-import { formatDuration, statusLine } from '../exec/format';
+import { statusLine } from '../exec/format';
+import { formatDuration } from '../contract/text';
 import { UnreadQueue, type UnreadSlice } from '../exec/ring';
 import { commandEnv, startCommand, type KillReason, type RunHandle, type RunResult } from '../exec/runner';
 import type { SandboxSpec } from '../exec/sandbox';
@@ -156,9 +157,10 @@ export class TaskManager {
   /**
    * What is new since the last read, up to maxBytes per stream. With waitMs, waits that long at most
    * for new output or the exit, returning as soon as either comes (or the signal aborts).
-   * undefined for an unknown id.
+   * maxBytes may be chosen after the wait: a function gets peek (what a read of n bytes per stream
+   * would return, taking nothing) and returns the n to take. undefined for an unknown id.
    */
-  async read(id: string, o: { maxBytes: number; waitMs?: number; signal?: AbortSignal }): Promise<TaskRead | undefined> {
+  async read(id: string, o: { maxBytes: number | ((peek: (perStreamBytes: number) => TaskRead) => number); waitMs?: number; signal?: AbortSignal }): Promise<TaskRead | undefined> {
     const rec = this.tasks.get(id);
     if (!rec) return undefined;
     const t0 = Date.now();
@@ -177,12 +179,13 @@ export class TaskManager {
         o.signal?.addEventListener('abort', done, { once: true });
       });
     }
-    return {
-      task: this.info(rec),
-      stdout: rec.unread.stdout.take(o.maxBytes),
-      stderr: rec.unread.stderr.take(o.maxBytes),
-      waitedMs: Date.now() - t0,
-    };
+    const task = this.info(rec);
+    const waitedMs = Date.now() - t0;
+    const max =
+      typeof o.maxBytes === 'number'
+        ? o.maxBytes
+        : o.maxBytes((n) => ({ task, stdout: rec.unread.stdout.peek(n), stderr: rec.unread.stderr.peek(n), waitedMs }));
+    return { task, stdout: rec.unread.stdout.take(max), stderr: rec.unread.stderr.take(max), waitedMs };
   }
 
   /** Kill a task's whole process group and wait until it is reaped; undefined for an unknown id. */

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineTool } from '../contract/types';
 import { ToolError, type ToolOutput, type ToolResult } from '../contract/types';
 import type { Budget } from '../contract/budget';
-import { formatBytes, formatCount } from '../contract/text';
+import { byteLength, fitWithNote, formatBytes, formatCount } from '../contract/text';
 import { resolveInWorkspace } from '../policy/workspace';
 import { CLAMPIGNORE_FILE, IgnoreRules, comparePaths, ignoredNote, searchStart } from './grep/ignore';
 
@@ -21,9 +21,6 @@ Returns matching file paths (not folders) relative to the workspace, sorted; at 
 Skips .git, node_modules, build output, caches, vendor folders, .gitignored paths and ${CLAMPIGNORE_FILE} patterns (pass path to look inside one); symlinks are not followed.
 To search file contents use grep; to see every entry of a folder (ignored ones included) use list_dir.`;
 }
-
-/** Bytes kept free under the exit clamp for the note. */
-const NOTES_RESERVE_BYTES = 1000;
 
 type Readdir = (p: string, ...rest: unknown[]) => void;
 
@@ -97,16 +94,6 @@ export const globTool = defineTool({
       ctx.signal.removeEventListener('abort', onAbort);
     }
     kept.sort(comparePaths);
-    // stop before the exit clamp would cut: the note with the total and the next step must arrive whole
-    const maxBytes = Math.max(1000, (ctx.outputMaxBytes ?? ctx.budget.TOOL_OUTPUT_MAX_BYTES) - NOTES_RESERVE_BYTES);
-    const shown: string[] = [];
-    let bytes = 0;
-    for (const f of kept.slice(0, cap)) {
-      const b = Buffer.byteLength(f) + 1;
-      if (bytes + b > maxBytes) break;
-      shown.push(f);
-      bytes += b;
-    }
     const where = rel === '.' ? 'the workspace' : rel;
     const notes: string[] = [];
     if (total === 0) {
@@ -116,14 +103,30 @@ export const globTool = defineTool({
       if (ignored) notes.push(ignored);
       return { output: notes.join('\n'), truncation: null, meta: { total, ignored: { dirs: rules.stats.dirs, files: rules.stats.files } } };
     }
-    const capped = total > shown.length;
     const next = 'Narrow the pattern (e.g. "src/**/*.ts") or pass a narrower path.';
-    const why = shown.length < Math.min(cap, total) ? `Output limit of ${formatBytes(bytes)} reached` : `Capped at ${formatCount(cap)} files`;
-    const note = capped
-      ? `[${why}: showing the first ${formatCount(shown.length)} of ${formatCount(total)} matching files (sorted by path). ${next}]`
-      : `${formatCount(total)} file${total === 1 ? ' matches' : 's match'}.`;
+    // the paths that fit with their note under the exit clamp: the total and the next step always arrive whole
+    const first = kept.slice(0, cap);
+    const take = (room: number) => {
+      const shown: string[] = [];
+      let bytes = 0;
+      for (const f of first) {
+        const b = byteLength(f) + 1;
+        if (bytes + b > room) break;
+        shown.push(f);
+        bytes += b;
+      }
+      return { shown, bytes, text: shown.join('\n') };
+    };
+    const noteFor = ({ shown, bytes }: { shown: string[]; bytes: number }) => {
+      if (total <= shown.length) return `${formatCount(total)} file${total === 1 ? ' matches' : 's match'}.`;
+      const why = shown.length < Math.min(cap, total) ? `Output limit of ${formatBytes(bytes)} reached` : `Capped at ${formatCount(cap)} files`;
+      return `[${why}: showing the first ${formatCount(shown.length)} of ${formatCount(total)} matching files (sorted by path). ${next}]`;
+    };
+    const fit = fitWithNote(ctx.outputMaxBytes ?? ctx.budget.TOOL_OUTPUT_MAX_BYTES, take, (t) => `${t.text}\n\n${noteFor(t)}`);
+    const { shown } = fit.cut;
+    const capped = total > shown.length;
     return {
-      output: `${shown.join('\n')}\n\n${note}`,
+      output: fit.text,
       truncation: capped ? { unit: 'files', shown: shown.length, total, by: 'tool' } : null,
       ...(capped ? { hint: `Showing the first ${formatCount(shown.length)} of ${formatCount(total)} matching files. ${next}` } : {}),
       meta: { total, ignored: { dirs: rules.stats.dirs, files: rules.stats.files } },

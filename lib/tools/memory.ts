@@ -95,7 +95,7 @@ export const memorySearchTool = defineTool({
     const db = openDb(ctx.dataDir);
     const query = input.query.trim();
     const found = searchMemories(db, ctx.workspace, query, b.MEMORY_SEARCH_MAX_RESULTS);
-    const shownQuery = JSON.stringify(clipLine(query, 200));
+    const shownQuery = JSON.stringify(clipLine(query, ctx.budget.QUERY_SHOWN_MAX_BYTES));
     if (found.total === 0) {
       const { total } = listMemories(db, ctx.workspace, 0);
       const output =

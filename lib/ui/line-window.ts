@@ -1,5 +1,5 @@
 import type { FilePage } from '@/lib/contract/protocol';
-import { formatBytes, formatCount } from '@/lib/contract/text';
+import { byteLength, formatBytes, formatCount } from '@/lib/contract/text';
 
 /**
  * The viewer's loaded part of a huge file: one contiguous run of lines between two byte offsets,
@@ -37,21 +37,6 @@ export function emptyWindow(): LineWindow {
   return { lines: [], pending: '', startOffset: 0, endOffset: 0, firstLine: 1, partialLast: false, totalBytes: 0, eof: false, anchor: 0, loaded: false };
 }
 
-/** UTF-8 byte length of a string, without Buffer (this runs in the browser). */
-export function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
-
 /** Lines of text that ends with a newline (or is empty). A CRLF line keeps its \r, so byte counts stay exact. */
 export function splitComplete(text: string): string[] {
   if (!text) return [];
@@ -78,7 +63,7 @@ export function appendPage(w: LineWindow, page: FilePage, maxLines = MAX_WINDOW_
   const complete = page.text.slice(0, cut);
   const rest = page.text.slice(cut);
   let added = splitComplete(complete);
-  let endOffset = page.offset + utf8Length(complete);
+  let endOffset = page.offset + byteLength(complete);
   let pending = '';
   let partialLast = false;
   if (rest) {
@@ -119,14 +104,14 @@ export function prevRequest(w: LineWindow, pageBytes: number): { offset: number;
 export function prependPage(w: LineWindow, page: FilePage, maxLines = MAX_WINDOW_LINES): LineWindow {
   if (page.offset >= w.startOffset) return w;
   let text = page.text;
-  const end = page.offset + utf8Length(text);
+  const end = page.offset + byteLength(text);
   if (end > w.startOffset) text = sliceBytes(text, 0, w.startOffset - page.offset);
   let start = page.offset;
   if (start > 0) {
     // the first line may begin above the page: drop it, the next page up brings it whole
     const nl = text.indexOf('\n');
     if (nl >= 0 && nl < text.length - 1) {
-      start += utf8Length(text.slice(0, nl + 1));
+      start += byteLength(text.slice(0, nl + 1));
       text = text.slice(nl + 1);
     }
   }
@@ -158,7 +143,7 @@ export function fromTail(page: FilePage, maxLines = MAX_WINDOW_LINES): LineWindo
   const cut = page.text.lastIndexOf('\n') + 1;
   const complete = page.text.slice(0, cut);
   const rest = page.eof ? page.text.slice(cut) : '';
-  const at = page.offset + utf8Length(complete);
+  const at = page.offset + byteLength(complete);
   const seed: LineWindow = { ...emptyWindow(), startOffset: at, endOffset: at, firstLine: null, loaded: true, totalBytes: page.totalBytes, eof: page.eof, pending: rest };
   if (!complete) return page.offset === 0 ? { ...seed, firstLine: 1 } : seed;
   return prependPage(seed, { ...page, text: complete, nextOffset: at }, maxLines);
@@ -186,7 +171,7 @@ export function positionLabel(w: LineWindow, first: number, last: number, shown:
 
 function dropTop(w: LineWindow, n: number): LineWindow {
   const dropped = w.lines.slice(0, n);
-  const bytes = dropped.reduce((s, l) => s + utf8Length(l) + 1, 0);
+  const bytes = dropped.reduce((s, l) => s + byteLength(l) + 1, 0);
   return {
     ...w,
     lines: w.lines.slice(n),
@@ -198,7 +183,7 @@ function dropTop(w: LineWindow, n: number): LineWindow {
 
 function dropBottom(w: LineWindow, n: number): LineWindow {
   const keep = w.lines.length - n;
-  const bytes = w.lines.slice(keep).reduce((s, l) => s + utf8Length(l) + 1, 0);
+  const bytes = w.lines.slice(keep).reduce((s, l) => s + byteLength(l) + 1, 0);
   return { ...w, lines: w.lines.slice(0, keep), endOffset: w.endOffset - bytes, pending: '', partialLast: false, eof: false };
 }
 

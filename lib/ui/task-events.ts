@@ -92,15 +92,6 @@ export function elapsedMs(t: Pick<TaskSummary, 'status' | 'startedAt' | 'duratio
   return t.status === 'running' ? Math.max(t.durationMs ?? 0, now - t.startedAt) : t.durationMs;
 }
 
-/** "4 s", "1m 05s", "2h 03m" for an elapsed time. */
-export function formatElapsed(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
-}
-
 /** The status in a word or two: "running", "exit 0", "exit 2", "killed", "timed out", "failed to start". */
 export function statusWords(t: Pick<TaskSummary, 'status' | 'exitCode'>): string {
   switch (t.status) {

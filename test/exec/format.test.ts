@@ -65,7 +65,7 @@ describe('formatRun', () => {
     expect(t.text).toBe(
       'killed: timed out after 2 s\n' +
         'It did not finish within 2 s; its whole process group was stopped. If it needs longer, pass a larger timeout_ms (at most 600,000), or run it with background: true and follow it with task_output.\n' +
-        'duration: 2.0 s\n' +
+        'duration: 2 s\n' +
         'note: timeout_ms 1 is below the minimum of 1,000; it was raised to 1,000 ms.\n' +
         'stdout:\ntick\nstderr:\n(empty)',
     );

@@ -268,7 +268,7 @@ describe('edit_file: loose matchers say which one matched', () => {
     bed.ws.write('p.js', 'print("hi")\nfoo()\n');
     const r = await edit({ path: 'p.js', old_string: 'print(\\"hi\\")\\nfoo()', new_string: 'print(\\"bye\\")\\nbar()' });
     expect(r.output.split('\n')[1]).toBe(
-      'Note: matched with escaped characters written literally (\\n, \\t, \\", \\\') (loose matcher: escapes); new_string was unescaped the same way. Check the diff.',
+      'Note: matched with escaped characters written literally (\\n, \\t, \\", \\\', \\$ …) (loose matcher: escapes); new_string was unescaped the same way. Check the diff.',
     );
     expect(bed.ws.read('p.js')).toBe('print("bye")\nbar()\n');
   });
@@ -311,6 +311,93 @@ describe('edit_file: loose matchers say which one matched', () => {
     expect(r.status).toBe('error');
     expect(r.output.split('\n')[0]).toContain("lines 1–5, a span much larger than old_string (413 bytes of text against old_string's 11;");
     expect(bed.ws.read('w.txt')).toBe(`a()\n\n${long}\nb()\nc()\n`);
+  });
+});
+
+describe('edit_file: whitespace runs inside lines', () => {
+  it('several spaces where old_string has one: matched, and the note names the matcher', async () => {
+    bed.ws.write('x.js', 'let a;\nconst   x    =     5;\n');
+    const r = await edit({ path: 'x.js', old_string: 'const x = 5;', new_string: 'const x = 10;' });
+    expect(r.status).toBe('ok');
+    expect(r.output.split('\n')[1]).toBe('Note: matched with different runs of spaces or tabs inside lines (loose matcher: inner-whitespace). Check the diff.');
+    expect(r.meta).toMatchObject({ matcher: 'inner-whitespace', matches: 1, lines: [2] });
+    expect(bed.ws.read('x.js')).toBe('let a;\nconst x = 10;\n');
+  });
+
+  it('tabs and mixed runs inside lines, across lines, re-indented to the file (tabs)', async () => {
+    bed.ws.write('f.js', 'function f() {\n\tif\t \t(  ready\t )\t{\n\t\tgo( 1,\t2 );\n\t}\n}\n');
+    const r = await edit({ path: 'f.js', old_string: '  if ( ready ) {\n    go( 1, 2 );\n  }', new_string: '  if (ready) {\n    go(1, 2);\n    again();\n  }' });
+    expect(r.status).toBe('ok');
+    expect(r.meta?.matcher).toBe('inner-whitespace');
+    expect(bed.ws.read('f.js')).toBe('function f() {\n\tif (ready) {\n\t\tgo(1, 2);\n\t\tagain();\n\t}\n}\n');
+  });
+
+  it('whitespace that separates words is not forgiven: "ab" is not "a b"', async () => {
+    bed.ws.write('w.txt', 'call(ab);\n');
+    const r = await edit({ path: 'w.txt', old_string: 'call(a b);', new_string: 'x' });
+    expect(r.status).toBe('error');
+    expect(bed.ws.read('w.txt')).toBe('call(ab);\n');
+  });
+});
+
+describe('edit_file: escaped characters in old_string', () => {
+  it('\\$ in a template literal where the file has $', async () => {
+    bed.ws.write('t.js', 'const t = `Hello ${name}`;\n');
+    const r = await edit({ path: 't.js', old_string: 'const t = `Hello \\${name}`;', new_string: 'const t = `Hi \\${name}`;' });
+    expect(r.status).toBe('ok');
+    expect(r.meta?.matcher).toBe('escapes');
+    expect(bed.ws.read('t.js')).toBe('const t = `Hi ${name}`;\n');
+  });
+
+  it('\\" and \\$ in a shell line; \\\' inside a word', async () => {
+    bed.ws.write('run.sh', 'echo "$HOME"\nconst str = \'It\'s working\';\n');
+    let r = await edit({ path: 'run.sh', old_string: 'echo \\"\\$HOME\\"', new_string: 'echo \\"\\$USER\\"' });
+    expect(r.status).toBe('ok');
+    r = await edit({ path: 'run.sh', old_string: "const str = 'It\\'s working';", new_string: "const str = 'It\\'s fixed';" });
+    expect(r.status).toBe('ok');
+    expect(r.output.split('\n')[1]).toContain('(loose matcher: escapes); new_string was unescaped the same way.');
+    expect(bed.ws.read('run.sh')).toBe("echo \"$USER\"\nconst str = 'It's fixed';\n");
+  });
+
+  it('a file that uses an escape itself keeps it: only the kinds the file has plain are unescaped in new_string', async () => {
+    // the file has plain quotes, and a real backslash-n inside the string
+    bed.ws.write('l.js', 'log("a\\nb");\n');
+    const r = await edit({ path: 'l.js', old_string: 'log(\\"a\\nb\\");', new_string: 'log(\\"a\\nc\\");' });
+    expect(r.status).toBe('ok');
+    expect(r.meta?.matcher).toBe('escapes');
+    expect(bed.ws.read('l.js')).toBe('log("a\\nc");\n');
+  });
+
+  it('backslash-n written literally spans lines; the replacement stays literal ($& and $$ as typed)', async () => {
+    bed.ws.write('m.py', 'a = 1\nb = 2\n');
+    const r = await edit({ path: 'm.py', old_string: 'a = 1\\nb = 2', new_string: 'a = \\"$&\\"\\nb = \\"$$\\"' });
+    expect(r.status).toBe('ok');
+    expect(bed.ws.read('m.py')).toBe('a = "$&"\nb = "$$"\n');
+  });
+});
+
+describe('edit_file: re-indenting across tabs and spaces', () => {
+  it('new_string in two-space levels goes into a tab-indented file as tabs, with no stray spaces', async () => {
+    bed.ws.write('m.go', 'func main() {\n\tfmt.Println("a")\n}\n');
+    const r = await edit({ path: 'm.go', old_string: '  fmt.Println("a")', new_string: '  if ok {\n    fmt.Println("b")\n  }' });
+    expect(r.status).toBe('ok');
+    expect(r.meta?.matcher).toBe('indentation');
+    expect(bed.ws.read('m.go')).toBe('func main() {\n\tif ok {\n\t\tfmt.Println("b")\n\t}\n}\n');
+  });
+
+  it('tab levels go into a two-space file as two spaces per level', async () => {
+    bed.ws.write('s.js', 'function f() {\n  a();\n  b();\n}\n');
+    const r = await edit({ path: 's.js', old_string: '\ta();', new_string: '\tif (x) {\n\t\ta();\n\t}' });
+    expect(r.status).toBe('ok');
+    expect(bed.ws.read('s.js')).toBe('function f() {\n  if (x) {\n    a();\n  }\n  b();\n}\n');
+  });
+
+  it('a block comment keeps its one-space alignment; an odd width in new_string is not turned into a level', async () => {
+    bed.ws.write('c.go', 'type T struct {\n\tA int\n}\n');
+    const r = await edit({ path: 'c.go', old_string: '    A int', new_string: '    /**\n     * A is a.\n     */\n    A int' });
+    expect(r.status).toBe('ok');
+    expect(bed.ws.read('c.go')).toBe('type T struct {\n\t/**\n\t * A is a.\n\t */\n\tA int\n}\n');
+    expect(bed.ws.read('c.go')).not.toMatch(/\t {2,}/);
   });
 });
 

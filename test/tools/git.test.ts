@@ -295,7 +295,7 @@ describe('git_commit', () => {
     git('add', 'a.txt');
     const timed = await h({ GIT_TIMEOUT_MS: 300, COMMAND_KILL_GRACE_MS: 200 }).call('git_commit', { message: 'x' });
     const step = 'Call git_commit again; if git keeps hanging, run it with run_command to see why.';
-    expect(timed).toMatchObject({ status: 'error', output: `git commit did not finish (killed: timed out after 0.3 s).\n${step}`, hint: step });
+    expect(timed).toMatchObject({ status: 'error', output: `git commit did not finish (killed: timed out after 300 ms).\n${step}`, hint: step });
     const stop = new AbortController();
     setTimeout(() => stop.abort(), 300);
     const stopped = await h({ COMMAND_KILL_GRACE_MS: 200 }).call('git_commit', { message: 'x' }, { signal: stop.signal });

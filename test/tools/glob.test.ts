@@ -77,14 +77,15 @@ describe('glob: cap', () => {
 
   it('stops before the exit clamp would cut, so the total and next step arrive whole', async () => {
     for (let i = 0; i < 40; i++) bed.ws.write(`${'d'.repeat(90)}/f${String(i).padStart(2, '0')}.txt`, '');
-    // 2,000 bytes for the result leaves 1,000 for paths: 10 paths of 99 bytes with their newlines
+    // the note is measured, not reserved: 18 paths of 99 bytes and the note make 1,946 bytes; a 19th would not fit in 2,000
     const r = await bed.h.call('glob', { pattern: '**/*.txt' }, { outputMaxBytes: 2000 });
     const lines = r.output.split('\n');
-    expect(lines.slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => `${'d'.repeat(90)}/f0${i}.txt`));
-    expect(lines.slice(10).join('\n')).toBe(
-      '\n[Output limit of 990 bytes reached: showing the first 10 of 40 matching files (sorted by path). Narrow the pattern (e.g. "src/**/*.ts") or pass a narrower path.]',
+    expect(lines.slice(0, 18)).toEqual(Array.from({ length: 18 }, (_, i) => `${'d'.repeat(90)}/f${String(i).padStart(2, '0')}.txt`));
+    expect(lines.slice(18).join('\n')).toBe(
+      '\n[Output limit of 1,782 bytes reached: showing the first 18 of 40 matching files (sorted by path). Narrow the pattern (e.g. "src/**/*.ts") or pass a narrower path.]',
     );
-    expect(r.truncation).toEqual({ unit: 'files', shown: 10, total: 40, by: 'tool' });
+    expect(Buffer.byteLength(r.output)).toBe(1946);
+    expect(r.truncation).toEqual({ unit: 'files', shown: 18, total: 40, by: 'tool' });
   });
 });
 

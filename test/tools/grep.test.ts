@@ -173,14 +173,26 @@ describe('grep: caps', () => {
 
   it('stops before the exit clamp would cut, so the counts and next step arrive whole', async () => {
     for (let i = 0; i < 30; i++) bed.ws.write(`f${String(i).padStart(2, '0')}.txt`, `${'m'.repeat(100)}\n`);
-    // 2,100 bytes for the whole result leaves 1,000 for lines: 9 lines of 111 bytes
+    // the notes are measured, not reserved: the search stops at 2,100 bytes of lines (18), then lines go until lines and notes fit
     const r = await bed.h.call('grep', { pattern: 'm' }, { outputMaxBytes: 2100 });
     const lines = r.output.split('\n');
-    expect(lines.slice(0, 9)).toEqual(Array.from({ length: 9 }, (_, i) => `f0${i}.txt:1:${'m'.repeat(100)}`));
-    expect(lines.slice(9).join('\n')).toBe(
-      '\n[Output limit of 999 bytes reached: showing the first 9 of at least 10 matching lines (sorted by path, then line). The search stopped in f09.txt after 10 files searched; later files were not searched. Narrow it with path, include or a more specific pattern, or use output_mode "files_with_matches" to list the matching files.]',
+    expect(lines.slice(0, 15)).toEqual(Array.from({ length: 15 }, (_, i) => `f${String(i).padStart(2, '0')}.txt:1:${'m'.repeat(100)}`));
+    expect(lines.slice(15).join('\n')).toBe(
+      '\n[Output limit of 1,665 bytes reached: showing the first 15 of at least 19 matching lines (sorted by path, then line). The search stopped in f18.txt after 19 files searched; later files were not searched. Narrow it with path, include or a more specific pattern, or use output_mode "files_with_matches" to list the matching files.]',
     );
-    expect(r.truncation).toEqual({ unit: 'matches', shown: 9, total: 10, by: 'tool' });
+    // one more line (111 bytes) would not have fitted
+    expect(Buffer.byteLength(r.output)).toBeLessThanOrEqual(2100);
+    expect(Buffer.byteLength(r.output) + 111).toBeGreaterThan(2100);
+    expect(r.truncation).toEqual({ unit: 'matches', shown: 15, total: 19, by: 'tool' });
+  });
+
+  it('a search that finished but does not fit says all files were searched, with exact totals', async () => {
+    for (let i = 0; i < 12; i++) bed.ws.write(`g${String(i).padStart(2, '0')}.txt`, `${'m'.repeat(100)}\n`);
+    // 12 lines of 111 bytes fit in 1,350 bytes, but not with their summary
+    const r = await bed.h.call('grep', { pattern: 'm' }, { outputMaxBytes: 1350 });
+    expect(r.output).toMatch(/\n\n\[Output limit of [\d,]+ bytes reached: showing the first (\d+) of 12 matching lines \(sorted by path, then line\)\. All 12 files were searched\. Narrow it/);
+    expect(Buffer.byteLength(r.output)).toBeLessThanOrEqual(1350);
+    expect(r.truncation).toMatchObject({ unit: 'matches', total: 12, by: 'tool' });
   });
 
   it('cuts long lines at GREP_MAX_LINE_BYTES with a marker, on a character boundary', async () => {

@@ -297,13 +297,14 @@ describe('read_file: under a lowered exit clamp', () => {
   it('shrinks the window so the footer still arrives, and quotes a path with spaces in next steps', async () => {
     bed.ws.write('my notes.txt', numbered(100));
     const r = await bed.h.call('read_file', { path: 'my notes.txt', offset: 1 }, { outputMaxBytes: 600 });
-    // window cap = 600 − 512 reserved for the footer = 88 bytes; each line "  1\tline 1\n" is 11 bytes → 8 lines (88)
-    expect(r.output).toBe(
-      '  1\tline 1\n  2\tline 2\n  3\tline 3\n  4\tline 4\n  5\tline 5\n  6\tline 6\n  7\tline 7\n  8\tline 8\n' +
-        `(lines 1–8 of 100; the window stopped at its 88-byte cap after 8 of the 100 lines asked for; continue with offset=9)`,
-    );
-    expect(r.hint).toBe('To continue: read_file with path="my notes.txt" offset=9.');
-    expect(r.truncation).toEqual({ unit: 'lines', shown: 8, total: 100, omittedLines: 92, by: 'tool' });
+    // the footer is measured, not reserved: lines are kept while they and the footer fit in 600 bytes
+    const lines = Array.from({ length: 39 }, (_, i) => `${String(i + 1).padStart(3)}\tline ${i + 1}\n`).join('');
+    expect(r.output).toBe(`${lines}(lines 1–39 of 100; the output stopped at this step's 600-byte cap after 39 of the 100 lines asked for; continue with offset=40)`);
+    // one more line (12 bytes) would not have fitted
+    expect(Buffer.byteLength(r.output)).toBeLessThanOrEqual(600);
+    expect(Buffer.byteLength(r.output) + 12).toBeGreaterThan(600);
+    expect(r.hint).toBe('To continue: read_file with path="my notes.txt" offset=40.');
+    expect(r.truncation).toEqual({ unit: 'lines', shown: 39, total: 100, omittedLines: 61, by: 'tool' });
   });
 });
 

@@ -4,14 +4,14 @@ import { z } from 'zod';
 import { defineTool } from '../../contract/types';
 import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
-import { clipLine, formatBytes, formatCount } from '../../contract/text';
+import { clipLine, formatBytes, formatCount, formatDuration } from '../../contract/text';
 import { resolveInWorkspace } from '../../policy/workspace';
 import { assessCommand } from '../../policy/command-safety';
 import { commandEnv, runCommand } from '../../exec/runner';
 import { sandboxNote } from '../../exec/sandbox-note';
 import type { SandboxSpec } from '../../exec/sandbox';
 import { sandboxChoice, sandboxSpecFor, withSandbox, type SandboxChoice } from './sandbox-policy';
-import { formatRun, formatSeconds } from '../../exec/format';
+import { formatRun } from '../../exec/format';
 import { tasksFor } from '../../tasks/manager';
 
 const schema = z.strictObject({
@@ -86,10 +86,10 @@ function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel
     throw new ToolError(err instanceof Error ? err.message : String(err));
   }
   const ends = timeoutMs
-    ? `It runs until it exits, is stopped with task_kill, Clamp shuts down, or ${formatSeconds(timeoutMs)} pass (timeout_ms).`
+    ? `It runs until it exits, is stopped with task_kill, Clamp shuts down, or ${formatDuration(timeoutMs)} pass (timeout_ms).`
     : 'It has no timeout: it runs until it exits, is stopped with task_kill, or Clamp shuts down.';
   const output = [
-    `Started background task ${info.id} (pid ${info.pid ?? 'unknown'}) in ${cwd.rel}: ${clipLine(input.command, 200)}`,
+    `Started background task ${info.id} (pid ${info.pid ?? 'unknown'}) in ${cwd.rel}: ${clipLine(input.command, b.COMMAND_SHOWN_MAX_BYTES)}`,
     ...notes.map((n) => `note: ${n}`),
     ends,
     `Read its output with task_output(id: "${info.id}"); pass wait_ms (at most ${formatCount(b.TASK_WAIT_MAX_MS)}) to wait for new output or its exit instead of polling. ` +
@@ -145,7 +145,7 @@ export const runCommandTool = defineTool({
     [
       'Run a shell command (bash -c) in the workspace root or cwd. Returns how it ended (exit code N, timed out, or killed by the user), its duration, stdout and stderr.',
       'stdin is closed and pagers, editors and prompts are disabled: pass non-interactive flags (-y, --no-edit, git --no-pager).',
-      `Timeout: ${formatSeconds(b.COMMAND_TIMEOUT_DEFAULT_MS)} by default, at most ${formatSeconds(b.COMMAND_TIMEOUT_MAX_MS)} (timeout_ms; out-of-range values are clamped); then the whole process group is killed.`,
+      `Timeout: ${formatDuration(b.COMMAND_TIMEOUT_DEFAULT_MS)} by default, at most ${formatDuration(b.COMMAND_TIMEOUT_MAX_MS)} (timeout_ms; out-of-range values are clamped); then the whole process group is killed.`,
       `Output over ${formatBytes(b.TOOL_OUTPUT_MAX_BYTES)} keeps each stream's end (and start, for failures) and says what was cut; full logs are saved at the paths given: read them with read_file or grep.`,
       'Processes left running are stopped when it exits. For servers, watchers and long builds pass background: true to get a task id at once, then use task_output, task_list, task_kill; a background task has no timeout unless timeout_ms is given.',
       'It runs in a sandbox: only the workspace (not .git/hooks or .git/config), a private /tmp and $CLAMP_SCRATCH are writable, secrets are hidden, there is no network. A failure the sandbox caused says so; only then retry with sandbox: "network" or "off" and a sandbox_reason, which the person must approve.',

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type ToolOutput } from '../../contract/types';
-import { formatBytes } from '../../contract/text';
-import { formatDuration, formatSeconds } from '../../exec/format';
+import { formatBytes, formatDuration } from '../../contract/text';
 import { tasksFor, type TaskInfo } from '../../tasks/manager';
 import { findTask } from './task-output';
 
@@ -26,7 +25,7 @@ export const taskKillTool = defineTool({
   summary: (input) => input.id,
   describe: (b) =>
     [
-      `Stop a background task: its whole process group (the command and everything it started) gets SIGTERM, then SIGKILL after ${formatSeconds(b.COMMAND_KILL_GRACE_MS)}, and the result comes once all of it has exited.`,
+      `Stop a background task: its whole process group (the command and everything it started) gets SIGTERM, then SIGKILL after ${formatDuration(b.COMMAND_KILL_GRACE_MS)}, and the result comes once all of it has exited.`,
       'Output it printed stays readable with task_output, and its log files stay on disk.',
       'To see task ids use task_list; a foreground run_command is stopped by its timeout instead.',
     ].join('\n'),

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type ToolOutput, type ToolResult } from '../../contract/types';
-import { clipLine, formatBytes } from '../../contract/text';
-import { formatDuration } from '../../exec/format';
+import { clipLine, formatBytes, formatDuration } from '../../contract/text';
 import { tasksFor, type TaskInfo } from '../../tasks/manager';
 
 /** "running", "exited (exit code 0)", "timed out (killed: timed out after 2 s)". */
@@ -41,7 +40,7 @@ export const taskListTool = defineTool({
     const now = Date.now();
     const running = tasks.filter((t) => t.status === 'running').length;
     const lines = tasks.map(
-      (t) => `${t.id} · ${statusWords(t)} · started ${formatDuration(now - t.startedAt)} ago · ${unreadWords(t)} · ${clipLine(t.command, 160)}`,
+      (t) => `${t.id} · ${statusWords(t)} · started ${formatDuration(now - t.startedAt)} ago · ${unreadWords(t)} · ${clipLine(t.command, ctx.budget.TASK_LIST_COMMAND_MAX_BYTES)}`,
     );
     const output = [
       `${tasks.length} background task${tasks.length === 1 ? '' : 's'} (${running} running):`,

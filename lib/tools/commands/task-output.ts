@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
 import { ToolError, type ToolContext, type ToolOutput, type Truncation } from '../../contract/types';
-import { byteLength, clipLine, formatBytes, formatCount } from '../../contract/text';
-import { formatDuration } from '../../exec/format';
+import { clipLine, fitWithNote, formatBytes, formatCount, formatDuration } from '../../contract/text';
 import type { UnreadSlice } from '../../exec/ring';
-import { tasksFor, type TaskInfo, type TaskManager } from '../../tasks/manager';
+import { tasksFor, type TaskInfo, type TaskManager, type TaskRead } from '../../tasks/manager';
 import type { TaskStream } from '../../tasks/events';
 
 /** "task t1 · status: exited · exit code 0 · ran 1.2 s": how a task stands, in one line. */
@@ -87,34 +86,48 @@ export const taskOutputTool = defineTool({
     const requested = input.wait_ms ?? 0;
     const waitMs = Math.min(requested, b.TASK_WAIT_MAX_MS);
     const outMax = ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES;
-    const before = mgr.get(input.id)!;
-    // both streams and the notes must fit under the exit clamp, whatever the per-step budget is
-    const reserve = 1800 + byteLength(before.command.slice(0, 200)) + byteLength(before.logPaths.stdout) * 2;
-    const perStream = Math.max(256, Math.min(b.TASK_OUTPUT_MAX_BYTES, Math.floor((outMax - reserve) / 2)));
+    /** The whole result text for a read: headline, notes, both streams' sections, next step. */
+    const render = (read: TaskRead) => {
+      const t = read.task;
+      const notes: string[] = [];
+      if (requested > b.TASK_WAIT_MAX_MS) {
+        notes.push(`note: wait_ms ${formatCount(requested)} is above the maximum of ${formatCount(b.TASK_WAIT_MAX_MS)}; it waited at most ${formatCount(b.TASK_WAIT_MAX_MS)} ms.`);
+      }
+      const gotNothing = read.stdout.bytes + read.stderr.bytes + read.stdout.droppedBytes + read.stderr.droppedBytes === 0;
+      if (waitMs > 0 && gotNothing && t.status === 'running') notes.push(`note: no new output within ${formatDuration(read.waitedMs)}.`);
+      const remaining = read.stdout.remainingBytes + read.stderr.remainingBytes;
+      const next =
+        t.status === 'running'
+          ? `Still running: call task_output again for more (wait_ms up to ${formatCount(b.TASK_WAIT_MAX_MS)} waits for it), or stop it with task_kill.`
+          : remaining > 0
+            ? 'It has finished; call task_output again to read the rest.'
+            : 'It has finished and all its output has been read.';
+      return [
+        taskHeadline(t),
+        `command: ${clipLine(t.command, b.COMMAND_SHOWN_MAX_BYTES)}`,
+        ...notes,
+        section('stdout', read.stdout, t.logPaths.stdout, b.TASK_CAPTURE_MAX_BYTES),
+        section('stderr', read.stderr, t.logPaths.stderr, b.TASK_CAPTURE_MAX_BYTES),
+        next,
+      ].join('\n');
+    };
+    // both streams and the notes fit under the exit clamp, whatever the per-step budget is: the notes
+    // are measured on what a read of that size would return, before anything is taken
+    const perStream = (peek: (n: number) => TaskRead) =>
+      fitWithNote(
+        outMax,
+        (room) => {
+          const n = Math.max(1, Math.min(b.TASK_OUTPUT_MAX_BYTES, Math.floor(room / 2)));
+          const v = peek(n);
+          return { n, read: v, text: v.stdout.text + v.stderr.text };
+        },
+        (c) => render(c.read),
+      ).cut.n;
     const read = (await mgr.read(input.id, { maxBytes: perStream, waitMs, signal: ctx.signal }))!;
     const t = read.task;
-    const notes: string[] = [];
-    if (requested > b.TASK_WAIT_MAX_MS) {
-      notes.push(`note: wait_ms ${formatCount(requested)} is above the maximum of ${formatCount(b.TASK_WAIT_MAX_MS)}; it waited at most ${formatCount(b.TASK_WAIT_MAX_MS)} ms.`);
-    }
-    const gotNothing = read.stdout.bytes + read.stderr.bytes + read.stdout.droppedBytes + read.stderr.droppedBytes === 0;
-    if (waitMs > 0 && gotNothing && t.status === 'running') notes.push(`note: no new output within ${formatDuration(read.waitedMs)}.`);
+    const output = render(read);
     const remaining = read.stdout.remainingBytes + read.stderr.remainingBytes;
     const dropped = read.stdout.droppedBytes + read.stderr.droppedBytes;
-    const next =
-      t.status === 'running'
-        ? `Still running: call task_output again for more (wait_ms up to ${formatCount(b.TASK_WAIT_MAX_MS)} waits for it), or stop it with task_kill.`
-        : remaining > 0
-          ? 'It has finished; call task_output again to read the rest.'
-          : 'It has finished and all its output has been read.';
-    const output = [
-      taskHeadline(t),
-      `command: ${clipLine(t.command, 200)}`,
-      ...notes,
-      section('stdout', read.stdout, t.logPaths.stdout, b.TASK_CAPTURE_MAX_BYTES),
-      section('stderr', read.stderr, t.logPaths.stderr, b.TASK_CAPTURE_MAX_BYTES),
-      next,
-    ].join('\n');
     let truncation: Truncation | null = null;
     if (remaining > 0 || dropped > 0) {
       const shown = read.stdout.bytes + read.stderr.bytes;

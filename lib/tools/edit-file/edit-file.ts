@@ -1,6 +1,6 @@
 /**
  * edit_file: replace one exact (or, failing that, loosely matched) piece of a file. The match
- * cascade lives in edit-matchers.ts; this module does the I/O, the guards and the messages.
+ * cascade lives in matchers.ts; this module does the I/O, the guards and the messages.
  *
  * An empty old_string creates a file that does not exist yet (or fills an empty one); on a file
  * with content it is an error that points to write_file. This is decided here, not by dispatch's
@@ -39,7 +39,7 @@ function describe(b: Budget): string {
   return [
     `Replace old_string with new_string in one file. Returns the unified diff (cut to ${formatBytes(b.DIFF_MAX_BYTES)} for you; the user sees all of it).`,
     'Copy old_string exactly from read_file output without the line-number prefix, with enough surrounding lines to match one place; several matches are an error listing their lines, unless replace_all.',
-    'Without an exact match, looser matchers forgive trailing whitespace, indentation (new_string is re-indented), tabs vs spaces, literal \\n \\t \\", blank lines, and a similar middle between matching first/last lines;',
+    'Without an exact match, looser matchers forgive trailing whitespace, indentation (new_string is re-indented), tabs vs spaces, runs of spaces inside lines, literal \\n \\" \\$, blank lines, and a similar middle between matching first/last lines;',
     `the result names the matcher: check the diff. A loose match over ${b.EDIT_LOOSE_SPAN_MAX_RATIO}× the lines or bytes of old_string is refused.`,
     `An empty old_string creates a missing (or empty) file. Line endings and byte-order mark are kept. Files up to ${formatBytes(b.EDIT_MAX_FILE_BYTES)}.`,
     'To replace a whole file use write_file. To make several changes in one or more files at once use apply_patch.'

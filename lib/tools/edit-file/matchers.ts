@@ -6,7 +6,10 @@
  * whole function because its first and last lines matched.
  */
 import { similarity, similarTextRegion, type Region } from '../common/diff';
-export type MatcherName = 'exact' | 'trailing-whitespace' | 'indentation' | 'tabs' | 'escapes' | 'blank-lines' | 'anchors';
+import { escapeMatches, unescapeLiteral } from './escapes';
+import { indentUnit, reindent } from './indent';
+
+export type MatcherName = 'exact' | 'trailing-whitespace' | 'indentation' | 'tabs' | 'inner-whitespace' | 'escapes' | 'blank-lines' | 'anchors';
 
 /** How each loose matcher is named to the model: "matched with <label> (loose matcher: <name>)". */
 export const MATCHER_LABELS: Record<MatcherName, string> = {
@@ -14,7 +17,8 @@ export const MATCHER_LABELS: Record<MatcherName, string> = {
   'trailing-whitespace': 'trailing-whitespace drift',
   indentation: 'indentation drift',
   tabs: 'tabs/spaces drift',
-  escapes: 'escaped characters written literally (\\n, \\t, \\", \\\')',
+  'inner-whitespace': 'different runs of spaces or tabs inside lines',
+  escapes: 'escaped characters written literally (\\n, \\t, \\", \\\', \\$ …)',
   'blank-lines': 'blank-line differences',
   anchors: 'first/last-line anchors and a similar middle',
 };
@@ -102,19 +106,10 @@ function spanOf(f: Lines, first: number, last: number, trailingNl: boolean): { s
   return { start: f.starts[first], end };
 }
 
-/** Re-indent text written for indentation `from` so it sits at `to` (relative indentation kept). */
-export function reindent(text: string, from: string, to: string): string {
-  if (from === to) return text;
-  return text
-    .split('\n')
-    .map((line) => {
-      if (isBlank(line)) return line;
-      if (line.startsWith(from)) return to + line.slice(from.length);
-      if (to.length > from.length) return to.slice(0, to.length - from.length) + line;
-      const drop = Math.min(leadOf(line), from.length - to.length);
-      return line.slice(drop);
-    })
-    .join('\n');
+/** How old_string and new_string are indented (one level), and how the file is; the file's is found once, when first asked. */
+interface Units {
+  old: string | null;
+  file: () => string | null;
 }
 
 type WindowCheck = (i: number) => { last: number; replacement: string } | null;
@@ -158,7 +153,7 @@ function minIndent(lines: string[]): string {
   return best ?? '';
 }
 
-function indentation(f: Lines, o: string[], nl: boolean, neu: string): Candidate[] {
+function indentation(f: Lines, o: string[], nl: boolean, neu: string, u: Units): Candidate[] {
   const oMin = minIndent(o);
   const want = o.map((l) => (isBlank(l) ? null : l.slice(oMin.length).trimEnd()));
   return scanWindows(f, nl, (i) => {
@@ -169,7 +164,7 @@ function indentation(f: Lines, o: string[], nl: boolean, neu: string): Candidate
       const w = want[t];
       if (w === null ? !isBlank(win[t]) : win[t].slice(fMin.length).trimEnd() !== w || !win[t].startsWith(fMin)) return null;
     }
-    return { last: i + o.length - 1, replacement: reindent(neu, oMin, fMin) };
+    return { last: i + o.length - 1, replacement: reindent(neu, oMin, fMin, u.old, u.file()) };
   });
 }
 
@@ -180,7 +175,7 @@ function columns(l: string, w: number): number {
   return c;
 }
 
-function tabs(f: Lines, o: string[], nl: boolean, neu: string, content: string, old: string): Candidate[] {
+function tabs(f: Lines, o: string[], nl: boolean, neu: string, content: string, old: string, u: Units): Candidate[] {
   if (!content.includes('\t') && !old.includes('\t')) return [];
   for (const w of [4, 8, 2]) {
     const oCols = o.map((l) => (isBlank(l) ? -1 : columns(l, w)));
@@ -195,16 +190,15 @@ function tabs(f: Lines, o: string[], nl: boolean, neu: string, content: string, 
         if (oCols[t] < 0) continue;
         if (oCols[t] - oMin !== fCols[t] - fMin || o[t].trim() !== win[t].trim()) return null;
       }
+      // new_string goes in level for level, in the file's unit: tabs where the file uses tabs
       const useTabs = win.some((l) => l.slice(0, leadOf(l)).includes('\t'));
-      const replacement = neu
-        .split('\n')
-        .map((l) => {
-          if (isBlank(l)) return l;
-          const c = Math.max(0, columns(l, w) - oMin + fMin);
-          const lead = useTabs ? '\t'.repeat(Math.floor(c / w)) + ' '.repeat(c % w) : ' '.repeat(c);
-          return lead + l.trimStart();
-        })
-        .join('\n');
+      const fileUnit = useTabs ? '\t' : (u.file() ?? ' '.repeat(w));
+      const oldUnit = u.old ?? (o.some((l) => l.slice(0, leadOf(l)).includes('\t')) ? '\t' : ' '.repeat(w));
+      const at = (lines: string[], cols: number[], min: number) => {
+        const k = cols.indexOf(min);
+        return k < 0 ? '' : lines[k].slice(0, leadOf(lines[k]));
+      };
+      const replacement = reindent(neu, at(o, oCols, oMin), at(win, fCols, fMin), oldUnit, fileUnit);
       return { last: i + o.length - 1, replacement };
     });
     if (found.length) return found;
@@ -212,29 +206,18 @@ function tabs(f: Lines, o: string[], nl: boolean, neu: string, content: string, 
   return [];
 }
 
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '"': '"', "'": "'", '`': '`', '\\': '\\' };
-/** Turn literal escape sequences (backslash-n …) into the characters they stand for. */
-export function unescapeLiteral(s: string): string {
-  return s.replace(/\\([ntr"'`\\])/g, (_m, c: string) => ESCAPES[c]);
-}
+const squeeze = (l: string) => l.trim().replace(/[ \t]+/g, ' ');
 
-function escapes(content: string, old: string, neu: string, notes: string[]): Candidate[] {
-  const plain = unescapeLiteral(old);
-  if (plain === old) return [];
-  const found = exactMatches(content, plain, neu);
-  // The file has no backslashes where old_string had them, so the model escaped its whole
-  // argument; its new_string is escaped the same way. Where the file itself uses escapes,
-  // new_string is left as typed.
-  const neuPlain = unescapeLiteral(neu);
-  let unescaped = false;
-  for (const c of found) {
-    if (!content.slice(c.start, c.end).includes('\\') && neuPlain !== neu) {
-      c.replacement = neuPlain;
-      unescaped = true;
-    }
-  }
-  if (unescaped) notes.push('new_string was unescaped the same way');
-  return found;
+/** Runs of spaces and tabs inside lines differ ("const   x =" for "const x ="); new_string is re-indented to the file's indentation. */
+function innerWhitespace(f: Lines, o: string[], nl: boolean, neu: string, u: Units): Candidate[] {
+  const want = o.map(squeeze);
+  const oMin = minIndent(o);
+  return scanWindows(f, nl, (i) => {
+    if (i + o.length > f.lines.length) return null;
+    for (let t = 0; t < o.length; t++) if (squeeze(f.lines[i + t]) !== want[t]) return null;
+    const win = f.lines.slice(i, i + o.length);
+    return { last: i + o.length - 1, replacement: reindent(neu, oMin, minIndent(win), u.old, u.file()) };
+  });
 }
 
 function blankLines(f: Lines, o: string[], nl: boolean, neu: string): Candidate[] {
@@ -257,7 +240,7 @@ interface AnchorResult {
   oversized: { first: number; last: number }[];
 }
 
-function anchors(f: Lines, o: string[], nl: boolean, neu: string, lim: MatchLimits, allowedLines: number, allowedBytes: number): AnchorResult {
+function anchors(f: Lines, o: string[], nl: boolean, neu: string, lim: MatchLimits, allowedLines: number, allowedBytes: number, u: Units): AnchorResult {
   const res: AnchorResult = { ok: [], oversized: [] };
   if (o.length < 3) return res;
   const first = o[0].trim();
@@ -282,7 +265,7 @@ function anchors(f: Lines, o: string[], nl: boolean, neu: string, lim: MatchLimi
     if (similarity(oMiddle, fMiddle) < lim.anchorMinSimilarity) continue;
     const from = o[0].slice(0, leadOf(o[0]));
     const to = f.lines[i].slice(0, leadOf(f.lines[i]));
-    res.ok.push({ ...spanOf(f, i, j, nl), replacement: reindent(neu, from, to) });
+    res.ok.push({ ...spanOf(f, i, j, nl), replacement: reindent(neu, from, to, u.old, u.file()) });
     i = j;
   }
   return res;
@@ -306,6 +289,8 @@ export function findMatches(content: string, old: string, neu: string, lim: Matc
   const allowedLines = Math.floor(oldLines * lim.spanMaxRatio) + lim.slackLines;
   const allowedBytes = Math.floor(oldBytes * lim.spanMaxRatio) + lim.slackBytes;
   let refused: Oversized | undefined;
+  let fileUnit: string | null | undefined;
+  const units: Units = { old: indentUnit([...o, ...neu.split('\n')]), file: () => (fileUnit === undefined ? (fileUnit = indentUnit(f.lines)) : fileUnit) };
 
   const judge = (matcher: MatcherName, spans: { first: number; last: number; cand?: Candidate }[], notes: string[]): MatchOutcome | undefined => {
     // the escapes matcher searched for the unescaped text: measure the span against that
@@ -328,9 +313,10 @@ export function findMatches(content: string, old: string, neu: string, lim: Matc
 
   const steps: [MatcherName, (notes: string[]) => Candidate[]][] = [
     ['trailing-whitespace', () => trailingWhitespace(f, o, nl, neu)],
-    ['indentation', () => indentation(f, o, nl, neu)],
-    ['tabs', () => tabs(f, o, nl, neu, content, old)],
-    ['escapes', (notes) => escapes(content, old, neu, notes)],
+    ['indentation', () => indentation(f, o, nl, neu, units)],
+    ['tabs', () => tabs(f, o, nl, neu, content, old, units)],
+    ['inner-whitespace', () => innerWhitespace(f, o, nl, neu, units)],
+    ['escapes', (notes) => escapeMatches(content, old, neu, notes)],
     ['blank-lines', () => blankLines(f, o, nl, neu)],
   ];
   for (const [name, run] of steps) {
@@ -338,7 +324,7 @@ export function findMatches(content: string, old: string, neu: string, lim: Matc
     const hit = judge(name, withLines(run(notes)), notes);
     if (hit) return hit;
   }
-  const a = anchors(f, o, nl, neu, lim, allowedLines, allowedBytes);
+  const a = anchors(f, o, nl, neu, lim, allowedLines, allowedBytes, units);
   const hit = judge('anchors', [...withLines(a.ok), ...a.oversized], []);
   if (hit) return hit;
   return refused ? { kind: 'disproportionate', refused } : { kind: 'not-found' };

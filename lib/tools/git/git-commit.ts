@@ -49,7 +49,7 @@ export const gitCommitTool = defineTool({
     const branch = /^\[([^\]]+?)(?: \(root-commit\))? [0-9a-f]+\]/m.exec(g.stdout)?.[1] ?? 'HEAD';
     const stat = /^ \d+ files? changed.*$/m.exec(g.stdout)?.[0].trim();
     const output = [
-      `Committed ${short || '(hash unknown)'} on ${branch}: ${clipLine(subject || message.split('\n')[0], 200)}`,
+      `Committed ${short || '(hash unknown)'} on ${branch}: ${clipLine(subject || message.split('\n')[0], ctx.budget.GIT_LOG_SUBJECT_MAX_BYTES)}`,
       ...(stat ? [stat] : []),
       'git_log lists it; git_status shows what is left uncommitted.',
     ].join('\n');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type ToolOutput } from '../../contract/types';
-import { byteLength, cutHead, formatBytes, formatCount } from '../../contract/text';
+import { byteLength, cutHead, fitWithNote, formatBytes, formatCount, type Cut } from '../../contract/text';
 import { diffFailure, gitOk, runGit, type GitFailureMeta } from './run';
 import { resolveInWorkspace } from '../../policy/workspace';
 
@@ -8,9 +8,6 @@ const schema = z.strictObject({
   path: z.string().optional().describe('File or folder; default: the whole workspace.'),
   staged: z.boolean().optional().describe('true: staged changes (git diff --cached).'),
 });
-
-/** Room the cut note needs beside the diff, so the exit clamp never cuts the note itself. */
-const NOTE_RESERVE_BYTES = 600;
 
 /** What git_diff tells the page: which diff, its size, and the log holding all of it. */
 export interface GitDiffMeta extends GitFailureMeta {
@@ -48,16 +45,22 @@ export const gitDiffTool = defineTool({
         : 'Pass staged: true to see staged changes; git_status lists every changed path (untracked files have no diff: read them with read_file).';
       return { output: `No ${staged ? 'staged' : 'unstaged'} changes${where}. ${next}`, meta };
     }
-    const max = Math.max(0, Math.min(b.GIT_DIFF_MAX_BYTES, (ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES) - NOTE_RESERVE_BYTES - byteLength(g.r.logPaths.stdout)));
-    if (g.stdoutWhole && total <= max) return { output: g.stdout.replace(/\n$/, ''), meta };
-    const cut = cutHead(g.stdout, max);
-    const omittedLines = g.r.stdout.totalLines - cut.shownLines;
+    const outMax = ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES;
+    const whole = g.stdout.replace(/\n$/, '');
+    if (g.stdoutWhole && total <= b.GIT_DIFF_MAX_BYTES && byteLength(whole) <= outMax) return { output: whole, meta };
     const rest = g.r.logError
       ? `Narrow it with git_diff(path) to see the rest (the full diff could not be saved: ${g.r.logError}).`
       : `The full diff: ${g.r.logPaths.stdout} — read it with read_file (offset/limit), or narrow it with git_diff(path).`;
-    const note = `[Diff cut at ${formatBytes(cut.shownBytes)} of ${formatBytes(total)} (${formatCount(total - cut.shownBytes)} bytes, ${formatCount(omittedLines)} lines omitted). ${rest}]`;
+    const noteFor = (cut: Cut) =>
+      `[Diff cut at ${formatBytes(cut.shownBytes)} of ${formatBytes(total)} (${formatCount(total - cut.shownBytes)} bytes, ${formatCount(g.r.stdout.totalLines - cut.shownLines)} lines omitted). ${rest}]`;
+    const { cut, text } = fitWithNote(
+      outMax,
+      (room) => cutHead(g.stdout, Math.min(b.GIT_DIFF_MAX_BYTES, room)),
+      (c) => `${c.text.replace(/\n$/, '')}\n${noteFor(c)}`,
+    );
+    const omittedLines = g.r.stdout.totalLines - cut.shownLines;
     return {
-      output: `${cut.text.replace(/\n$/, '')}\n${note}`,
+      output: text,
       truncation: {
         unit: 'bytes',
         shown: cut.shownBytes,

@@ -35,7 +35,7 @@ export const gitLogTool = defineTool({
     const more = rows.length > n;
     const lines = rows.slice(0, n).map((row) => {
       const [hash, date, author, ...subject] = row.split('\t');
-      return `${hash} ${date} ${clipLine(author ?? '', 80)}: ${clipLine(subject.join('\t'), b.GIT_LOG_SUBJECT_MAX_BYTES)}`;
+      return `${hash} ${date} ${clipLine(author ?? '', b.GIT_LOG_AUTHOR_MAX_BYTES)}: ${clipLine(subject.join('\t'), b.GIT_LOG_SUBJECT_MAX_BYTES)}`;
     });
     let total = lines.length;
     if (more) {

@@ -42,7 +42,7 @@ export const gitStatusTool = defineTool({
     if (total === 0) {
       return { output: `Branch ${branch}. Nothing to commit: the working tree is clean.`, meta: { branch, entries: 0 } };
     }
-    const shown = entries.slice(0, b.GIT_STATUS_MAX_ENTRIES).map((l) => clipLine(l, 1000));
+    const shown = entries.slice(0, b.GIT_STATUS_MAX_ENTRIES).map((l) => clipLine(l, b.GIT_STATUS_LINE_MAX_BYTES));
     const out = [`Branch ${branch}. ${formatCount(total)} changed path${total === 1 ? '' : 's'} (X = staged, Y = not staged):`, ...shown];
     if (total <= shown.length) return { output: out.join('\n'), meta: { branch, entries: total } };
     const omitted = total - shown.length;

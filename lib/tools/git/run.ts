@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ToolError, type ToolContext } from '../../contract/types';
-import { cutHeadTail } from '../../contract/text';
+import { cutHeadTail, decodeCut } from '../../contract/text';
 import { commandEnv, newRunId, runCommand, type RunResult } from '../../exec/runner';
 import { statusLine } from '../../exec/format';
 
@@ -55,7 +55,7 @@ export async function runGit(args: readonly string[], ctx: ToolContext, opts: { 
   const text = (s: RunResult['stdout']) => Buffer.concat([s.head, s.tail]).toString('utf8');
   return {
     r,
-    stdout: r.stdout.gapBytes === 0 ? text(r.stdout) : r.stdout.head.toString('utf8'),
+    stdout: r.stdout.gapBytes === 0 ? text(r.stdout) : decodeCut(r.stdout.head, { end: true }),
     stderr: text(r.stderr),
     stdoutWhole: r.stdout.gapBytes === 0,
   };

@@ -78,6 +78,8 @@ export interface Skipped {
 export interface SearchResult {
   /** output lines, already formatted for the mode */
   lines: string[];
+  /** for each output line: true when it is a matching line (or a file, in the other modes), false for context and "--" */
+  isMatch: boolean[];
   /** matching lines found in the files searched (a lower bound when stopped) */
   matches: number;
   /** files with at least one matching line among those searched */
@@ -266,7 +268,7 @@ function yieldToLoop(): Promise<void> {
  */
 export async function search(req: SearchRequest): Promise<SearchResult> {
   const res: SearchResult = {
-    lines: [], matches: 0, filesWithMatches: 0, shown: 0, filesSearched: 0, filesVisited: 0, stop: null, outputBytes: 0,
+    lines: [], isMatch: [], matches: 0, filesWithMatches: 0, shown: 0, filesSearched: 0, filesVisited: 0, stop: null, outputBytes: 0,
     oversize: skipped(), binary: skipped(), unreadable: skipped(), unreadableDirs: skipped(),
     ignoredDirs: 0, ignoredFiles: 0, ignoredDirSamples: [], notIncluded: 0, engine: 'builtin', rgRuledOut: 0,
   };
@@ -346,12 +348,16 @@ export async function search(req: SearchRequest): Promise<SearchResult> {
           break;
         }
         res.lines.push(l.text);
+        res.isMatch.push(l.match);
         res.outputBytes += bytes;
         if (l.match) added++;
       }
       res.shown += added;
       if (res.stop) {
-        if (res.lines[res.lines.length - 1] === '--') res.lines.pop();
+        if (res.lines[res.lines.length - 1] === '--') {
+          res.lines.pop();
+          res.isMatch.pop();
+        }
         break;
       }
       if (entries > quota) {

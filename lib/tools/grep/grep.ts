@@ -3,7 +3,7 @@ import { defineTool } from '../../contract/types';
 import { nestedRepetition } from './regex-safety';
 import { ToolError, type ToolOutput, type ToolResult, type Truncation } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
-import { formatBytes, formatCount } from '../../contract/text';
+import { byteLength, fitWithNote, formatBytes, formatCount } from '../../contract/text';
 import { outputRoots, resolveInWorkspace } from '../../policy/workspace';
 import { CLAMPIGNORE_FILE, globToRegExp, ignoredNote, searchStart } from './ignore';
 import { search, type CompiledPattern, type EngineChoice, type SearchResult, type Skipped } from './engine';
@@ -213,9 +213,6 @@ function skipNotes(r: SearchResult, b: Budget): string[] {
   return out;
 }
 
-/** Bytes kept free under the exit clamp for the summary, cap and skip notes. */
-const NOTES_RESERVE_BYTES = 2000;
-
 function engineChoice(v: unknown): EngineChoice {
   return v === 'builtin' || v === 'rg' ? v : 'auto';
 }
@@ -271,8 +268,8 @@ export const grepTool = defineTool({
       workspace: ctx.workspace, startAbs: abs, startRel: rel, startIsFile: st.isFile(),
       pattern, include, mode, context,
       maxEntries: b.GREP_MAX_MATCHES,
-      // leave room for the notes under the exit clamp, so the counts and next step are never the part that is cut
-      maxOutputBytes: Math.max(1000, (ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES) - NOTES_RESERVE_BYTES),
+      // present() then keeps the lines that fit with their notes: the counts and next step are never the part that is cut
+      maxOutputBytes: ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES,
       maxLineBytes: b.GREP_MAX_LINE_BYTES, maxFileBytes: b.GREP_MAX_FILE_BYTES,
       maxFilesVisited: b.GREP_MAX_FILES_VISITED, sniffBytes: b.BINARY_SNIFF_BYTES,
       ignoreEnv: process.env.CLAMP_IGNORE,
@@ -280,7 +277,9 @@ export const grepTool = defineTool({
       envPath: process.env.PATH,
       signal: ctx.signal,
     });
-    return present(r, { pattern, rel, mode, include: input.include, contextAsked: input.context ?? 0, context, b });
+    const shown: Shown = { pattern, rel, mode, include: input.include, contextAsked: input.context ?? 0, context, b };
+    const fit = fitWithNote(ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES, (room) => keepLines(r, room), (k) => present(k, shown).output);
+    return { ...present(fit.cut, shown), output: fit.text };
   },
 });
 
@@ -294,22 +293,39 @@ interface Shown {
   b: Budget;
 }
 
+/** The result with the lines that fit in room bytes (each with its newline); trimmed says some were left out here. */
+function keepLines(r: SearchResult, room: number): SearchResult & { trimmed: boolean; text: string } {
+  let n = 0;
+  let bytes = 0;
+  while (n < r.lines.length && bytes + byteLength(r.lines[n]) + 1 <= room) bytes += byteLength(r.lines[n++]) + 1;
+  if (n === r.lines.length) return { ...r, trimmed: false, text: r.lines.join('\n') };
+  if (n > 0 && r.lines[n - 1] === '--') bytes -= byteLength(r.lines[--n]) + 1;
+  const lines = r.lines.slice(0, n);
+  const isMatch = r.isMatch.slice(0, n);
+  return { ...r, lines, isMatch, shown: isMatch.filter(Boolean).length, outputBytes: bytes, trimmed: true, text: lines.join('\n') };
+}
+
 /** Turn a search result into the text the model sees, with every cut and skip stated. */
-function present(r: SearchResult, s: Shown): ToolOutput<GrepMeta> {
+function present(r: SearchResult & { trimmed?: boolean }, s: Shown): ToolOutput<GrepMeta> {
   const where = s.rel === '.' ? 'the workspace' : s.rel;
   const notes: string[] = [];
   let truncation: Truncation | null = null;
   let hint: string | undefined;
   const narrow = 'Narrow it with path, include or a more specific pattern';
-  const stopped = r.stop && r.stop.reason !== 'files';
-  if (r.stop && stopped) {
-    const why = r.stop.reason === 'bytes' ? `Output limit of ${formatBytes(r.outputBytes)} reached` : `Capped at ${plural(s.b.GREP_MAX_MATCHES, s.mode === 'content' ? 'matching line' : 'file')}`;
+  if (r.trimmed || (r.stop && r.stop.reason !== 'files')) {
+    const why = r.trimmed || r.stop?.reason === 'bytes' ? `Output limit of ${formatBytes(r.outputBytes)} reached` : `Capped at ${plural(s.b.GREP_MAX_MATCHES, s.mode === 'content' ? 'matching line' : 'file')}`;
+    const of = r.stop ? 'of at least' : 'of';
     const shown =
       s.mode === 'content'
-        ? `showing the first ${formatCount(r.shown)} of at least ${plural(r.matches, 'matching line')} (sorted by path, then line)`
-        : `showing the first ${formatCount(r.shown)} of at least ${plural(r.filesWithMatches, 'file')} with matches (sorted by path)`;
+        ? `showing the first ${formatCount(r.shown)} ${of} ${plural(r.matches, 'matching line')} (sorted by path, then line)`
+        : `showing the first ${formatCount(r.shown)} ${of} ${plural(r.filesWithMatches, 'file')} with matches (sorted by path)`;
     const more = s.mode === 'content' ? ', or use output_mode "files_with_matches" to list the matching files' : '';
-    notes.push(`[${why}: ${shown}. The search stopped in ${r.stop.at} after ${plural(r.filesSearched, 'file')} searched; later files were not searched. ${narrow}${more}.]`);
+    const scope = !r.stop
+      ? `All ${plural(r.filesSearched, 'file')} were searched.`
+      : r.stop.reason === 'files'
+        ? `The walk stopped after visiting ${plural(s.b.GREP_MAX_FILES_VISITED, 'file')} (the limit): files from ${r.stop.at} on were not searched.`
+        : `The search stopped in ${r.stop.at} after ${plural(r.filesSearched, 'file')} searched; later files were not searched.`;
+    notes.push(`[${why}: ${shown}. ${scope} ${narrow}${more}.]`);
     truncation = { unit: s.mode === 'content' ? 'matches' : 'files', shown: r.shown, total: s.mode === 'content' ? r.matches : r.filesWithMatches, by: 'tool' };
     hint = `${shown[0].toUpperCase()}${shown.slice(1)}. ${narrow}.`;
   } else if (r.stop?.reason === 'files') {
@@ -324,7 +340,7 @@ function present(r: SearchResult, s: Shown): ToolOutput<GrepMeta> {
     } else {
       notes.push(`No matches for ${s.pattern.display} in ${where} (${searched}).`);
     }
-  } else if (!r.stop) {
+  } else if (!r.stop && !r.trimmed) {
     notes.push(
       s.mode === 'files_with_matches'
         ? `${plural(r.filesWithMatches, 'file')} match${r.filesWithMatches === 1 ? 'es' : ''} (${searched}).`

@@ -17,15 +17,13 @@ import { defineTool, type ToolOutput } from '../../contract/types';
 import { ToolError, type ToolContext } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
 import { outputRoots, resolveInWorkspace } from '../../policy/workspace';
-import { formatBytes, formatCount } from '../../contract/text';
+import { byteLength, fitWithNote, formatBytes, formatCount, utf8End } from '../../contract/text';
 import { sniffBinary } from './binary';
 import { notFoundError, pathArg } from '../common/near-names';
 import { LineIndex, countBytesRead } from './line-index';
 
 /** Bytes read per system call; the only buffer whose size does not depend on the window. */
 const CHUNK_BYTES = 1024 * 1024;
-/** Room kept under the exit clamp for the footer (its longest form is about 300 bytes). */
-const FOOTER_RESERVE_BYTES = 512;
 const NL = 0x0a;
 const CR = 0x0d;
 const utf8 = new TextDecoder('utf-8'); // lossy: invalid bytes become U+FFFD
@@ -47,14 +45,6 @@ interface Scan {
   complete: boolean;
   /** bytes scanned from the start of the file */
   scanned: number;
-}
-
-/** Largest k <= max that does not split a UTF-8 character in buf (steps back at most 3 bytes). */
-function charBoundary(buf: Buffer, max: number): number {
-  if (max >= buf.length) return buf.length;
-  let k = max;
-  while (k > 0 && max - k < 3 && (buf[k] & 0xc0) === 0x80) k--;
-  return (buf[k] & 0xc0) === 0x80 ? max : k;
 }
 
 const digits = (n: number) => String(Math.max(1, n)).length;
@@ -110,7 +100,7 @@ async function scanFile(fh: fs.promises.FileHandle, size: number, offset: number
     const cut = total > maxLine;
     let text: string;
     if (cut) {
-      const k = charBoundary(body, maxLine);
+      const k = utf8End(body, maxLine);
       text = `${utf8.decode(body.subarray(0, k))}… [line cut: ${formatCount(total - k)} more bytes]`;
     } else {
       text = utf8.decode(body);
@@ -265,18 +255,20 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext): Promise<Too
     }
     const offset = input.offset ?? 1;
     const limit = Math.min(input.limit ?? b.READ_MAX_LINES, b.READ_MAX_LINES);
-    // a per-step budget may lower the exit clamp below the window: shrink the window so the footer still arrives
+    // a per-step budget may lower the exit clamp below the window: the window shrinks with it, and
+    // render() drops lines from its end until the footer fits too
     const outMax = ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES;
-    const eff = { ...b, READ_WINDOW_MAX_BYTES: Math.min(b.READ_WINDOW_MAX_BYTES, Math.max(0, outMax - FOOTER_RESERVE_BYTES)) };
+    const eff = { ...b, READ_WINDOW_MAX_BYTES: Math.min(b.READ_WINDOW_MAX_BYTES, outMax) };
     const s = await scanFile(fh, stat.size, offset, limit, eff, ctx.signal, index);
     await index.seal(fh);
-    return render(rel, input, offset, limit, s, stat.size, eff);
+    return render(rel, input, offset, limit, s, stat.size, eff, outMax, outMax < b.READ_WINDOW_MAX_BYTES);
   } finally {
     await fh.close();
   }
 }
 
-function render(rel: string, input: z.infer<typeof schema>, offset: number, limit: number, s: Scan, size: number, b: Budget): ToolOutput<ReadFileMeta> {
+/** The whole output, footer included, fits in outMax; lowered: a per-step cap below the window cap made it so. */
+function render(rel: string, input: z.infer<typeof schema>, offset: number, limit: number, s: Scan, size: number, b: Budget, outMax: number, lowered: boolean): ToolOutput<ReadFileMeta> {
   if (s.lines === 0) {
     if (offset > 1) throw new ToolError(`Offset ${offset} is past the end of ${rel}: the file is empty (0 lines).`);
     return { output: `(${rel} is empty: 0 lines)` };
@@ -289,38 +281,51 @@ function render(rel: string, input: z.infer<typeof schema>, offset: number, limi
   }
   const width = digits(Math.max(s.lines, offset + s.texts.length - 1));
   const numbered = s.texts.map((t, i) => `${String(offset + i).padStart(width)}\t${t.text}\n`);
-  let end = s.end;
-  let bytes = numbered.reduce((n, l) => n + Buffer.byteLength(l), 0);
-  // the width grew once N was known: drop lines until the window fits again
-  while (bytes > b.READ_WINDOW_MAX_BYTES && numbered.length > 1) {
-    bytes -= Buffer.byteLength(numbered.pop() as string);
-    end = 'bytes';
-  }
-  const a = offset;
-  const last = offset + numbered.length - 1;
-  const more = last < s.lines || !s.complete;
   const total = s.complete
     ? String(s.lines)
     : `at least ${s.lines} (counted in the first ${formatBytes(s.scanned)} of ${formatBytes(size)})`;
-  const asked = Math.min(limit, Math.max(s.lines - a + 1, numbered.length));
-  const notes: string[] = [];
-  if (input.limit !== undefined && input.limit > b.READ_MAX_LINES) notes.push(`limit ${input.limit} lowered to the ${b.READ_MAX_LINES}-line maximum`);
-  if (end === 'bytes') notes.push(`the window stopped at its ${formatCount(b.READ_WINDOW_MAX_BYTES)}-byte cap after ${numbered.length} of the ${asked} lines asked for`);
-  const shownClipped = s.texts.slice(0, numbered.length).filter((t) => t.cut).length;
-  if (shownClipped > 0) notes.push(`${shownClipped} long line${shownClipped === 1 ? '' : 's'} cut at ${formatCount(b.READ_MAX_LINE_BYTES)} bytes (marked "line cut")`);
-  const next = more ? `continue with offset=${last + 1}` : 'end of file';
-  const footer = `(lines ${a}–${last} of ${total}${notes.map((n) => `; ${n}`).join('')}; ${next})`;
+  const a = offset;
+  /** The first n numbered lines within room bytes (and the window cap), at least one: the width grew once N was known. */
+  const keep = (room: number) => {
+    let n = 0;
+    let bytes = 0;
+    const max = Math.min(room, b.READ_WINDOW_MAX_BYTES);
+    while (n < numbered.length && bytes + byteLength(numbered[n]) <= max) bytes += byteLength(numbered[n++]);
+    n = Math.max(1, n);
+    return { n, end: n < numbered.length ? ('bytes' as const) : s.end, text: numbered.slice(0, n).join('') };
+  };
+  const footerFor = ({ n, end }: { n: number; end: Scan['end'] }) => {
+    const last = offset + n - 1;
+    const more = last < s.lines || !s.complete;
+    const asked = Math.min(limit, Math.max(s.lines - a + 1, n));
+    const notes: string[] = [];
+    if (input.limit !== undefined && input.limit > b.READ_MAX_LINES) notes.push(`limit ${input.limit} lowered to the ${b.READ_MAX_LINES}-line maximum`);
+    if (end === 'bytes') {
+      const cap = lowered ? `the output stopped at this step's ${formatCount(outMax)}-byte cap` : `the window stopped at its ${formatCount(b.READ_WINDOW_MAX_BYTES)}-byte cap`;
+      notes.push(`${cap} after ${n} of the ${asked} lines asked for`);
+    }
+    const shownClipped = s.texts.slice(0, n).filter((t) => t.cut).length;
+    if (shownClipped > 0) notes.push(`${shownClipped} long line${shownClipped === 1 ? '' : 's'} cut at ${formatCount(b.READ_MAX_LINE_BYTES)} bytes (marked "line cut")`);
+    const next = more ? `continue with offset=${last + 1}` : 'end of file';
+    return `(lines ${a}–${last} of ${total}${notes.map((x) => `; ${x}`).join('')}; ${next})`;
+  };
+  const fit = fitWithNote(outMax, keep, (k) => k.text + footerFor(k));
+  const { end } = fit.cut;
+  const shown = fit.cut.n;
+  const last = offset + shown - 1;
+  const more = last < s.lines || !s.complete;
+  const asked = Math.min(limit, Math.max(s.lines - a + 1, shown));
   const noWindow = input.offset === undefined && input.limit === undefined;
   const cut = end === 'bytes' || (noWindow && more);
   return {
-    output: numbered.join('') + footer,
+    output: fit.text,
     ...(more ? { hint: `To continue: read_file with path=${pathArg(rel)} offset=${last + 1}.` } : {}),
     truncation: cut
       ? {
           unit: 'lines' as const,
-          shown: numbered.length,
+          shown,
           total: end === 'bytes' ? asked : s.lines,
-          omittedLines: (end === 'bytes' ? asked : s.lines) - numbered.length,
+          omittedLines: (end === 'bytes' ? asked : s.lines) - shown,
           by: 'tool' as const,
         }
       : null,

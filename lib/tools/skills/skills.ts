@@ -3,15 +3,12 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
 import { ToolError, type ToolOutput } from '../../contract/types';
-import { byteLength, clipLine, countLines, cutHead, formatBytes, formatCount } from '../../contract/text';
+import { byteLength, clipLine, countLines, cutHead, fitWithNote, formatBytes, formatCount, type Cut } from '../../contract/text';
 import { spillText } from '../../contract/spill';
 import { isInside } from '../../policy/workspace';
 import { listSkills, parseFrontMatter, scanSkills } from './skill-files';
 
 export { listSkills, scanSkills, skillsPromptSection, type Skill, type SkillScan } from './skill-files';
-
-/** Room the cut note needs beside the body, so the exit clamp never cuts the note. */
-const NOTE_RESERVE_BYTES = 600;
 
 /** A path as the model may pass it to read_file: relative inside the workspace, else absolute. */
 function shownPath(workspace: string, abs: string): string {
@@ -43,7 +40,7 @@ export const skillTool = defineTool({
     const skill = skills.find((s) => s.name === name) ?? skills.find((s) => s.name.toLowerCase() === name.toLowerCase());
     if (!skill) {
       const step = skills.length ? `Available skills: ${skills.map((s) => s.name).join(', ')}. Call skill with one of these names.` : 'No skills are installed; carry on without one.';
-      throw new ToolError(`Unknown skill: ${clipLine(name, 100)}. ${step}`, step);
+      throw new ToolError(`Unknown skill: ${clipLine(name, b.NAME_SHOWN_MAX_BYTES)}. ${step}`, step);
     }
     let text: string;
     try {
@@ -55,22 +52,33 @@ export const skillTool = defineTool({
     const folder = shownPath(ctx.workspace, path.dirname(skill.path));
     const header = `Skill ${skill.name} (folder ${folder}):`;
     const meta = { skill: skill.name, path: skill.path };
-    const max = Math.max(0, Math.min(b.SKILL_BODY_MAX_BYTES, (ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES) - NOTE_RESERVE_BYTES - byteLength(skill.path) - byteLength(header)));
     const total = byteLength(body);
-    if (total <= max) return { output: `${header}\n${body.replace(/\s+$/, '')}`, meta };
+    const whole = `${header}\n${body.replace(/\s+$/, '')}`;
+    const outMax = ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES;
+    if (total <= b.SKILL_BODY_MAX_BYTES && byteLength(whole) <= outMax) return { output: whole, meta };
 
-    const cut = cutHead(body, max);
-    // the line the rest starts on, in the whole file (front matter included), for read_file's offset
-    // (a last line cut in two is read again whole)
-    const firstLine = countLines(text.slice(0, text.length - body.length)) + cut.shownLines + (cut.text.endsWith('\n') ? 1 : 0);
     const inWorkspace = isInside(ctx.workspace, skill.path);
     const readable = inWorkspace ? shownPath(ctx.workspace, skill.path) : spillText(ctx.dataDir, text, `skill-${skill.name}`);
-    const rest = readable
-      ? `Read the rest with read_file(path: ${JSON.stringify(readable)}, offset: ${firstLine}).`
-      : `The rest could not be saved where read_file can reach it; ask the user to shorten ${skill.path}.`;
-    const note = `[Skill body cut at ${formatBytes(cut.shownBytes)} of ${formatBytes(total)} (${formatCount(total - cut.shownBytes)} bytes, ${formatCount(cut.totalLines - cut.shownLines)} lines omitted). ${rest}]`;
+    const before = countLines(text.slice(0, text.length - body.length));
+    const restOf = (cut: Cut) => {
+      // the line the rest starts on, in the whole file (front matter included), for read_file's offset
+      // (a last line cut in two is read again whole)
+      const firstLine = before + cut.shownLines + (cut.text.endsWith('\n') ? 1 : 0);
+      return readable
+        ? `Read the rest with read_file(path: ${JSON.stringify(readable)}, offset: ${firstLine}).`
+        : `The rest could not be saved where read_file can reach it; ask the user to shorten ${skill.path}.`;
+    };
+    const noteFor = (cut: Cut) =>
+      `[Skill body cut at ${formatBytes(cut.shownBytes)} of ${formatBytes(total)} (${formatCount(total - cut.shownBytes)} bytes, ${formatCount(cut.totalLines - cut.shownLines)} lines omitted). ${restOf(cut)}]`;
+    const fit = fitWithNote(
+      outMax,
+      (room) => cutHead(body, Math.min(b.SKILL_BODY_MAX_BYTES, room)),
+      (cut) => `${header}\n${cut.text.replace(/\n$/, '')}\n${noteFor(cut)}`,
+    );
+    const { cut } = fit;
+    const rest = restOf(cut);
     return {
-      output: `${header}\n${cut.text.replace(/\n$/, '')}\n${note}`,
+      output: fit.text,
       truncation: {
         unit: 'bytes',
         shown: cut.shownBytes,

@@ -5,12 +5,7 @@
  */
 import type { Budget } from '../../contract/budget';
 import { ToolError } from '../../contract/types';
-import { formatBytes } from '../../contract/text';
-
-/** "300 ms", "15 s", "1.5 s". */
-export function formatDuration(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
-}
+import { formatBytes, formatDuration } from '../../contract/text';
 
 type StopReason = 'user' | 'connect' | 'total';
 

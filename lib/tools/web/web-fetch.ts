@@ -16,16 +16,12 @@ import { z } from 'zod';
 import { defineTool } from '../../contract/types';
 import { ToolError, type ToolContext, type ToolOutput, type ToolResult, type Truncation } from '../../contract/types';
 import { BUDGET, type Budget } from '../../contract/budget';
-import { byteLength, clipLine, countLines, cutHead, formatBytes, formatCount } from '../../contract/text';
+import { byteLength, clipLine, cutHead, fitWithNote, formatBytes, formatCount, formatDuration, type Cut } from '../../contract/text';
 import { spillText } from '../../contract/spill';
 import { htmlToMarkdown } from './html-to-markdown';
-import { discard, formatDuration, getOnce, readBody, stepError, WebDeadline } from './request';
+import { discard, getOnce, readBody, stepError, WebDeadline } from './request';
 
 const TOOL = 'web_fetch';
-/** URLs in the header are clipped to this (the model has the one it asked for). */
-const URL_SHOWN_MAX_BYTES = 300;
-/** Room for digits that differ between the estimated notes and the final ones. */
-const NOTES_SLACK_BYTES = 64;
 const HEADERS = {
   'user-agent': 'Clamp (web_fetch; a coding agent fetching one page for its user)',
   accept: 'text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5',
@@ -99,7 +95,7 @@ function parseUrl(raw: string): URL {
     url = new URL(raw.trim());
   } catch {
     throw new ToolError(
-      `Not a valid URL: ${clipLine(raw, URL_SHOWN_MAX_BYTES)}. web_fetch needs an absolute URL such as https://example.com/page.`,
+      `Not a valid URL: ${clipLine(raw, BUDGET.URL_SHOWN_MAX_BYTES)}. web_fetch needs an absolute URL such as https://example.com/page.`,
       'Pass an absolute http:// or https:// URL. For files in the workspace use read_file.',
     );
   }
@@ -118,7 +114,8 @@ function sameHost(from: URL, to: URL): boolean {
 }
 
 const statusLine = (res: Response) => `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
-const shownUrl = (u: string) => clipLine(u, URL_SHOWN_MAX_BYTES);
+/** URLs in results are clipped (the model has the one it asked for). */
+const shownUrl = (u: string) => clipLine(u, BUDGET.URL_SHOWN_MAX_BYTES);
 
 /** The error for a non-2xx answer: status, a short excerpt of what the page says, and a next step. */
 async function httpError(res: Response, url: URL, d: WebDeadline, b: Budget): Promise<ToolError> {
@@ -249,7 +246,7 @@ async function page(res: Response, input: Input, start: URL, url: URL, hops: str
     `URL: ${shownUrl(url.href)}`,
     ...(hops.length ? [`Redirected from: ${shownUrl(start.href)} (${hops.length} same-host redirect${hops.length === 1 ? '' : 's'})`] : []),
     `Status: ${statusLine(res)} · ${mime || 'no content type'} · ${received} received`,
-    ...(conv.title ? [`Title: ${clipLine(conv.title, URL_SHOWN_MAX_BYTES)}`] : []),
+    ...(conv.title ? [`Title: ${clipLine(conv.title, b.URL_SHOWN_MAX_BYTES)}`] : []),
   ].join('\n');
 
   const notes: string[] = [];
@@ -268,28 +265,31 @@ async function page(res: Response, input: Input, start: URL, url: URL, hops: str
     hint = 'The page was larger than web_fetch reads; download it with run_command to see all of it.';
   }
 
-  let shown = text;
-  let trunc = bodyTrunc;
   const total = byteLength(text);
-  if (total > clip) {
-    const spillPath = spillText(ctx.dataDir, text, TOOL);
-    const clipNote = (shownBytes: number, shownLines: number) => {
-      const where = spillPath
-        ? `The full text is saved at ${spillPath}: read it with read_file (offset=${shownLines + 1} to continue) or search it with grep.`
-        : 'The full text could not be saved; call web_fetch on a more specific page.';
-      return `[Text cut at ${formatCount(shownBytes)} of ${formatCount(total)} bytes (${formatCount(shownLines)} of ${formatCount(countLines(text))} lines shown). ${where}]`;
-    };
-    // the clip must leave room for the header and notes under the exit clamp, or the clamp would cut the notes
-    const room = exitMax - byteLength(head) - byteLength([...notes, clipNote(clip, countLines(text))].join('\n')) - NOTES_SLACK_BYTES;
-    const c = cutHead(text, Math.max(0, Math.min(clip, room)));
-    shown = c.text;
-    notes.unshift(clipNote(c.shownBytes, c.shownLines));
-    trunc = { unit: 'bytes', shown: c.shownBytes, total, omittedLines: c.totalLines - c.shownLines, ...(spillPath ? { spillPath } : {}), by: 'tool' };
-    hint = spillPath ? `Read the rest with read_file ${spillPath} offset=${c.shownLines + 1}.` : hint;
+  let spillPath: string | null | undefined;
+  const spill = () => (spillPath === undefined ? (spillPath = spillText(ctx.dataDir, text, TOOL)) : spillPath);
+  const clipNote = (c: Cut) => {
+    const where = spill()
+      ? `The full text is saved at ${spill()}: read it with read_file (offset=${c.shownLines + 1} to continue) or search it with grep.`
+      : 'The full text could not be saved; call web_fetch on a more specific page.';
+    return `[Text cut at ${formatCount(c.shownBytes)} of ${formatCount(total)} bytes (${formatCount(c.shownLines)} of ${formatCount(c.totalLines)} lines shown). ${where}]`;
+  };
+  const assemble = (c: Cut) => {
+    const all = c.cut ? [clipNote(c), ...notes] : notes;
+    const bodyText = c.text.trim() ? c.text.trimEnd() : kind === 'html' ? '(The page has no text.)' : '(The response is empty.)';
+    return [head, '', bodyText, ...(all.length ? ['', ...all] : [])].join('\n');
+  };
+  // the text is clipped to max_bytes, and further until the header and notes fit under the exit clamp with it
+  const fit = fitWithNote(exitMax, (room) => cutHead(text, Math.min(clip, room)), assemble);
+  const c = fit.cut;
+  let trunc = bodyTrunc;
+  if (c.cut) {
+    const saved = spill();
+    trunc = { unit: 'bytes', shown: c.shownBytes, total, omittedLines: c.totalLines - c.shownLines, ...(saved ? { spillPath: saved } : {}), by: 'tool' };
+    hint = saved ? `Read the rest with read_file ${saved} offset=${c.shownLines + 1}.` : hint;
   }
-  const bodyText = shown.trim() ? shown.trimEnd() : kind === 'html' ? '(The page has no text.)' : '(The response is empty.)';
   return {
-    output: [head, '', bodyText, ...(notes.length ? ['', ...notes] : [])].join('\n'),
+    output: fit.text,
     truncation: trunc,
     ...(hint ? { hint } : {}),
     meta: {

@@ -15,7 +15,6 @@ import { clipLine, formatBytes, formatCount } from '../../contract/text';
 import { getOnce, readBody, stepError, WebDeadline } from './request';
 
 const TOOL = 'web_search';
-const QUERY_SHOWN_MAX_BYTES = 200;
 
 /** The configured endpoint, or undefined when no search provider is set up. */
 export function searchEndpoint(ctx: Pick<ToolContext, 'services'>): string | undefined {
@@ -84,13 +83,13 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput<WebSearch
     url = new URL(endpoint);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
   } catch {
-    throw stepError(`CLAMP_SEARCH_URL is not an http(s) URL: ${clipLine(endpoint, 200)}.`, notConfigured);
+    throw stepError(`CLAMP_SEARCH_URL is not an http(s) URL: ${clipLine(endpoint, b.URL_SHOWN_MAX_BYTES)}.`, notConfigured);
   }
   url.searchParams.set('q', input.query);
   url.searchParams.set('format', 'json');
   const count = Math.min(input.count ?? b.WEB_SEARCH_DEFAULT_RESULTS, b.WEB_SEARCH_MAX_RESULTS);
   const provider = `${url.origin}${url.pathname}`;
-  const q = JSON.stringify(clipLine(input.query, QUERY_SHOWN_MAX_BYTES));
+  const q = JSON.stringify(clipLine(input.query, b.QUERY_SHOWN_MAX_BYTES));
 
   const d = new WebDeadline(ctx.signal, b);
   let data: unknown;
