@@ -4,7 +4,8 @@ import { useSearchParams } from 'next/navigation';
 import { Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import type { PermissionMode } from '@/lib/contract/protocol';
 import { useCreateSession, usePatchSession, useSessionDetail, useSessions, useStatus } from '@/components/api';
-import { Chat, type ContextUse } from '@/components/chat';
+import { Chat } from '@/components/chat';
+import type { ContextView } from '@/components/context-meter';
 import { EmptyState } from '@/components/empty-state';
 import { Header } from '@/components/header';
 import { SessionSidebar } from '@/components/session-sidebar';
@@ -31,7 +32,7 @@ function ClampApp() {
   const create = useCreateSession();
   const patch = usePatchSession();
   const [settingsOpen, setSettingsOpen] = useState(false);
-  const [context, setContext] = useState<ContextUse | null>(null);
+  const [context, setContext] = useState<ContextView | null>(null);
   // below lg the task panel opens as a drawer; a window widened past lg shows it as the column instead
   const [tasksOpen, setTasksOpen] = useState(false);
   const wide = useWideScreen();

@@ -5,7 +5,8 @@
  *    EventSource on /api/tasks/events (the peer: the transport alone) and when it shows up in the
  *    task panel's DOM, and the next animation frame after that (Clamp's page);
  * 2. the 100,000-line log in the output viewer: click to the last line on screen, and scrolling,
- *    against the same lines in one plain <pre> (the peer: what a page without a viewer does).
+ *    against the same lines in one plain <pre> (the peer: what a page without a viewer does);
+ * 3. a stored session of 1,000 tool calls against one of 10: open and scroll (bench/browser-long.ts).
  *
  * The page clock (Date.now in Chromium) and the command's Date.now read the same host clock.
  */
@@ -14,6 +15,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { longSessionTable, seedLongSessions } from './browser-long';
 import { type Benchmark, type Table, type Target, fmtMs, fmtRatio, median, REPO_DIR, scratchDir } from './lib';
 
 const MARKS = 40;
@@ -162,8 +164,8 @@ async function scrollFrames(page: Page, selector: string): Promise<{ p50: number
 
 export const browserBench: Benchmark = {
   name: 'browser',
-  title: 'In Chromium: output latency to the page, and a 100,000-line log',
-  peer: 'the page\'s own EventSource on /api/tasks/events (latency); one plain <pre> holding the same lines (log)',
+  title: 'In Chromium: output latency to the page, a 100,000-line log, and a session of 1,000 tool calls',
+  peer: 'the page\'s own EventSource on /api/tasks/events (latency); one plain <pre> holding the same lines (log); the same page on a session of 10 tool calls (long session)',
   async run(log) {
     const { chromium } = await import('playwright-core');
     const ws = scratchDir('browser-ws');
@@ -177,6 +179,7 @@ export const browserBench: Benchmark = {
       ] },
       { text: 'Both tasks are running.' },
     ]));
+    const seeded = seedLongSessions(data, ws);
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     let serverOut = '';
@@ -247,6 +250,7 @@ export const browserBench: Benchmark = {
       await page.keyboard.press('Escape');
       await plainPre(page, LOG_LINES);
       const preScroll = await scrollFrames(page, '#bench-pre');
+      const long = await longSessionTable(page, base, seeded, REPEATS, log);
       const tables: Table[] = [
         {
           title: `Latency of ${MARKS} lines printed ${MARK_GAP_S * 1000} ms apart by a background run_command, from the command's clock to the page's (ms)`,
@@ -261,8 +265,9 @@ export const browserBench: Benchmark = {
             ['plain <pre> with all lines (peer)', fmtMs(median(preMs)), fmtMs(preScroll.p50), fmtMs(preScroll.p95), '1.00×'],
           ],
         },
+        long.table,
       ];
-      const targets: Target[] = [];
+      const targets: Target[] = long.targets;
       return {
         tables,
         targets,
@@ -270,10 +275,11 @@ export const browserBench: Benchmark = {
           `Server: bin/clamp.mjs with a scripted model in auto mode; it answered ${fmtMs(startMs)} after launch (a launch after source changes builds the page first; that time is not in any figure). Chromium: /usr/bin/chromium headless.`,
           `The command (node marks.mjs) stamps each line with Date.now() as it prints it; live output is batched on the server every COMMAND_PROGRESS_INTERVAL_MS before it is published, so the transport figure includes that batching.`,
           '"Open" is timed inside the page from the click to the animation frame in which the last line is in the dialog; the viewer fetches its window over HTTP, the <pre> gets its text already in memory. Scroll: 40 jumps across the list, each timed to the second frame after.',
+          ...long.notes,
           ...(missing || notInDom.length ? [`marks never seen: ${missing} not even by the EventSource; not in the panel: ${notInDom.join(', ') || 'none'}.`] : []),
           ...(pageErrors.length ? [`page errors during the run: ${pageErrors.slice(0, 3).join(' | ')}`] : []),
         ],
-        data: { marks, viewerMs, preMs, viewerScroll, preScroll, serverStartMs: startMs },
+        data: { marks, viewerMs, preMs, viewerScroll, preScroll, serverStartMs: startMs, longSession: long.data },
       };
     } finally {
       await browser.close();

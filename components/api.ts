@@ -1,7 +1,7 @@
 'use client';
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { SessionDetail, SessionSummary, SettingsView, StoredApproval } from '@/lib/contract/protocol';
+import type { ModelCheck, ModelCheckRequest, SessionDetail, SessionSummary, SettingsView, StoredApproval } from '@/lib/contract/protocol';
 import type {
   ApprovalAnswerBody,
   ApprovalAnswerResult,
@@ -132,6 +132,11 @@ export function useSaveSettings() {
       void qc.invalidateQueries({ queryKey: queryKeys.status });
     },
   });
+}
+
+/** Test model settings without saving them: the provider reached or what is wrong, and the models it lists. */
+export function useCheckModel() {
+  return useMutation({ mutationFn: (body: ModelCheckRequest) => fetchJson<ModelCheck>('/api/settings/check', jsonBody('POST', body)) });
 }
 
 export function useRules(enabled: boolean) {

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { ApprovalAnswer, ApprovalInfo } from '@/lib/contract/protocol';
 import type { ApprovalConflictAnswer } from '@/lib/contract/rest';
-import { rulePatterns } from '@/lib/agent/rule-patterns';
+import { patternText, rulePatterns } from '@/lib/agent/rule-patterns';
 import { ApiError, postApproval } from './api';
 import { DiffView } from './diff-view';
 
@@ -38,13 +38,19 @@ function Kbd({ k }: { k: string }) {
   return <kbd className="rounded border border-current/30 px-1 font-mono text-[10px] leading-4 opacity-70">{k}</kbd>;
 }
 
-function risk(info: ApprovalInfo | null | undefined): { label: string; cls: string } {
+/** A risk badge for dangerous and catastrophic commands; an ordinary call has none (the heading already says it needs approval). */
+function risk(info: ApprovalInfo | null | undefined): { label: string; cls: string } | null {
   const tier = info?.decision.tier;
   if (tier === 1) return { label: 'catastrophic', cls: 'bg-rose-600 text-white' };
   if (tier === 2) return { label: 'dangerous', cls: 'bg-rose-100 text-rose-800 dark:bg-rose-950 dark:text-rose-300' };
-  return { label: 'needs approval', cls: 'bg-amber-100 text-amber-800 dark:bg-amber-950 dark:text-amber-300' };
+  return null;
 }
 
+
+/** A modal (the output viewer, the settings) is open over the page: the bar neither takes focus nor hears keys meanwhile. */
+function modalOpen(): boolean {
+  return !!document.querySelector('[aria-modal="true"], dialog[open]');
+}
 
 function commandOf(input: unknown): string | undefined {
   const c = (input as { command?: unknown } | null)?.command;
@@ -64,14 +70,15 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
   const reasonRef = useRef<HTMLInputElement>(null);
   const patterns = rulePatterns(call.toolName, call.info);
   const saveTitle = patterns
-    ? `Allow without asking: ${patterns[0] === '*' ? `every ${call.toolName} call` : patterns.join(' · ')}`
+    ? `Allow without asking: ${patterns[0] === '*' ? `every ${call.toolName} call` : patterns.map(patternText).join(' · ')}`
     : 'This call cannot be saved as a rule (Clamp cannot judge what it would run); approve it once.';
   const r = risk(info);
 
   // keys typed within a moment of the bar taking focus were meant for something else (typing through)
   const focusedAt = useRef(0);
   useEffect(() => {
-    if (!autoFocus) return;
+    // a call that arrives while the person reads a modal must not pull the cursor out of it (Esc there would deny the call)
+    if (!autoFocus || modalOpen()) return;
     focusedAt.current = performance.now();
     rootRef.current?.focus();
   }, [autoFocus]);
@@ -100,7 +107,7 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
   }
 
   function onKeyDown(e: KeyboardEvent<HTMLDivElement>) {
-    if (e.ctrlKey || e.metaKey || e.altKey || busy) return;
+    if (e.ctrlKey || e.metaKey || e.altKey || busy || modalOpen()) return;
     const tag = (e.target as HTMLElement).tagName;
     if (tag === 'TEXTAREA' || tag === 'INPUT') {
       if (e.target === editRef.current && e.key === 'Enter' && !e.shiftKey) {
@@ -148,7 +155,7 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
       <div className="flex flex-wrap items-center gap-2 text-xs">
         <span className="font-semibold text-zinc-800 dark:text-zinc-100">{total > 1 ? `Approval ${index + 1} of ${total}` : 'Approval needed'}</span>
         <span className="font-mono text-zinc-600 dark:text-zinc-300">{call.toolName}</span>
-        <span className={`rounded px-1.5 py-0.5 font-medium ${r.cls}`}>{r.label}</span>
+        {r && <span className={`rounded px-1.5 py-0.5 font-medium ${r.cls}`}>{r.label}</span>}
         {info?.decision.reason && <span className="text-zinc-600 dark:text-zinc-400">{info.decision.reason}</span>}
       </div>
       <pre className="max-h-40 overflow-auto whitespace-pre-wrap break-all rounded border border-zinc-200 bg-white px-2 py-1.5 font-mono text-[12.5px] text-zinc-900 dark:border-zinc-800 dark:bg-zinc-950 dark:text-zinc-100">
@@ -221,13 +228,20 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
 /** Every pending call in call order, each with its full command, cwd, risk, diff and answer buttons; focus moves here when one appears. */
 export function ApprovalBar({ sessionId, pending, onAnswered }: { sessionId: string; pending: PendingCall[]; onAnswered: (e: AnswerEvent) => void }) {
   if (pending.length === 0) return null;
+  // only a command can be edited before it runs: the e key is listed only when an Edit button is there
+  const editable = pending.some((c) => commandOf(c.input) !== undefined);
   return (
     <section aria-label="Pending approvals" className="space-y-2">
       {pending.map((call, i) => (
         <Item key={call.toolCallId} call={call} index={i} total={pending.length} sessionId={sessionId} autoFocus={i === 0} onAnswered={onAnswered} />
       ))}
       <p className="text-[11px] text-zinc-500">
-        Keys: <Kbd k="↵" />/<Kbd k="y" /> approve once · <Kbd k="s" /> this session · <Kbd k="a" /> always · <Kbd k="e" /> edit · <Kbd k="n" />/<Kbd k="Esc" /> deny · <Kbd k="r" /> type a reason
+        Keys: <Kbd k="↵" />/<Kbd k="y" /> approve once · <Kbd k="s" /> this session · <Kbd k="a" /> always · {editable && (
+          <>
+            <Kbd k="e" /> edit ·{' '}
+          </>
+        )}
+        <Kbd k="n" />/<Kbd k="Esc" /> deny · <Kbd k="r" /> type a reason
       </p>
     </section>
   );

@@ -64,10 +64,15 @@ export interface ChatUi {
   progress: ProgressStore;
   /** open the paging viewer on a spilled output or a log */
   openViewer: (source: ViewerSource, title: string) => void;
+  /**
+   * Cards the person opened or closed, by toolCallId: the chat list unmounts rows off screen, and a
+   * card scrolled back into view comes back as the person left it.
+   */
+  cardOpen: Map<string, boolean>;
 }
 
 const noop = () => undefined;
-export const ChatUiContext = createContext<ChatUi>({ progress: new ProgressStore(), openViewer: noop });
+export const ChatUiContext = createContext<ChatUi>({ progress: new ProgressStore(), openViewer: noop, cardOpen: new Map() });
 
 /** The chat's shared UI services (progress store, viewer). */
 export function useChatUi(): ChatUi {

@@ -1,5 +1,5 @@
 import { getToolName, isToolUIPart } from 'ai';
-import type { ApprovalInfo, ClampDataParts, ClampMessage, StoredApproval, TodoItem, TurnCut } from '@/lib/contract/protocol';
+import type { ApprovalInfo, ClampDataParts, ClampMessage, CompactionInfo, LedgerStep, PrunedItem, StoredApproval, TodoItem, TurnCut } from '@/lib/contract/protocol';
 import type { PendingCall } from './approval-bar';
 
 /** The per-step budget cuts of the whole conversation, by toolCallId. */
@@ -7,6 +7,41 @@ export function cutsOf(messages: ClampMessage[]): Map<string, TurnCut> {
   const cuts = new Map<string, TurnCut>();
   for (const m of messages) for (const p of m.parts) if (p.type === 'data-turn-budget') cuts.set(p.data.toolCallId, p.data);
   return cuts;
+}
+
+/** A tool result pruned from what the model is sent: the step it was first pruned at, and its stub. */
+export type PrunedMark = PrunedItem & { step: number };
+
+/** Every pruned result of the conversation, by toolCallId (once pruned a result stays pruned: the first mark wins). */
+export function prunedOf(messages: ClampMessage[]): Map<string, PrunedMark> {
+  const marks = new Map<string, PrunedMark>();
+  for (const m of messages)
+    for (const p of m.parts) if (p.type === 'data-pruned') for (const item of p.data.items) if (!marks.has(item.toolCallId)) marks.set(item.toolCallId, { ...item, step: p.data.step });
+  return marks;
+}
+
+/** The ledger of the newest turn (the last assistant message's steps, in order); empty before the first step. */
+export function turnLedgerOf(messages: ClampMessage[]): LedgerStep[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role !== 'assistant') continue;
+    const steps = m.parts.flatMap((p) => (p.type === 'data-ledger' ? [p.data] : []));
+    if (steps.length) return steps;
+  }
+  return [];
+}
+
+/** The newest compaction when it came after the newest data-context (a compaction by hand, before the next step), else null. */
+export function compactedSinceOf(messages: ClampMessage[]): CompactionInfo | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const parts = messages[i].parts;
+    for (let j = parts.length - 1; j >= 0; j--) {
+      const p = parts[j];
+      if (p.type === 'data-context') return null;
+      if (p.type === 'data-compaction') return p.data;
+    }
+  }
+  return null;
 }
 
 /** The latest data part of a type (data-context, data-todos), or null. */

@@ -8,12 +8,14 @@ import type { ClampDataParts, ClampMessage, SessionDetail } from '@/lib/contract
 import { queryKeys, stopTurnOnServer } from './api';
 import { ApprovalBar, type AnswerEvent } from './approval-bar';
 import { ChatUiContext, ProgressStore, type ChatUi, type ViewerSource } from './chat-context';
-import { cutsOf, latestData, pendingOf, todosOf } from './chat-derive';
-import { MessageView } from './message-view';
+import { cutsOf, pendingOf, todosOf } from './chat-derive';
+import { ChatList, type ChatListHandle } from './chat-list';
+import { rowsOf } from './chat-rows';
+import { compactCommand } from './context-api';
+import type { ContextView } from './context-meter';
 import { OutputViewer } from './output-viewer';
 import { PlanPanel } from './plan-panel';
-
-export type ContextUse = ClampDataParts['context'];
+import { useContextView } from './use-context-view';
 
 function lastErrorNotice(m: ClampMessage): ClampDataParts['notice'] | null {
   for (let i = m.parts.length - 1; i >= 0; i--) {
@@ -27,7 +29,7 @@ function lastErrorNotice(m: ClampMessage): ClampDataParts['notice'] | null {
  * The conversation of one session, wired to POST /api/chat with useChat: messages, tool cards,
  * the approval bar, the plan, a Stop button while the agent works and an error line with the next step.
  */
-export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; disabled?: string; onContext: (c: ContextUse | null) => void }) {
+export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; disabled?: string; onContext: (c: ContextView | null) => void }) {
   const sessionId = detail.session.id;
   const qc = useQueryClient();
   const [progress] = useState(() => new ProgressStore());
@@ -42,7 +44,7 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
       }),
   );
 
-  const { messages, sendMessage, status, stop, error, clearError, regenerate, addToolApprovalResponse } = useChat<ClampMessage>({
+  const { messages, setMessages, sendMessage, status, stop, error, clearError, regenerate, addToolApprovalResponse } = useChat<ClampMessage>({
     id: sessionId,
     messages: detail.messages,
     transport,
@@ -61,16 +63,12 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
   const cuts = useMemo(() => allCuts, [cutsKey]); // eslint-disable-line react-hooks/exhaustive-deps
   const pending = useMemo(() => (busy ? [] : pendingOf(messages, detail.pendingApprovals, answered)), [busy, messages, detail.pendingApprovals, answered]);
   const todos = useMemo(() => todosOf(messages), [messages]);
-  const context = useMemo(() => latestData(messages, 'context'), [messages]);
   // the provider's own words and next step, when the failed turn left a notice; the error line shows it once
   const last = messages[messages.length - 1];
   const notice = error && last?.role === 'assistant' ? lastErrorNotice(last) : null;
 
-  useEffect(() => {
-    onContext(context);
-  }, [context?.usedTokens, context?.windowTokens, context?.step]); // eslint-disable-line react-hooks/exhaustive-deps
-
-  const ui = useMemo<ChatUi>(() => ({ progress, openViewer: (source, title) => setViewer({ source, title }) }), [progress]);
+  const [cardOpen] = useState(() => new Map<string, boolean>());
+  const ui = useMemo<ChatUi>(() => ({ progress, openViewer: (source, title) => setViewer({ source, title }), cardOpen }), [progress, cardOpen]);
 
   const onAnswered = useCallback(
     ({ call, answer, reason }: AnswerEvent) => {
@@ -81,20 +79,23 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
     [addToolApprovalResponse, qc],
   );
 
-  // follow the conversation while the person is at the bottom
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const pinned = useRef(true);
+  // the list follows new rows itself while at the bottom; a new approval or a sent message brings it there
+  const listRef = useRef<ChatListHandle>(null);
   useEffect(() => {
-    const el = scrollRef.current;
-    if (el && pinned.current) el.scrollTop = el.scrollHeight;
-  }, [messages, pending.length]);
+    if (pending.length > 0) listRef.current?.scrollToEnd();
+  }, [pending.length]);
+  const onCompacted = useCallback(() => listRef.current?.scrollToEnd(), []);
+  const { pruned, compact, compacting, compactError, clearCompactError } = useContextView({ sessionId, messages, busy, setMessages, onContext, onCompacted });
+  const rows = useMemo(() => rowsOf(messages, { hideErrorNoticeOf: notice ? last?.id : undefined, working: status === 'submitted' }), [messages, notice, last, status]);
 
   const send = () => {
     const text = input.trim();
     if (!text || busy || pending.length > 0 || disabled) return;
     setInput('');
-    pinned.current = true;
+    const focus = compactCommand(text);
+    if (focus !== null) return compact(focus);
     void sendMessage({ text });
+    listRef.current?.scrollToEnd();
   };
   const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
@@ -112,22 +113,14 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
   return (
     <ChatUiContext.Provider value={ui}>
       <div className="flex h-full min-h-0 flex-col">
-        <div
-          ref={scrollRef}
-          onScroll={(e) => {
-            const el = e.currentTarget;
-            pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-          }}
-          className="min-h-0 flex-1 overflow-y-auto"
-        >
-          <div className="mx-auto max-w-4xl space-y-4 px-4 py-4" role="log" aria-label="Conversation" aria-live="polite" aria-relevant="additions">
-            {messages.length === 0 && <p className="py-12 text-center text-sm text-zinc-500">Ask Clamp to read, search, change or run something in this workspace.</p>}
-            {messages.map((m) => (
-              <MessageView key={m.id} message={m} cuts={cuts} idle={!busy} hideErrorNotice={!!notice && m === last} />
-            ))}
-            {status === 'submitted' && <p className="text-xs text-zinc-500">Working…</p>}
-          </div>
-        </div>
+        <ChatList
+          ref={listRef}
+          rows={rows}
+          cuts={cuts}
+          pruned={pruned}
+          idle={!busy}
+          empty={<p className="py-12 text-center text-sm text-zinc-500">Ask Clamp to read, search, change or run something in this workspace.</p>}
+        />
         <div className="border-t border-zinc-200 bg-zinc-50/90 dark:border-zinc-800 dark:bg-zinc-950/90">
           <div className="mx-auto max-w-4xl space-y-2 px-4 py-3">
             <PlanPanel items={todos} />
@@ -143,6 +136,19 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
                   Retry
                 </button>
                 <button type="button" aria-label="Dismiss the error" onClick={clearError} className="rounded px-1.5 text-xs hover:bg-rose-100 dark:hover:bg-rose-900">
+                  ✕
+                </button>
+              </div>
+            )}
+            {compacting && (
+              <p role="status" className="text-xs text-violet-700 dark:text-violet-300">
+                Compacting the context: the model is summarising the older turns…
+              </p>
+            )}
+            {compactError && (
+              <div role="alert" className="flex items-start gap-2 rounded border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-900/60 dark:bg-rose-950/40 dark:text-rose-200">
+                <p className="flex-1">{compactError}</p>
+                <button type="button" aria-label="Dismiss" onClick={clearCompactError} className="rounded px-1.5 text-xs hover:bg-rose-100 dark:hover:bg-rose-900">
                   ✕
                 </button>
               </div>

@@ -5,8 +5,7 @@ import { PERMISSION_MODES } from '@/lib/contract/types';
 import { fetchTasks, TASKS_KEY } from '@/lib/ui/tasks-api';
 import type { PermissionMode, SessionSummary } from '@/lib/contract/protocol';
 import type { StatusAnswer } from '@/lib/contract/rest';
-import type { ContextUse } from './chat';
-import { formatTokens } from './format';
+import { ContextMeter, type ContextView } from './context-meter';
 
 export const MODE_HELP: Record<PermissionMode, string> = {
   default: 'reads run; writes and commands ask',
@@ -22,31 +21,6 @@ export function modelLabel(status: StatusAnswer | undefined): string {
   if (status.model.scripted) return 'scripted demo (not a real model)';
   if (!status.model.configured) return 'no model configured';
   return status.model.label;
-}
-
-function ContextMeter({ context, windowTokens }: { context: ContextUse | null; windowTokens: number | undefined }) {
-  const win = context?.windowTokens ?? windowTokens ?? 0;
-  const used = context?.usedTokens ?? 0;
-  const pct = win > 0 ? Math.min(100, (used / win) * 100) : 0;
-  const bar = pct > 85 ? 'bg-rose-500' : pct > 65 ? 'bg-amber-500' : 'bg-sky-500';
-  const text = context ? `${formatTokens(used)} / ${formatTokens(win)} tokens` : win ? `— / ${formatTokens(win)} tokens` : 'no context yet';
-  return (
-    <div className="flex items-center gap-2" title={context ? `Context after step ${context.step}: ${used.toLocaleString()} of ${win.toLocaleString()} tokens (${pct.toFixed(0)}%)` : 'Context use appears after the first step'}>
-      <span className="text-[11px] uppercase tracking-wide text-zinc-500">Context</span>
-      <div
-        role="meter"
-        aria-label="Context window used"
-        aria-valuemin={0}
-        aria-valuemax={win || 1}
-        aria-valuenow={used}
-        aria-valuetext={text}
-        className="h-1.5 w-28 overflow-hidden rounded-full bg-zinc-200 dark:bg-zinc-800"
-      >
-        <div className={`h-full ${bar}`} style={{ width: `${pct}%` }} />
-      </div>
-      <span className="font-mono text-[11px] tabular-nums text-zinc-600 max-md:hidden dark:text-zinc-400">{text}</span>
-    </div>
-  );
 }
 
 /**
@@ -76,6 +50,23 @@ function TasksButton({ open, onOpen }: { open: boolean; onOpen: () => void }) {
   );
 }
 
+/** Shown only when commands are not confined: the sandbox is off, or cannot start here (with why, on hover). */
+function SandboxBadge({ status }: { status: StatusAnswer | undefined }) {
+  const sb = status?.sandbox;
+  if (!sb || (sb.level !== 'off' && sb.available)) return null;
+  const off = sb.level === 'off';
+  return (
+    <span
+      role="status"
+      data-testid="sandbox-badge"
+      title={off ? 'CLAMP_SANDBOX=off: commands run with your full access.' : `${sb.problem}. Every command asks first; auto mode runs none.`}
+      className="shrink-0 rounded bg-red-100 px-1.5 py-0.5 text-xs text-red-900 dark:bg-red-950 dark:text-red-200"
+    >
+      {off ? 'sandbox off' : 'no sandbox'}
+    </span>
+  );
+}
+
 /** Workspace path, model, the session's permission mode, context use, the settings button (and the Tasks button below `lg`). */
 export function Header({
   status,
@@ -88,7 +79,7 @@ export function Header({
 }: {
   status: StatusAnswer | undefined;
   session: SessionSummary | null;
-  context: ContextUse | null;
+  context: ContextView | null;
   onModeChange: (mode: PermissionMode) => void;
   onOpenSettings: () => void;
   tasksOpen: boolean;
@@ -110,8 +101,9 @@ export function Header({
       >
         {modelLabel(status)}
       </span>
+      <SandboxBadge status={status} />
       <div className="ml-auto flex shrink-0 items-center gap-4">
-        <ContextMeter context={context} windowTokens={status?.model.windowTokens} />
+        <ContextMeter view={context} windowTokens={status?.model.windowTokens} windowSource={status?.model.windowSource} />
         <label className="flex items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400">
           Mode
           <select

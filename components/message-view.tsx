@@ -1,11 +1,13 @@
 'use client';
 
-import { isToolUIPart } from 'ai';
 import { memo } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
-import type { ClampDataParts, ClampMessage, TurnCut } from '@/lib/contract/protocol';
+import type { ClampDataParts, TurnCut } from '@/lib/contract/protocol';
+import type { PrunedMark } from './chat-derive';
+import type { ChatRow } from './chat-rows';
+import { CompactionDivider } from './compaction-divider';
 import { ToolCard } from './tool-card';
 
 const remarkPlugins = [remarkGfm];
@@ -52,54 +54,38 @@ function Notice({ notice }: { notice: ClampDataParts['notice'] }) {
 }
 
 /**
- * One message of the conversation. User text as typed; assistant parts in order: markdown,
- * reasoning (collapsed), tool cards, notices. Other data parts feed the header, plan panel and approval bar.
+ * One row of the conversation (see chat-rows.ts): user text as typed; an assistant message's parts
+ * one by one: markdown, reasoning (collapsed), a tool card, a notice. Other data parts feed the
+ * header, plan panel and approval bar.
  */
-export const MessageView = memo(function MessageView({
-  message,
-  cuts,
-  idle,
-  hideErrorNotice = false,
-}: {
-  message: ClampMessage;
-  cuts: ReadonlyMap<string, TurnCut>;
-  idle: boolean;
-  /** the chat's error line shows this message's error notice instead */
-  hideErrorNotice?: boolean;
-}) {
-  if (message.role === 'user') {
-    const text = message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
-    return (
-      <div className="flex justify-end" data-message-id={message.id} data-role="user">
-        <div className="max-w-[85%] whitespace-pre-wrap rounded-lg bg-zinc-800 px-3 py-2 text-sm text-zinc-50 dark:bg-zinc-700">{text}</div>
-      </div>
-    );
+export const RowView = memo(function RowView({ row, cuts, pruned, idle }: { row: ChatRow; cuts: ReadonlyMap<string, TurnCut>; pruned: ReadonlyMap<string, PrunedMark>; idle: boolean }) {
+  switch (row.kind) {
+    case 'user':
+      return (
+        <div className="flex justify-end" data-message-id={row.messageId} data-role="user">
+          <div className="max-w-[85%] whitespace-pre-wrap rounded-lg bg-zinc-800 px-3 py-2 text-sm text-zinc-50 dark:bg-zinc-700">{row.text}</div>
+        </div>
+      );
+    case 'text':
+      return <Markdown text={row.text} />;
+    case 'reasoning':
+      return (
+        <details className="text-xs text-zinc-500">
+          <summary className="cursor-pointer select-none">Thinking</summary>
+          <p className="mt-1 whitespace-pre-wrap">{row.text}</p>
+        </details>
+      );
+    case 'tool':
+      return <ToolCard part={row.part} summary={row.summary} turnCut={cuts.get(row.part.toolCallId)} pruned={pruned.get(row.part.toolCallId)} idle={idle} />;
+    case 'notice':
+      return <Notice notice={row.notice} />;
+    case 'compaction':
+      return <CompactionDivider compaction={row.compaction} />;
+    case 'working':
+      return <p className="text-xs text-zinc-500">Working…</p>;
+    default: {
+      const never: never = row;
+      return <p className="text-xs">{String((never as ChatRow).kind)}</p>;
+    }
   }
-  if (message.role === 'system') return null;
-  // each call's one-line summary, from its tool (the server sends it with the input and again with the result)
-  const summaries = new Map<string, string>();
-  for (const p of message.parts) if (p.type === 'data-tool-summary') summaries.set(p.data.toolCallId, p.data.summary);
-  return (
-    <div className="space-y-2" data-message-id={message.id} data-role="assistant">
-      {message.parts.map((part, i) => {
-        if (isToolUIPart(part)) return <ToolCard key={part.toolCallId} part={part} summary={summaries.get(part.toolCallId)} turnCut={cuts.get(part.toolCallId)} idle={idle} />;
-        switch (part.type) {
-          case 'text':
-            return part.text.trim() ? <Markdown key={`${message.id}-t${i}`} text={part.text} /> : null;
-          case 'reasoning':
-            return part.text.trim() ? (
-              <details key={`${message.id}-r${i}`} className="text-xs text-zinc-500">
-                <summary className="cursor-pointer select-none">Thinking</summary>
-                <p className="mt-1 whitespace-pre-wrap">{part.text}</p>
-              </details>
-            ) : null;
-          case 'data-notice':
-            if (hideErrorNotice && part.data.level === 'error') return null;
-            return <Notice key={part.id ?? `${message.id}-n${i}`} notice={part.data} />;
-          default:
-            return null;
-        }
-      })}
-    </div>
-  );
 });

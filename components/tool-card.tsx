@@ -6,8 +6,10 @@ import type { TurnCut } from '@/lib/contract/protocol';
 import type { CallMeta, MetaKinds, ToolResult } from '@/lib/contract/types';
 import type { ClampUITools } from '@/lib/contract/tool-types';
 import { useChatUi, useProgress } from './chat-context';
+import type { PrunedMark } from './chat-derive';
 import { DiffView } from './diff-view';
 import { formatCount, formatDuration, stripAnsi } from './format';
+import { PrunedNote } from './pruned-note';
 import { inputLine } from './tool-summary';
 import { TruncationNotes } from './truncation-note';
 import { VirtualText } from './virtual-text';
@@ -143,13 +145,15 @@ interface CardProps {
   summary?: string;
   turnCut?: TurnCut;
   idle: boolean;
+  /** the result is pruned from what the model is sent */
+  pruned?: PrunedMark;
 }
 
 /**
  * One tool call, for any tool: its summary line with its state and duration, then its output and
  * whatever its meta kinds hold (diff, exit code, task, log), its cuts, error and hint.
  */
-export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle }: CardProps) {
+export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle, pruned }: CardProps) {
   const name = getToolName(part);
   const result = resultOf(part);
   const meta: CardMeta = result?.meta ?? {};
@@ -165,15 +169,26 @@ export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle }:
   const diff = meta.diff || undefined;
   const logPath = meta.logPath;
   const isError = state.tone === 'error';
-  const [open, setOpen] = useState<boolean | null>(null);
+  const { openViewer, cardOpen } = useChatUi();
+  // the person's choice outlives the card's row being unmounted off screen
+  const [open, setOpenState] = useState<boolean | null>(() => cardOpen.get(part.toolCallId) ?? null);
+  const setOpen = (o: boolean) => {
+    cardOpen.set(part.toolCallId, o);
+    setOpenState(o);
+  };
   // open by default what a person wants to see: a failure, a running call, a change, a command's ending, a task it started
   const expanded = open ?? (isError || state.running || part.state === 'approval-requested' || diff !== undefined || meta.exitCode !== undefined || meta.taskId !== undefined);
   const title = `${name} ${args}`.trim();
-  const { openViewer } = useChatUi();
   const bodyId = `tool-body-${part.toolCallId}`;
 
   return (
-    <div className="rounded-md border border-zinc-200 bg-white text-sm shadow-xs dark:border-zinc-800 dark:bg-zinc-900" data-tool-call-id={part.toolCallId} data-state={part.state} data-running={state.running}>
+    <div
+      className="rounded-md border border-zinc-200 bg-white text-sm shadow-xs dark:border-zinc-800 dark:bg-zinc-900"
+      data-tool-call-id={part.toolCallId}
+      data-state={part.state}
+      data-running={state.running}
+      data-pruned={pruned ? 'true' : undefined}
+    >
       <button
         type="button"
         aria-expanded={expanded}
@@ -190,6 +205,11 @@ export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle }:
         {edited !== undefined && (
           <span className="shrink-0 rounded bg-zinc-100 px-1 text-[11px] text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300" title={`The person edited the command before approving it; the model proposed: ${meta.proposedCommand ?? ''}`}>
             edited
+          </span>
+        )}
+        {pruned && (
+          <span className="shrink-0 rounded bg-violet-100 px-1 text-[11px] text-violet-800 dark:bg-violet-950 dark:text-violet-300" title={`Pruned from context at step ${pruned.step}: the model sees a stub; open the card for it`}>
+            pruned at step {pruned.step}
           </span>
         )}
         <span className={`shrink-0 text-xs ${toneClass[state.tone]}`}>
@@ -212,6 +232,7 @@ export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle }:
       </div>
       {expanded && (
         <div id={bodyId} className="space-y-2 border-t border-zinc-100 px-2.5 py-2 dark:border-zinc-800">
+          {pruned && <PrunedNote mark={pruned} title={`Full output of ${title}`} />}
           <CardBody part={part} title={title} result={result} diff={diff} logPath={logPath} />
           {logPath && done && (
             <button type="button" onClick={() => openViewer({ kind: 'file', path: logPath }, `Log of ${title}`)} className="text-xs text-sky-700 underline hover:text-sky-900 dark:text-sky-400">
@@ -236,7 +257,7 @@ function TaskLink({ taskId, label }: { taskId: string; label: string }) {
 
 /** The SDK copies every part of the streaming message on each chunk; compare the fields instead of the object. */
 function sameCard(a: CardProps, b: CardProps): boolean {
-  if (a.turnCut !== b.turnCut || a.idle !== b.idle || a.summary !== b.summary) return false;
+  if (a.turnCut !== b.turnCut || a.idle !== b.idle || a.summary !== b.summary || a.pruned !== b.pruned) return false;
   const x: object = a.part;
   const y: object = b.part;
   const keys = new Set([...Object.keys(x), ...Object.keys(y)]);

@@ -36,13 +36,24 @@ export interface FakeWindow {
 }
 
 const MESSAGE_OVERHEAD_TOKENS = 4;
+const counted = new Map<string, number>();
+/** countTokens, remembered: long sessions send the same texts at every step. */
+function tokens(text: string): number {
+  let n = counted.get(text);
+  if (n === undefined) {
+    n = countTokens(text);
+    if (counted.size > 50_000) counted.clear();
+    counted.set(text, n);
+  }
+  return n;
+}
 
 /** Prompt tokens of a chat request: every message's text (tool calls as their JSON) plus a few per message, and the tool definitions. */
 export function promptTokensOf(body: FakeRequest['body']): number {
-  let n = body.tools ? countTokens(JSON.stringify(body.tools)) : 0;
+  let n = body.tools ? tokens(JSON.stringify(body.tools)) : 0;
   for (const m of body.messages) {
     const content = typeof m.content === 'string' ? m.content : m.content == null ? '' : JSON.stringify(m.content);
-    n += MESSAGE_OVERHEAD_TOKENS + countTokens(content) + (m.tool_calls ? countTokens(JSON.stringify(m.tool_calls)) : 0);
+    n += MESSAGE_OVERHEAD_TOKENS + tokens(content) + (m.tool_calls ? tokens(JSON.stringify(m.tool_calls)) : 0);
   }
   return n;
 }
@@ -62,21 +73,40 @@ function overWindowBody(w: FakeWindow, prompt: number): unknown {
   };
 }
 
+export interface FakeOptions {
+  /** a context window the server enforces (and reports as max_model_len in its model list, as vLLM does) */
+  window?: FakeWindow;
+  /** the model ids GET /v1/models lists (OpenAI's shape, which Anthropic's list shares); default fake-coder with a window, else none */
+  models?: string[];
+  /** when set, /v1/models answers 401 unless this key comes as a Bearer token or x-api-key */
+  apiKey?: string;
+}
+
 /**
  * A small OpenAI-compatible chat server on loopback: streams scripted replies as SSE chunks
  * (text deltas, tool-call argument deltas split in pieces, usage in the last chunk) and records
  * every request. Replies are chosen by a function of the request, or taken from a queue.
+ * GET /v1/models lists o.models, as OpenAI, vLLM, LM Studio and Anthropic do.
  */
-export async function startFakeOpenAI(replies: FakeReply[] | ((req: FakeRequest, index: number) => FakeReply), o: { window?: FakeWindow } = {}) {
+export async function startFakeOpenAI(replies: FakeReply[] | ((req: FakeRequest, index: number) => FakeReply), o: FakeOptions = {}) {
   const requests: FakeRequest[] = [];
+  const modelListRequests: http.IncomingHttpHeaders[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
-      if (req.method === 'GET' && req.url?.endsWith('/models')) {
+      if (req.method === 'GET' && /\/models(\?|$)/.test(req.url ?? '')) {
+        modelListRequests.push(req.headers);
+        const given = req.headers['x-api-key'] ?? req.headers.authorization?.replace(/^Bearer /, '');
+        if (o.apiKey !== undefined && given !== o.apiKey) {
+          res.writeHead(401, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { message: 'Incorrect API key provided.', type: 'invalid_request_error' } }));
+          return;
+        }
         // as vLLM lists its models: max_model_len is the window it was started with
+        const ids = o.models ?? (o.window ? ['fake-coder'] : []);
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', data: o.window ? [{ id: 'fake-coder', object: 'model', owned_by: 'vllm', max_model_len: o.window.tokens }] : [] }));
+        res.end(JSON.stringify({ object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 0, owned_by: o.window ? 'vllm' : 'fake', ...(o.window ? { max_model_len: o.window.tokens } : {}) })) }));
         return;
       }
       if (!req.url?.endsWith('/chat/completions')) {
@@ -145,6 +175,7 @@ export async function startFakeOpenAI(replies: FakeReply[] | ((req: FakeRequest,
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    modelListRequests,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }

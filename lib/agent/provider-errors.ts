@@ -33,6 +33,18 @@ export function isContextOverflow(err: unknown): boolean {
   return OVERFLOW_PATTERNS.some((re) => re.test(text));
 }
 
+/** The window an over-window error names (OpenAI/vLLM "maximum context length is N", llama.cpp n_ctx, Anthropic "> N maximum", LM Studio "context length of only N"), or null. */
+export function windowFromError(err: unknown): number | null {
+  const text = errorText(err);
+  const m =
+    /maximum context length is (\d+)/i.exec(text) ??
+    /"n_ctx"\s*:\s*(\d+)/.exec(text) ??
+    /tokens? > (\d+) maximum/i.exec(text) ??
+    /context length of only (\d+)/i.exec(text);
+  const n = m ? Number(m[1]) : NaN;
+  return Number.isInteger(n) && n > 0 ? n : null;
+}
+
 /** The turn's end when a step is still over the window after compacting and retrying once. */
 export function overflowAfterRetry(err: unknown, label: string, step: number): ProviderProblem {
   return {

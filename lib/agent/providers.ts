@@ -12,7 +12,7 @@ export const PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai', 'opena
 export const OLLAMA_BASE_URL = 'http://127.0.0.1:11434/v1';
 const SCRIPTED_WINDOW_TOKENS = 200_000;
 
-const DEFAULT_MODELS: Partial<Record<ProviderName, string>> = {
+export const DEFAULT_MODELS: Partial<Record<ProviderName, string>> = {
   anthropic: 'claude-sonnet-4-5',
   openai: 'gpt-5',
 };
@@ -67,6 +67,8 @@ export function resolveModel(env: Readonly<Record<string, string | undefined>>, 
   let provider: ProviderName | null = settings.provider ?? null;
   let modelId: string | null = settings.model ?? null;
   let baseUrl: string | null = settings.baseUrl ?? null;
+  // a provider chosen on the settings page gets its fixes in the page's words, not environment variables
+  const onPage = !!settings.provider;
   if (!provider && env.CLAMP_MODEL) {
     const spec = parseModelSpec(env.CLAMP_MODEL);
     if ('error' in spec) return unresolved(spec.error);
@@ -90,22 +92,25 @@ export function resolveModel(env: Readonly<Record<string, string | undefined>>, 
   });
   switch (provider) {
     case 'anthropic':
-      if (!anthropicKey) return unresolved('The anthropic provider needs ANTHROPIC_API_KEY (in the environment, or saved on the settings page).', provider, modelId);
+      if (!anthropicKey) return unresolved(onPage ? 'The anthropic provider needs an API key: paste it in the settings.' : 'The anthropic provider needs ANTHROPIC_API_KEY (in the environment, or saved on the settings page).', provider, modelId);
       return ok(createAnthropic({ apiKey: anthropicKey })(modelId!), `anthropic · ${modelId}`);
     case 'openai':
-      if (!openaiKey) return unresolved('The openai provider needs OPENAI_API_KEY (in the environment, or saved on the settings page).', provider, modelId);
+      if (!openaiKey) return unresolved(onPage ? 'The openai provider needs an API key: paste it in the settings.' : 'The openai provider needs OPENAI_API_KEY (in the environment, or saved on the settings page).', provider, modelId);
       return ok(createOpenAI({ apiKey: openaiKey })(modelId!), `openai · ${modelId}`);
     case 'openai-compatible':
     case 'ollama': {
       baseUrl ??= provider === 'ollama' ? OLLAMA_BASE_URL : env.CLAMP_BASE_URL || env.OPENAI_BASE_URL || null;
-      if (!baseUrl) return unresolved('The openai-compatible provider needs a base URL: set CLAMP_BASE_URL (for example http://127.0.0.1:1234/v1) or fill it in on the settings page.', provider, modelId);
-      if (!modelId) return unresolved(`The ${provider} provider needs a model name: CLAMP_MODEL=${provider}:<model> (the name your server lists), or set it on the settings page.`, provider, null);
+      if (!baseUrl)
+        return unresolved(onPage ? 'The openai-compatible provider needs a base URL: fill it in on the settings page (for example http://127.0.0.1:1234/v1).' : 'The openai-compatible provider needs a base URL: set CLAMP_BASE_URL (for example http://127.0.0.1:1234/v1) or fill it in on the settings page.', provider, modelId);
+      if (!modelId) return unresolved(onPage ? `The ${provider} provider needs a model name: set it on the settings page (Test connection lists the server's models).` : `The ${provider} provider needs a model name: CLAMP_MODEL=${provider}:<model> (the name your server lists), or set it on the settings page.`, provider, null);
+      // Ollama's own address (http://127.0.0.1:11434) serves the OpenAI-compatible API under /v1
+      if (provider === 'ollama' && !/\/v1\/?$/.test(baseUrl)) baseUrl = `${baseUrl.replace(/\/+$/, '')}/v1`;
       const apiKey = keys.openaiCompatible || env.CLAMP_API_KEY || undefined;
       const p = createOpenAICompatible({ name: provider, baseURL: baseUrl, apiKey, includeUsage: true });
       return ok(p(modelId), `${provider} · ${modelId} · ${baseUrl}`);
     }
     case 'scripted': {
-      if (!modelId) return unresolved('The scripted provider needs a script file: CLAMP_MODEL=scripted:<file.json>.', provider, null);
+      if (!modelId) return unresolved(onPage ? 'The scripted provider needs the path of a script file: enter it as the model on the settings page.' : 'The scripted provider needs a script file: CLAMP_MODEL=scripted:<file.json>.', provider, null);
       const file = path.resolve(/*turbopackIgnore: true*/ modelId);
       try {
         const r = ok(createScriptedModel(loadScript(file), path.basename(file)), `scripted demo · ${path.basename(file)} (not a real model)`, true);

@@ -14,3 +14,10 @@ export function rulePatterns(toolName: string, info: Pick<ApprovalInfo, 'decisio
   }
   return ['*'];
 }
+
+/** What a saved pattern covers, in words for the approval bar: `=…` exactly that command, else that prefix and what follows it. */
+export function patternText(pattern: string): string {
+  if (pattern === '*') return 'every call';
+  if (pattern.startsWith('=')) return `exactly \`${pattern.slice(1)}\``;
+  return `\`${pattern}\` and anything after it`;
+}

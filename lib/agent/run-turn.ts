@@ -7,7 +7,7 @@ import type { ClampMessage, ModelStatus } from '../contract/protocol';
 import { buildAgentTools } from './agent-tools';
 import { CallScheduler } from './scheduler';
 import { buildSystemPrompt } from './system-prompt';
-import { describeProviderError, isContextOverflow, overflowAfterRetry } from './provider-errors';
+import { describeProviderError, isContextOverflow, overflowAfterRetry, windowFromError } from './provider-errors';
 import { ContextKeeper } from './context/keeper';
 import { cachedSystem } from './context/cache';
 import { stepCount } from './context/view';
@@ -170,10 +170,11 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
         }
         retriedStep = step;
         writer.write({ type: 'data-notice', id: `overflow-retry-${step}`, data: { level: 'warning', message: "The request was over the model's context window; compacted and retried." } });
-        keeper.noteOverflow();
+        keeper.noteOverflow(windowFromError(overflow));
         input = stepInput;
       }
-      writer.write({ type: 'finish' });
+      // a stopped turn ends with the SDK's abort chunk, not a finish
+      if (!o.signal.aborted) writer.write({ type: 'finish' });
     },
   });
 }

@@ -22,17 +22,32 @@ const turnSchema = z.object({
 export const scriptSchema = z.union([z.array(turnSchema), z.object({ turns: z.array(turnSchema), contextWindow: z.number().optional() })]);
 export type ScriptTurn = z.infer<typeof turnSchema>;
 
-/** Load and validate a script file; throws an Error whose text says what to fix. */
+/**
+ * Load and validate a script file; throws an Error whose text says what is wrong with the file and what
+ * to fix (a missing file is a missing file, not a JSON error). The text names no environment variable:
+ * the path may come from CLAMP_MODEL or from the settings page.
+ */
 export function loadScript(file: string): ScriptTurn[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new Error(`The script file ${file} does not exist. Give the path of a JSON script of model turns (docs/scripted-model.md).`);
+    if (code === 'EISDIR') throw new Error(`${file} is a folder, not a script file. Give the path of a JSON script of model turns (docs/scripted-model.md).`);
+    throw new Error(`The script file ${file} cannot be read (${(err as Error).message}).`);
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+    raw = JSON.parse(text);
   } catch (err) {
-    throw new Error(`The scripted model's file ${file} cannot be read as JSON (${(err as Error).message}). CLAMP_MODEL=scripted:<file.json> needs a JSON list of turns.`);
+    throw new Error(`The script file ${file} is not valid JSON (${(err as Error).message}). A script is a JSON list of turns (docs/scripted-model.md).`);
   }
   const parsed = scriptSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new Error(`The scripted model's file ${file} is not a list of turns: ${parsed.error.issues[0]?.message}. Each turn is {"text"?, "toolCalls"?: [{"name","args"}]}.`);
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+    throw new Error(`The script file ${file} is not a list of turns${where}: ${issue?.message}. Each turn is {"text"?, "toolCalls"?: [{"name","args"}]} (docs/scripted-model.md).`);
   }
   return Array.isArray(parsed.data) ? parsed.data : parsed.data.turns;
 }

@@ -2,13 +2,18 @@ import { ConfigError, loadConfig } from '../config';
 import { createContext } from '../dispatch/context';
 import { dispatch } from '../dispatch/dispatch';
 import { createToolRegistry } from '../dispatch/all-tools';
+import { describeTool, listedTools, type Registry } from '../dispatch/registry';
 import { runShutdownHooks } from '../contract/shutdown';
+import { BUDGET } from '../contract/budget';
+import type { ToolContext } from '../contract/types';
 
 const USAGE = `Usage: npm run tool -- <tool-name> ['<json args>'] [--approve]
 Runs one Clamp tool through dispatch and prints its ToolResult as one JSON object.
   --approve   approve a call that would otherwise need a person (status "approval-required")
-  --list      list the tools this mode offers
-Environment: CLAMP_WORKSPACE (default: the current directory), CLAMP_MODE, CLAMP_DATA_DIR.
+  --list      a table of the tools: name, side-effect class, whether this mode offers it, what it does
+  --json      with --list: the same as one JSON array, for scripts
+Environment: CLAMP_WORKSPACE (default: the current directory), CLAMP_MODE, CLAMP_DATA_DIR (default ~/.clamp:
+spilled outputs, task logs and memories are written there; set it to a temp folder to keep ~/.clamp clean).
 Exit code: 0 whatever the tool's status; 2 for misuse of this command.`;
 
 /** Run the tool CLI; returns the process exit code. Prints the result JSON on stdout. */
@@ -16,7 +21,7 @@ export async function toolCli(argv: string[], out = process.stdout, err = proces
   const flags = new Set(argv.filter((a) => a.startsWith('--')));
   const positional = argv.filter((a) => !a.startsWith('--'));
   for (const f of flags) {
-    if (!['--approve', '--help', '--list'].includes(f)) {
+    if (!['--approve', '--help', '--list', '--json'].includes(f)) {
       err.write(`Unknown option ${f}.\n${USAGE}\n`);
       return 2;
     }
@@ -37,8 +42,14 @@ export async function toolCli(argv: string[], out = process.stdout, err = proces
   }
   const reg = createToolRegistry();
   if (flags.has('--list')) {
-    out.write(JSON.stringify(Object.values(reg).map((t) => ({ name: t.name, effect: t.effect }))) + '\n');
+    const ctx = createContext({ workspace: cfg.workspace, dataDir: cfg.dataDir, mode: cfg.mode });
+    const rows = toolRows(reg, cfg.mode, ctx);
+    out.write(flags.has('--json') ? JSON.stringify(rows) + '\n' : toolTable(rows, cfg.mode, (out as { columns?: number }).columns));
     return 0;
+  }
+  if (flags.has('--json')) {
+    err.write(`--json goes with --list.\n${USAGE}\n`);
+    return 2;
   }
   if (positional.length < 1 || positional.length > 2) {
     err.write(`${USAGE}\n`);
@@ -64,4 +75,47 @@ export async function toolCli(argv: string[], out = process.stdout, err = proces
     process.off('SIGINT', onSignal);
     await runShutdownHooks();
   }
+}
+
+export interface ToolRow {
+  name: string;
+  effect: string;
+  /** the mode lists it for the model (a tool it forbids, or one not available here, is not offered) */
+  offered: boolean;
+  /** the first sentence of the description the model reads */
+  summary: string;
+  description: string;
+}
+
+function toolRows(reg: Registry, mode: string, ctx: Pick<ToolContext, 'workspace' | 'dataDir' | 'services'>): ToolRow[] {
+  const offered = new Set(listedTools(reg, mode as Parameters<typeof listedTools>[1], ctx).map((t) => t.name));
+  return Object.values(reg).map((t) => {
+    const description = describeTool(t, BUDGET);
+    const first = description.split('\n')[0];
+    // a sentence ends at . ! or ? before a capital letter or the line's end ("escape . ( )" does not end one)
+    const summary = (/^.*?[.!?](?=\s+[A-Z]|$)/.exec(first)?.[0] ?? first).replace(/:$/, '.');
+    return { name: t.name, effect: t.effect, offered: offered.has(t.name), summary, description };
+  });
+}
+
+/** The --list table: aligned columns, one tool a line; descriptions cut to the terminal's width when it has one. */
+function toolTable(rows: ToolRow[], mode: string, columns?: number): string {
+  const head = { name: 'tool', effect: 'effect', offered: 'offered' };
+  const w1 = Math.max(head.name.length, ...rows.map((r) => r.name.length));
+  const w2 = Math.max(head.effect.length, ...rows.map((r) => r.effect.length));
+  const w3 = head.offered.length;
+  const line = (a: string, b: string, c: string, d: string) => {
+    const left = `${a.padEnd(w1)}  ${b.padEnd(w2)}  ${c.padEnd(w3)}  `;
+    const room = columns ? columns - left.length : Infinity;
+    return `${left}${d.length > room ? `${d.slice(0, Math.max(room - 1, 10))}…` : d}`.trimEnd();
+  };
+  const offered = rows.filter((r) => r.offered).length;
+  return (
+    [
+      `${rows.length} tools; ${offered} offered in ${mode} mode (CLAMP_MODE). Run one: npm run -s tool -- <tool> '<json args>'`,
+      '',
+      line(head.name, head.effect, head.offered, 'what it does'),
+      ...rows.map((r) => line(r.name, r.effect, r.offered ? 'yes' : 'no', r.summary)),
+    ].join('\n') + '\n'
+  );
 }

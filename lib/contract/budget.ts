@@ -186,6 +186,13 @@ export const BUDGET = {
   FILE_PAGE_DEFAULT_BYTES: 256 * 1024,
   /** The server's door: largest request body it lets through to any route (413 before a byte is read); a body must declare its length (411). */
   DOOR_BODY_MAX_BYTES: 4 * 1024 * 1024,
+  /** The launcher: how often it checks that the process that started it (npm, a shell) is still there. */
+  LAUNCHER_PARENT_POLL_MS: 1000,
+  /** Settings "Test connection": longest wait for a provider's model list, connecting included. */
+  MODEL_LIST_TIMEOUT_MS: 5000,
+  /** Settings "Test connection": most bytes of a model list read, and most models offered in the picker. */
+  MODEL_LIST_MAX_BYTES: 4 * 1024 * 1024,
+  MODEL_LIST_MAX_ITEMS: 1000,
 
   /** Per-step budget: share of the remaining context window given to one step's results. */
   TURN_BUDGET_SHARE: 0.35,
@@ -200,6 +207,8 @@ export const BUDGET = {
   CONTEXT_OUTPUT_RESERVE_MAX_TOKENS: 16_000,
   /** Session context: past this share of the window (estimated), old tool results are pruned to stubs. */
   CONTEXT_PRUNE_AT_RATIO: 0.5,
+  /** … oldest first, until the estimate is under this share (a batch at a time, so the cached prefix changes seldom). */
+  CONTEXT_PRUNE_TO_RATIO: 0.3,
   /** Session context: past this share of the window after pruning, older steps are compacted into a summary. */
   CONTEXT_COMPACT_AT_RATIO: 0.75,
   /** Session context: the results of the last this many steps are never pruned, and compaction keeps them verbatim. */

@@ -6,10 +6,10 @@ import type { UIMessage } from 'ai';
 import type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation } from './types';
 import type { TaskEvent, TaskInfo, TaskStatus, TaskStream } from './tasks';
 import type { ClampUITools } from './tool-types';
-import type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, Provider, SettingsUpdate, StatusAnswer } from './rest';
+import type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, ModelCheckRequest, Provider, SettingsUpdate, StatusAnswer } from './rest';
 
 export type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation };
-export type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, SettingsUpdate, StatusAnswer };
+export type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, ModelCheckRequest, SettingsUpdate, StatusAnswer };
 
 /** Data parts the server streams into a chat message. */
 export type ClampDataParts = {
@@ -220,6 +220,18 @@ export interface ModelPrices {
 }
 
 /** A background task as the page sees it (the task manager's own shape). */
+/** The command sandbox as GET /api/status reports it (and the launcher prints it). */
+export interface SandboxView {
+  /** what CLAMP_SANDBOX asks for: 'by-mode' (debug read-only, the others workspace-write), 'read-only' or 'off' */
+  level: 'by-mode' | 'read-only' | 'off';
+  /** bubblewrap can confine commands here */
+  available: boolean;
+  /** why it cannot, with the fix; present only when it is wanted and unavailable */
+  problem?: string;
+  /** commands reach the network without asking (CLAMP_SANDBOX_NETWORK) */
+  network: boolean;
+}
+
 export type TaskSummary = TaskInfo;
 export type { TaskStatus, TaskStream };
 
@@ -261,6 +273,17 @@ export interface SettingsView {
   keys: Record<SecretName, boolean>;
   /** a key is set in the server's environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, CLAMP_API_KEY) */
   envKeys: Record<SecretName, boolean>;
+  /** the 0600 file in the data dir where a key typed on the page is stored */
+  secretsFile: string;
+}
+
+/** POST /api/settings/check: whether a turn could start with these settings, and what the provider lists. */
+export interface ModelCheck {
+  ok: boolean;
+  /** in the dialog's words: what is wrong and how to fix it, or what was reached */
+  message: string;
+  /** the model ids the provider lists (empty when it was not reached or lists none) */
+  models: string[];
 }
 
 /**

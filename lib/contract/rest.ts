@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { BUDGET } from './budget';
 import { PERMISSION_MODES, type PermissionMode } from './types';
-import type { ModelStatus, SavedRule, SessionSummary, StoredApproval, TaskSummary } from './protocol';
+import type { ModelStatus, SandboxView, SavedRule, SessionSummary, StoredApproval, TaskSummary } from './protocol';
 
 const mode = z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]]);
 const title = z.string().trim().min(1).max(BUDGET.SESSION_TITLE_MAX_CHARS);
@@ -51,6 +51,16 @@ export const settingsUpdateBody = z
   .strict();
 export type SettingsUpdate = z.infer<typeof settingsUpdateBody>;
 
+/** POST /api/settings/check: the model settings as the dialog holds them, with a typed key not yet stored. */
+export const modelCheckBody = z.strictObject({
+  provider: z.enum(PROVIDERS).nullable(),
+  model: z.string().trim().max(4000).nullable(),
+  baseUrl: z.string().trim().max(2000).nullable(),
+  /** an API key typed in the dialog; without it the stored key, then the environment's, is used */
+  key: z.string().trim().max(1000).nullable().optional(),
+});
+export type ModelCheckRequest = z.infer<typeof modelCheckBody>;
+
 /** The answers a person can give a pending call. */
 export const APPROVAL_ANSWERS = ['once', 'session', 'always', 'edit', 'deny'] as const;
 export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number];
@@ -65,12 +75,13 @@ export const approvalAnswerBody = z.object({
 });
 export type ApprovalAnswerBody = z.infer<typeof approvalAnswerBody>;
 
-/** GET /api/status: the workspace, the data dir, the model and the mode new sessions start in. */
+/** GET /api/status: the workspace, the data dir, the model, the mode new sessions start in and the sandbox. */
 export interface StatusAnswer {
   workspace: string;
   dataDir: string;
   model: ModelStatus;
   defaultMode: PermissionMode;
+  sandbox: SandboxView;
 }
 
 /** GET /api/sessions */

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { SandboxView } from '../contract/protocol';
 
 /**
  * The OS sandbox every model-made command runs in (bubblewrap). The judge reads a command's text;
@@ -97,11 +98,19 @@ export function sandboxLevelFor(mode: string, configured: SandboxLevel | undefin
   return 'workspace-write';
 }
 
-/** CLAMP_SANDBOX as a level; undefined when unset; an error naming the valid values when it is not one. */
+/** CLAMP_SANDBOX is not a level; the message names the valid ones. */
+export class SandboxConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SandboxConfigError';
+  }
+}
+
+/** CLAMP_SANDBOX as a level; undefined when unset; a SandboxConfigError naming the valid values when it is not one. */
 export function parseSandboxLevel(value: string | undefined): SandboxLevel | undefined {
   if (value === undefined || value === '') return undefined;
   if ((SANDBOX_LEVELS as readonly string[]).includes(value)) return value as SandboxLevel;
-  throw new Error(`CLAMP_SANDBOX=${value} is not a sandbox level. Use one of: ${SANDBOX_LEVELS.join(', ')}.`);
+  throw new SandboxConfigError(`CLAMP_SANDBOX=${value} is not a sandbox level. Use one of: ${SANDBOX_LEVELS.join(', ')}.`);
 }
 
 /** Environment names that hold secrets: API keys, tokens, passwords, credentials, Clamp's own. */
@@ -189,4 +198,27 @@ export function sandboxArgs(spec: SandboxSpec, cwd: string, env: NodeJS.ProcessE
   if (!spec.network) args.push('--unshare-net');
   args.push('--chdir', cwd, '--');
   return args;
+}
+
+/** What the launcher prints and the page shows about the sandbox. Never throws. */
+export function sandboxView(env: NodeJS.ProcessEnv = process.env): SandboxView {
+  let configured: SandboxLevel | undefined;
+  try {
+    configured = parseSandboxLevel(env.CLAMP_SANDBOX);
+  } catch {
+    configured = undefined; // an invalid value is the mode's level (never off); the launcher says so
+  }
+  const level = configured === 'off' ? 'off' : configured === 'read-only' ? 'read-only' : 'by-mode';
+  const network = env.CLAMP_SANDBOX_NETWORK === '1' || env.CLAMP_SANDBOX_NETWORK === 'true';
+  if (level === 'off') return { level, available: false, network: true };
+  const st = sandboxStatus(env);
+  return { level, available: st.available, network, ...(st.problem ? { problem: st.problem } : {}) };
+}
+
+/** The launcher's line about the sandbox. */
+export function sandboxLine(v: SandboxView): string {
+  if (v.level === 'off') return 'Sandbox: OFF (CLAMP_SANDBOX=off): commands run with your full access.';
+  if (!v.available) return `Sandbox: NOT AVAILABLE: ${v.problem}. Every command asks first, and auto mode runs none.`;
+  const levels = v.level === 'read-only' ? 'read-only' : 'workspace-write (debug mode: read-only)';
+  return `Sandbox: bubblewrap, ${levels}, ${v.network ? 'network allowed' : 'no network'}.`;
 }

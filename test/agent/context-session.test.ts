@@ -63,7 +63,7 @@ describe('a long session on a 16,384-token window (through the openai-compatible
   }, 120_000);
 
   it('after a compaction the next request holds the summary, the last steps verbatim and the newest user message', async () => {
-    const N = 40;
+    const N = 60;
     for (let i = 0; i < N; i++) ws.write(`src/f${i}.ts`, sourceFile(i));
     const fake = await startFakeOpenAI(readingScript((i) => `src/f${i}.ts`, N), { window: { tokens: 16_384 } });
     try {
@@ -95,6 +95,88 @@ describe('a long session on a 16,384-token window (through the openai-compatible
   }, 60_000);
 });
 
+describe('the prefix across turns', () => {
+  it('the next turn sends what the last step of the turn before sent, byte for byte, then the new messages', async () => {
+    const N = 12;
+    for (let i = 0; i < N; i++) ws.write(`src/f${i}.ts`, sourceFile(i));
+    const fake = await startFakeOpenAI(readingScript((i) => `src/f${i}.ts`, N), { window: { tokens: 16_384 } });
+    try {
+      const { model, status } = await fakeModel(fake.url);
+      const first = await runOne({ workspace: ws.workspace, dataDir: ws.dataDir, model, status, messages: [user('Read the files.')] });
+      expect(prunedOf(first.saved).length).toBeGreaterThan(0);
+      const lastOfFirst = fake.requests.at(-1)!.body.messages;
+      const n = fake.requests.length;
+      await runOne({ workspace: ws.workspace, dataDir: ws.dataDir, model, status, messages: [...first.saved, user('Thanks. Anything else?', 'u2')] });
+      const firstOfSecond = fake.requests[n].body.messages;
+      expect(JSON.stringify(firstOfSecond.slice(0, lastOfFirst.length))).toBe(JSON.stringify(lastOfFirst));
+      expect(firstOfSecond.at(-1)).toMatchObject({ role: 'user', content: 'Thanks. Anything else?' });
+    } finally {
+      await fake.close();
+    }
+  }, 60_000);
+});
+
+describe('a summary that fails', () => {
+  it('falls back to harder pruning and a summary that names every earlier call; the newest user message is still sent', async () => {
+    const N = 60;
+    for (let i = 0; i < N; i++) ws.write(`src/f${i}.ts`, sourceFile(i));
+    const script = readingScript((i) => `src/f${i}.ts`, N);
+    // the summariser answers with nothing
+    const fake = await startFakeOpenAI((req) => (req.body.tools ? script(req) : { text: '' }), { window: { tokens: 16_384 } });
+    try {
+      const { model, status } = await fakeModel(fake.url);
+      const ask = 'Read all the files, please.';
+      const { saved } = await runOne({ workspace: ws.workspace, dataDir: ws.dataDir, model, status, messages: [user(ask)] });
+      expect(fake.requests.filter((r) => r.overWindow)).toEqual([]);
+      const c = compactionsOf(saved)[0];
+      expect(c.outcome).toBe('fallback-pruning');
+      expect(c.summary).toMatch(/^No summary could be written: the model wrote an empty summary\./);
+      expect(c.summary).toContain('read_file src/f0.ts (step 1)');
+      const k = fake.requests.findIndex((r) => !r.body.tools);
+      const next = fake.requests[k + 1].body.messages;
+      expect(String(next[1].content)).toContain('No summary could be written');
+      expect(next.some((m) => m.role === 'user' && m.content === ask)).toBe(true);
+      expect(saved.at(-1)!.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('')).toContain(`Read all ${N} files.`);
+    } finally {
+      await fake.close();
+    }
+  }, 60_000);
+});
+
+describe('pruning and the per-step cut together', () => {
+  it('a result the per-step budget cut is sent as its stub once pruned, and stays so at every later step', async () => {
+    const N = 10;
+    // 40 KB files: read_file gives its window of numbered text, which the per-step budget cuts further on a small window
+    for (let i = 0; i < N; i++) ws.write(`big/f${i}.ts`, sourceFile(i).repeat(7));
+    const fake = await startFakeOpenAI(readingScript((i) => `big/f${i}.ts`, N), { window: { tokens: 16_384 } });
+    try {
+      const { model, status } = await fakeModel(fake.url);
+      const { saved } = await runOne({ workspace: ws.workspace, dataDir: ws.dataDir, model, status, messages: [user('Read big/ file by file.')] });
+      expect(fake.requests.filter((r) => r.overWindow)).toEqual([]);
+      const cuts = saved.at(-1)!.parts.filter((p) => p.type === 'data-turn-budget');
+      expect(cuts.length).toBeGreaterThan(0);
+      const stubs = new Map(prunedOf(saved).flatMap((p) => p.items.map((it) => [it.toolCallId, it.stub] as const)));
+      expect(stubs.size).toBeGreaterThan(0);
+      let checked = 0;
+      for (const r of fake.requests.filter((x) => x.body.tools)) {
+        for (const m of r.body.messages) {
+          if (m.role !== 'tool' || !stubs.has(m.tool_call_id!)) continue;
+          // once pruned, every later request carries exactly the stub
+          const prunedAt = prunedOf(saved).find((p) => p.items.some((it) => it.toolCallId === m.tool_call_id))!.step;
+          const k = fake.requests.filter((x) => x.body.tools).indexOf(r) + 1;
+          if (k >= prunedAt) {
+            expect(m.content).toBe(stubs.get(m.tool_call_id!));
+            checked++;
+          }
+        }
+      }
+      expect(checked).toBeGreaterThan(0);
+    } finally {
+      await fake.close();
+    }
+  }, 60_000);
+});
+
 describe('recovery from an overflow', () => {
   it('a request over the window is compacted and retried, and the turn goes on (llama.cpp error body)', async () => {
     const N = 30;
@@ -106,7 +188,11 @@ describe('recovery from an overflow', () => {
       expect(status.windowSource.kind).toBe('settings');
       const { saved, chunks } = await runOne({ workspace: ws.workspace, dataDir: ws.dataDir, model, status, messages: [user('Read them all.')] });
       const over = fake.requests.filter((r) => r.overWindow);
-      expect(over.length).toBeGreaterThan(0);
+      // the error named the window (n_ctx): the rest of the turn used it, so it overflowed once only
+      expect(over).toHaveLength(1);
+      const ctx = chunks.filter((c) => c.type === 'data-context').map((c) => (c as { data: { windowTokens: number; windowSource: { kind: string; detail: string } } }).data).at(-1)!;
+      expect(ctx.windowTokens).toBe(16_384);
+      expect(ctx.windowSource).toEqual({ kind: 'server', detail: "the provider's context-length error (the settings override said 65536)" });
       const notices = chunks.filter((c) => c.type === 'data-notice').map((c) => (c as { data: { level: string; message: string } }).data);
       expect(notices.some((n) => n.level === 'warning' && n.message === "The request was over the model's context window; compacted and retried.")).toBe(true);
       expect(notices.filter((n) => n.level === 'error')).toEqual([]);

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { APICallError } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeProviderError, isContextOverflow } from '../../lib/agent/provider-errors';
+import { describeProviderError, isContextOverflow, windowFromError } from '../../lib/agent/provider-errors';
 import { lookupCatalogue } from '../../lib/agent/context/catalogue';
 import { clearWindowCache, discoverServerWindow } from '../../lib/agent/context/discover';
 import { contextWindowFor, DEFAULT_WINDOW_TOKENS, withServerWindow } from '../../lib/agent/windows';
@@ -29,6 +29,8 @@ describe('context-length errors, as each server sends them', () => {
     const other = [apiError(401, '{"error":{"message":"Incorrect API key provided"}}'), apiError(429, '{"error":{"message":"Rate limit reached"}}'), apiError(404, '{"error":{"message":"model not found"}}')];
     for (const e of other) expect(isContextOverflow(e)).toBe(false);
     expect(describeProviderError(over[0], 'm').next).toMatch(/^Press Compact/);
+    // the window each error names
+    expect(over.map(windowFromError)).toEqual([16_384, 32_768, 200_000, 4096, null, 8192]);
   });
 });
 
@@ -101,6 +103,7 @@ describe('small parts of the context', () => {
     const l = contextLimits(16_384, budgetTable());
     expect(l).toEqual({
       pruneAt: Math.floor(16_384 * BUDGET.CONTEXT_PRUNE_AT_RATIO),
+      pruneTo: Math.floor(16_384 * BUDGET.CONTEXT_PRUNE_TO_RATIO),
       compactAt: Math.floor(16_384 * BUDGET.CONTEXT_COMPACT_AT_RATIO),
       hardMax: 16_384 - Math.floor(16_384 * BUDGET.CONTEXT_OUTPUT_RESERVE_RATIO),
       summaryMax: Math.floor(16_384 * BUDGET.COMPACTION_SUMMARY_MAX_WINDOW_RATIO),

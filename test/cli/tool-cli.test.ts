@@ -51,6 +51,21 @@ describe('npm run tool', () => {
     const plan = JSON.parse(tool(['write_file', '{"path":"new2.txt","content":"x"}', '--approve'], { CLAMP_MODE: 'plan' }).out);
     expect(plan.status).toBe('denied');
   });
+  it('--list prints a readable table with descriptions; --json the same for scripts', () => {
+    const r = tool(['--list']);
+    expect(r.code).toBe(0);
+    const lines = r.out.split('\n');
+    expect(lines[0]).toMatch(/^\d+ tools; \d+ offered in default mode \(CLAMP_MODE\)\. Run one: npm run -s tool -- <tool> '<json args>'$/);
+    expect(lines[2]).toMatch(/^tool +effect +offered +what it does$/);
+    expect(r.out).toMatch(/\nread_file +read +yes +Read a text file, one window at a time\.\n/);
+    expect(r.out).toMatch(/\nrun_command +system +yes +Run a shell command/);
+    const plan = tool(['--list', '--json'], { CLAMP_MODE: 'plan' });
+    const rows = JSON.parse(plan.out) as Array<{ name: string; effect: string; offered: boolean; summary: string; description: string }>;
+    expect(rows.find((t) => t.name === 'read_file')).toMatchObject({ effect: 'read', offered: true, summary: 'Read a text file, one window at a time.' });
+    expect(rows.find((t) => t.name === 'write_file')).toMatchObject({ effect: 'write', offered: false });
+    expect(rows.find((t) => t.name === 'grep')?.summary).toMatch(/^Search file contents .*\)\.$/);
+    expect(tool(['read_file', '{}', '--json']).code).toBe(2);
+  });
   it('exits 2 only when the command itself is misused', () => {
     expect(tool([]).code).toBe(2);
     const bad = tool(['read_file', '{not json']);

@@ -9,6 +9,8 @@ export interface Expected {
   ruleKey?: string;
 }
 
+import { CLASS_CASES } from './command-cases-classes';
+
 const ALLOW: Expected = { action: 'allow' };
 const T1: Expected = { action: 'deny', tier: 1 };
 const OPAQUE: Expected = { action: 'ask', opaque: true };
@@ -239,9 +241,9 @@ export const OPAQUE_CASES: [string, Expected][] = [
   ['find . -execdir ls \\;', OPAQUE],
   ["find . -name '*.tmp' -ok rm {} \\;", OPAQUE_T2],
   ['find . -type f -exec rm {} +', OPAQUE_T2],
-  ['echo $(pwd)', OPAQUE],
-  ['ls `pwd`', OPAQUE],
-  ['cat "$(ls | head -1)"', OPAQUE],
+  ['echo $(pwd)', ALLOW],
+  ['ls `pwd`', ALLOW],
+  ['cat "$(ls | head -1)"', ALLOW],
   ['$CMD', OPAQUE],
   ['"$CMD" x', OPAQUE],
   ['${CMD} x', OPAQUE],
@@ -352,11 +354,11 @@ export const ASKED: [string, Expected][] = [
   ['pnpm run lint', ASK('pnpm run lint')],
   ['yarn test', ASK('yarn test')],
   ['bun run dev', ASK('bun run dev')],
-  ['npx prettier --write .', ASK('npx prettier')],
+  ['npx prettier --write .', ASK('=npx prettier --write .')],
   ['git commit -m x', ASK('git commit')],
   ['git add -A', ASK('git add')],
-  ['git push origin main', ASK('git push')],
-  ['git pull', ASK('git pull')],
+  ['git push origin main', ASK('=git push origin main')],
+  ['git pull', ASK('=git pull')],
   ['git checkout -b feat', ASK('git checkout')],
   ['git -C sub commit -m x', ASK('git commit')],
   ['git branch -d feat', ASK('git branch')],
@@ -364,7 +366,7 @@ export const ASKED: [string, Expected][] = [
   ['git clean -n', ASK('git clean')],
   ['git stash', ASK('git stash')],
   ['git restore --staged x', ASK('git restore')],
-  ['git config user.name x', ASK('git config user.name')],
+  ['git config user.name x', ASK('=git config user.name x')],
   ['git tag v1', ASK('git tag')],
   ['cargo build --release', ASK('cargo build')],
   ['cargo test', ASK('cargo test')],
@@ -379,12 +381,12 @@ export const ASKED: [string, Expected][] = [
   ['bash script.sh', ASK('bash script.sh')],
   ['./scripts/build.sh --prod', ASK('./scripts/build.sh')],
   ['./ls', ASK('./ls')],
-  ['docker compose up -d', ASK('docker compose up')],
-  ['docker build -t x .', ASK('docker build')],
+  ['docker compose up -d', ASK('=docker compose up -d')],
+  ['docker build -t x .', ASK('=docker build -t x .')],
   ['kubectl get pods', ASK('kubectl get')],
   ['tsc --noEmit', ASK('tsc')],
   ['vitest run', ASK('vitest run')],
-  ['uv run pytest', ASK('uv run pytest')],
+  ['uv run pytest', ASK('=uv run pytest')],
   ['gh pr create --fill', ASK('gh pr create')],
   ['mkdir -p build', ASK('mkdir')],
   ['touch x', ASK('touch')],
@@ -392,14 +394,14 @@ export const ASKED: [string, Expected][] = [
   ['mv a b', ASK('mv')],
   ['rm build/out.txt', ASK('rm')],
   ['rmdir empty', ASK('rmdir')],
-  ["sed 's/a/b/' x", ASK('sed')],
-  ["sed -i 's/a/b/' src/x.ts", ASK('sed')],
-  ["awk '{print $1}' x", ASK('awk')],
-  ['curl https://example.com', ASK('curl')],
+  ["sed 's/a/b/' x", ASK("=sed s/a/b/ x")],
+  ["sed -i 's/a/b/' src/x.ts", ASK('=sed -i s/a/b/ src/x.ts')],
+  ["awk '{print $1}' x", ALLOW],
+  ['curl https://example.com', ASK('=curl https://example.com')],
   ['echo hi > out.txt', ASK('echo')],
   ['cargo check > out.txt', ASK('cargo check')],
-  ['sort -o out.txt x', ASK('sort')],
-  ['find . -fprint out.txt', ASK('find')],
+  ['sort -o out.txt x', ASK('=sort -o out.txt x')],
+  ['find . -fprint out.txt', ASK('=find . -fprint out.txt')],
   ['date -s tomorrow', ASK('date')],
   ['kill 1234', ASK('kill')],
   ['pkill node', ASK('pkill')],
@@ -415,4 +417,4 @@ export const ASKED: [string, Expected][] = [
   ['npm test; npm test', ASK('npm test')],
 ];
 
-export const ALL_CASES: [string, Expected][] = [...ISSUE_BYPASSES, ...HIDDEN_TIER1, ...TIER1, ...TIER2, ...OPAQUE_CASES, ...ALLOWED, ...ASKED];
+export const ALL_CASES: [string, Expected][] = [...ISSUE_BYPASSES, ...HIDDEN_TIER1, ...TIER1, ...TIER2, ...OPAQUE_CASES, ...ALLOWED, ...ASKED, ...CLASS_CASES];

@@ -3,6 +3,8 @@ import { assessCommand, ruleKeysFor, type CommandAssessment } from '@/lib/policy
 import { loadShellParser } from '@/lib/policy/shell-parse';
 import { ruleKeyFor } from '@/lib/policy/command-tables';
 import { ALL_CASES, ISSUE_BYPASSES, type Expected } from './command-cases';
+import { RULE_PAIRS } from './command-cases-classes';
+import { patternMatches, verdictFromRules } from '@/lib/store/rules';
 
 const opts = { workspace: '/home/u/proj', home: '/home/u' };
 
@@ -171,5 +173,24 @@ describe('parser', () => {
       [null, false, false],
       ['*.log', false, true],
     ]);
+  });
+});
+
+describe('"Always" rules cover only what they were saved for', () => {
+  it.each(RULE_PAIRS)('a rule saved from %j does not allow %j', async (harmless, dangerous) => {
+    const saved = await assessCommand(harmless, opts);
+    expect(saved.action).toBe('ask');
+    expect(saved.subRuleKeys.length).toBeGreaterThan(0);
+    const rules = saved.subRuleKeys.map((pattern) => ({ pattern, action: 'allow' as const }));
+    expect(verdictFromRules(rules, saved.subRuleKeys, !!saved.opaque)).toBe('allow');
+    const d = await assessCommand(dangerous, opts);
+    expect(d.action).not.toBe('allow');
+    expect(verdictFromRules(rules, d.subRuleKeys, !!d.opaque)).toBeUndefined();
+  });
+
+  it('an exact key (=…) matches only itself; a prefix key still covers longer commands', () => {
+    expect(patternMatches('=tar -xf a.tar', '=tar -xf a.tar')).toBe(true);
+    expect(patternMatches('=tar -xf a.tar', "=tar -xf a.tar '--to-command=sh x'")).toBe(false);
+    expect(patternMatches('npm run', 'npm run test')).toBe(true);
   });
 });

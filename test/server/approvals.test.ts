@@ -79,7 +79,7 @@ describe('approval answers', () => {
   });
 
   it('refuses to save an opaque command as a rule', async () => {
-    script([{ toolCalls: [{ name: 'run_command', args: { command: 'echo $(date)' }, id: 'o1' }] }]);
+    script([{ toolCalls: [{ name: 'run_command', args: { command: 'eval "$(cat notes.txt)"' }, id: 'o1' }] }]);
     const s = createSession(openDb(ws.dataDir), { workspace: ws.workspace }, 'default');
     await send(s.id, userMsg('u1', 'date'));
     expect(() => answerToolCall(cfg, s.id, 'o1', { answer: 'always' })).toThrow(/cannot be saved as a rule/);

@@ -1,7 +1,9 @@
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as sessionsRoute from '../../app/api/sessions/route';
 import * as sessionRoute from '../../app/api/sessions/[id]/route';
 import * as settingsRoute from '../../app/api/settings/route';
+import * as checkRoute from '../../app/api/settings/check/route';
 import * as rulesRoute from '../../app/api/rules/route';
 import * as ruleRoute from '../../app/api/rules/[id]/route';
 import { errorResponse, HttpError, json, parseJson, serverConfig } from '../../lib/server/http';
@@ -200,6 +202,7 @@ describe('/api/settings', () => {
         settings: { provider: null, model: null, baseUrl: null, contextWindow: null, defaultMode: 'default' },
         keys: { anthropic: false, openai: false, 'openai-compatible': false },
         envKeys: { anthropic: false, openai: true, 'openai-compatible': false },
+        secretsFile: path.join(ws.dataDir, 'secrets.json'),
       },
     });
     const put = await read(
@@ -213,6 +216,7 @@ describe('/api/settings', () => {
         settings: { provider: 'openai-compatible', model: 'qwen3', baseUrl: 'http://localhost:1234/v1', contextWindow: 32768, defaultMode: 'default' },
         keys: { anthropic: false, openai: false, 'openai-compatible': true },
         envKeys: { anthropic: false, openai: true, 'openai-compatible': false },
+        secretsFile: path.join(ws.dataDir, 'secrets.json'),
       },
     });
     const got = await settingsRoute.GET();
@@ -310,5 +314,18 @@ describe('lib/server/http', () => {
       expect(mod.runtime).toBe('nodejs');
       expect(mod.dynamic).toBe('force-dynamic');
     }
+  });
+});
+
+describe('/api/settings/check', () => {
+  it('answers what is wrong with the settings as the dialog holds them, and refuses a malformed body', async () => {
+    const missing = path.join(ws.root, 'no-such-script.json');
+    expect(await read(await checkRoute.POST(send('/settings/check', 'POST', { provider: 'scripted', model: missing, baseUrl: null })))).toEqual({
+      status: 200,
+      body: { ok: false, message: `The script file ${missing} does not exist. Give the path of a JSON script of model turns (docs/scripted-model.md).`, models: [] },
+    });
+    const bad = await read(await checkRoute.POST(send('/settings/check', 'POST', { provider: 'nope', model: null, baseUrl: null })));
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/field "provider"/);
   });
 });

@@ -65,6 +65,7 @@ describe('settings', () => {
       settings: { provider: 'anthropic', model: null, baseUrl: null, contextWindow: null, defaultMode: 'default' },
       keys: { anthropic: true, openai: false, 'openai-compatible': false },
       envKeys: { anthropic: false, openai: true, 'openai-compatible': false },
+      secretsFile: path.join(ws.dataDir, 'secrets.json'),
     });
     expect(JSON.stringify(view)).not.toContain('sk-');
     expect(JSON.stringify(settingsView(db, ws.dataDir, 'default', env))).not.toContain('sk-');

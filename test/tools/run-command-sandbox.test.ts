@@ -89,11 +89,13 @@ describe('run_command in the sandbox', () => {
   it('auto mode never escalates without a saved rule; a rule for the plain command does not cover the escalation', async () => {
     const h = harness([runCommandTool], ws);
     const cmd = `curl -sS -m 5 http://127.0.0.1:${port}/`;
-    const plainRule = await h.call('run_command', { command: cmd, sandbox: 'off', sandbox_reason: 'x' }, { mode: 'auto' }, { approver: rules(['curl']) });
+    const plainRule = await h.call('run_command', { command: cmd, sandbox: 'off', sandbox_reason: 'x' }, { mode: 'auto' }, { approver: rules(['curl', `=${cmd}`]) });
     expect(plainRule.status).toBe('denied');
     expect(plainRule.output).toMatch(/asks to run OUTSIDE the sandbox.*auto mode refuses this unless a saved rule allows it/);
     expect(hits).toBe(0);
-    const saved = await h.call('run_command', { command: cmd, sandbox: 'off', sandbox_reason: 'x' }, { mode: 'auto' }, { approver: rules(['[off] curl']) });
+    const other = await h.call('run_command', { command: cmd, sandbox: 'off', sandbox_reason: 'x' }, { mode: 'auto' }, { approver: rules([`=[off] curl -sS -m 5 http://127.0.0.1:${port}/other`]) });
+    expect(other.status).toBe('denied');
+    const saved = await h.call('run_command', { command: cmd, sandbox: 'off', sandbox_reason: 'x' }, { mode: 'auto' }, { approver: rules([`=[off] ${cmd}`]) });
     expect(saved.status).toBe('ok');
     expect(saved.output).toContain('note: it ran outside the sandbox');
     expect(hits).toBe(1);

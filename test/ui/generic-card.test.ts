@@ -8,14 +8,15 @@ import { defineTool, type ToolOutput, type ToolResult } from '../../lib/contract
 import { runTurn } from '../../lib/agent/run-turn';
 import { createScriptedModel } from '../../lib/agent/scripted-model';
 import type { ClampMessage } from '../../lib/contract/protocol';
-import { MessageView } from '../../components/message-view';
+import { RowView } from '../../components/message-view';
+import { rowsOf } from '../../components/chat-rows';
 import { tempWorkspace } from '../helpers';
 import { memoryHost } from '../agent/memory-host';
 
 /**
  * A tool no component has heard of: registered here only, with a meta that uses the kinds every
  * card knows (diff, exit code, task, log) and a field of its own. The real loop runs it; the real
- * MessageView renders the stored message.
+ * list's rows (chat-rows.ts, RowView) render the stored message.
  */
 interface ProbeMeta {
   station: string;
@@ -75,6 +76,13 @@ async function runProbe(): Promise<{ message: ClampMessage; chunks: UIMessageChu
   return { message: saved.at(-1)!, chunks };
 }
 
+/** The message as the virtualised list renders it: its rows, one RowView each. */
+function render(message: ClampMessage): string {
+  return rowsOf([message])
+    .map((row) => renderToStaticMarkup(createElement(RowView, { row, cuts: new Map(), pruned: new Map(), idle: true })))
+    .join('');
+}
+
 describe('the generic tool card', () => {
   it('renders a newly registered tool from its summary and meta kinds, with no component change', async () => {
     const { message, chunks } = await runProbe();
@@ -86,7 +94,7 @@ describe('the generic tool card', () => {
     ]);
     expect(message.parts.filter((p) => p.type === 'data-tool-summary')).toHaveLength(1);
 
-    const html = renderToStaticMarkup(createElement(MessageView, { message, cuts: new Map(), idle: true }));
+    const html = render(message);
     const card = /<div[^>]*data-tool-call-id="p1"[\s\S]*/.exec(html)?.[0] ?? '';
     expect(card).toContain('weather_probe');
     expect(card).toContain('Paris at LFPG');
@@ -116,7 +124,7 @@ describe('the generic tool card', () => {
         },
       ],
     };
-    const html = renderToStaticMarkup(createElement(MessageView, { message, cuts: new Map(), idle: true }));
+    const html = render(message);
     expect(html).toContain('{&quot;path&quot;:&quot;src/a.ts&quot;}');
     expect(html).not.toContain('exit ');
   });

@@ -86,12 +86,13 @@ export function correctionRatio(reported: number | undefined, estimated: number 
   return Math.min(budget.CONTEXT_ESTIMATE_CORRECTION_MAX_RATIO, Math.max(budget.CONTEXT_ESTIMATE_CORRECTION_MIN_RATIO, reported / estimated));
 }
 
-/** The window's limits in tokens: where pruning starts, where compaction starts, and the most a request may hold (window less the answer's reserve). */
-export function contextLimits(windowTokens: number, budget: Budget): { pruneAt: number; compactAt: number; hardMax: number; summaryMax: number } {
+/** The window's limits in tokens: where pruning starts and what it aims for, where compaction starts, and the most a request may hold (window less the answer's reserve). */
+export function contextLimits(windowTokens: number, budget: Budget): { pruneAt: number; pruneTo: number; compactAt: number; hardMax: number; summaryMax: number } {
   const reserve = Math.min(budget.CONTEXT_OUTPUT_RESERVE_MAX_TOKENS, Math.floor(windowTokens * budget.CONTEXT_OUTPUT_RESERVE_RATIO));
   const hardMax = windowTokens - reserve;
   return {
     pruneAt: Math.min(hardMax, Math.floor(windowTokens * budget.CONTEXT_PRUNE_AT_RATIO)),
+    pruneTo: Math.min(hardMax, Math.floor(windowTokens * budget.CONTEXT_PRUNE_TO_RATIO)),
     compactAt: Math.min(hardMax, Math.floor(windowTokens * budget.CONTEXT_COMPACT_AT_RATIO)),
     hardMax,
     summaryMax: Math.max(200, Math.min(budget.COMPACTION_SUMMARY_MAX_TOKENS, Math.floor(windowTokens * budget.COMPACTION_SUMMARY_MAX_WINDOW_RATIO))),

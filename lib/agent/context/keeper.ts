@@ -1,12 +1,12 @@
 import type { LanguageModel, LanguageModelUsage, ModelMessage, ToolSet } from 'ai';
 import type { Budget } from '../../contract/budget';
-import type { ClampMessage, CompactionInfo, ContextBreakdown, ContextInfo, LedgerStep, ModelStatus, PrunedItem } from '../../contract/protocol';
+import type { ClampMessage, CompactionInfo, ContextBreakdown, ContextInfo, ContextWindowSource, LedgerStep, ModelStatus, PrunedItem } from '../../contract/protocol';
 import type { ToolResult } from '../../contract/types';
 import { byteLength } from '../../contract/text';
 import { applyTurnBudget, type TurnCut } from '../turn-budget';
 import { withCacheBreakpoints } from './cache';
 import { chooseCut, fallbackSummary, writeSummary } from './compact';
-import { contextLimits, correctionRatio, estimateRequest, resultText, toolDefinitionTokens, type RequestEstimate } from './estimate';
+import { contextLimits, correctionRatio, estimateRequest, resultText, tokensOf, toolDefinitionTokens, type RequestEstimate } from './estimate';
 import { contextState, costOf, inputSplit } from './ledger';
 import { choosePrunes } from './prune';
 import { buildView, stepCount, stepNumbers, toolResults, type View } from './view';
@@ -67,9 +67,12 @@ export class ContextKeeper {
   private readonly known: Map<string, TurnCut>;
   private readonly spillPaths: Map<string, string>;
   private forced: 'overflow' | null = null;
+  /** the window in use: the status's, until a provider's context-length error names a smaller one */
+  private window: { tokens: number; source: ContextWindowSource };
   private pending: { step: number; raw: number; shown: number; produced: number; breakdown: ContextBreakdown } | null = null;
 
   constructor(private readonly o: KeeperOptions) {
+    this.window = { tokens: o.status.windowTokens, source: o.status.windowSource };
     const s = contextState(o.stored);
     this.pruned = s.pruned;
     this.compaction = s.compaction;
@@ -83,10 +86,17 @@ export class ContextKeeper {
     if (r.truncation?.spillPath) this.spillPaths.set(toolCallId, r.truncation.spillPath);
   }
 
-  /** The provider said the last request was over its window: the next prepare compacts whatever the estimate says, and estimates run higher. */
-  noteOverflow(): void {
+  /**
+   * The provider said the last request was over its window: the next prepare compacts whatever the
+   * estimate says, and estimates run higher. When the error names the window (windowFromError) and it
+   * is smaller than the one in use, the rest of the turn uses it.
+   */
+  noteOverflow(namedWindowTokens?: number | null): void {
     this.forced = 'overflow';
     this.ratio = Math.min(this.o.budget.CONTEXT_ESTIMATE_CORRECTION_MAX_RATIO, this.ratio * 1.25);
+    if (namedWindowTokens && namedWindowTokens < this.window.tokens) {
+      this.window = { tokens: namedWindowTokens, source: { kind: 'server', detail: `the provider's context-length error (${this.window.source.detail} said ${this.window.tokens})` } };
+    }
   }
 
   private estimate(view: View, active: readonly string[]): RequestEstimate & { tokens: number } {
@@ -100,12 +110,22 @@ export class ContextKeeper {
     let lastAssistant = v.messages.length - 1;
     while (lastAssistant >= 0 && v.messages[lastAssistant].role !== 'assistant') lastAssistant--;
     const before = this.estimate({ ...v, messages: v.messages.slice(0, lastAssistant + 1) }, active).tokens;
-    const applied = applyTurnBudget(v.messages, { windowTokens: this.o.status.windowTokens, usedTokens: before, dataDir: this.o.dataDir, known: this.known, budget: this.o.budget });
-    for (const cut of applied.cuts) this.o.emit({ type: 'data-turn-budget', id: `budget-${cut.toolCallId}`, data: cut });
+    // a pruned result stays its stub: an earlier cut of it is not put back
+    const known = new Map([...this.known].filter(([id]) => !this.pruned.has(id)));
+    const applied = applyTurnBudget(v.messages, { windowTokens: this.window.tokens, usedTokens: before, dataDir: this.o.dataDir, known, budget: this.o.budget });
+    for (const cut of applied.cuts) {
+      this.known.set(cut.toolCallId, cut);
+      this.o.emit({ type: 'data-turn-budget', id: `budget-${cut.toolCallId}`, data: cut });
+    }
     return { ...v, messages: applied.messages };
   }
 
-  private prune(view: View, all: readonly ModelMessage[], latestStep: number, keepSteps: number, step: number): boolean {
+  /**
+   * Prune results older than keepSteps steps, oldest first. With a target (tokens), only as many as
+   * bring the estimate under it: pruning in batches moves the changed point of the prefix (and with it
+   * the provider's cache) seldom, rather than one result every step.
+   */
+  private prune(view: View, all: readonly ModelMessage[], latestStep: number, keepSteps: number, step: number, target?: { now: number; goal: number }): boolean {
     const full = new Map<string, string>();
     for (const { part } of toolResults(all, stepNumbers(all))) full.set(part.toolCallId, resultText(part.output));
     const items = choosePrunes(view, this.pruned, {
@@ -116,6 +136,11 @@ export class ContextKeeper {
       spillPaths: this.spillPaths,
       fullText: (id) => full.get(id),
     });
+    if (target) {
+      let left = target.now;
+      const k = items.findIndex((it) => (left -= Math.max(0, tokensOf(full.get(it.toolCallId) ?? '') - tokensOf(it.stub)) * this.ratio) <= target.goal);
+      if (k !== -1) items.splice(k + 1);
+    }
     if (items.length === 0) return false;
     for (const it of items) this.pruned.set(it.toolCallId, it);
     this.o.emit({ type: 'data-pruned', id: `pruned-${step}`, data: { step, items } });
@@ -146,7 +171,7 @@ export class ContextKeeper {
     const started = Date.now();
     const latestStep = stepCount(all);
     const step = latestStep + 1;
-    const limits = contextLimits(this.o.status.windowTokens, this.o.budget);
+    const limits = contextLimits(this.window.tokens, this.o.budget);
     const firstKeptStep = chooseCut(all, latestStep, this.o.budget.CONTEXT_KEEP_RECENT_STEPS, this.compaction) ?? chooseCut(all, latestStep, 1, this.compaction);
     if (firstKeptStep === null) return null;
     const beforeTokens = this.estimate(this.view(all, active), active).tokens;
@@ -184,7 +209,8 @@ export class ContextKeeper {
 
   /**
    * What the model is sent at the next step, from the whole conversation as the SDK holds it:
-   * past CONTEXT_PRUNE_AT_RATIO prune results older than CONTEXT_KEEP_RECENT_STEPS; past
+   * past CONTEXT_PRUNE_AT_RATIO prune results older than CONTEXT_KEEP_RECENT_STEPS, oldest first,
+   * down to CONTEXT_PRUNE_TO_RATIO; past
    * CONTEXT_COMPACT_AT_RATIO (or after an overflow) prune all but the newest step's results, and if
    * that is not enough compact; prune again if still over the window less the answer's reserve.
    */
@@ -192,11 +218,11 @@ export class ContextKeeper {
     const latestStep = stepCount(all);
     const step = latestStep + 1;
     const keep = this.o.budget.CONTEXT_KEEP_RECENT_STEPS;
-    const limits = contextLimits(this.o.status.windowTokens, this.o.budget);
+    const limits = contextLimits(this.window.tokens, this.o.budget);
     let view = this.view(all, active);
     let est = this.estimate(view, active);
     if (est.tokens > limits.pruneAt || this.forced) {
-      if (this.prune(view, all, latestStep, keep, step)) {
+      if (this.prune(view, all, latestStep, keep, step, this.forced ? undefined : { now: est.tokens, goal: limits.pruneTo })) {
         view = this.view(all, active);
         est = this.estimate(view, active);
       }
@@ -235,8 +261,8 @@ export class ContextKeeper {
     const scale = (n: number) => Math.round(n * k);
     return {
       usedTokens,
-      windowTokens: this.o.status.windowTokens,
-      windowSource: this.o.status.windowSource,
+      windowTokens: this.window.tokens,
+      windowSource: this.window.source,
       step,
       estimated,
       breakdown: { systemAndTools: scale(b.systemAndTools), projectDocs: scale(b.projectDocs), conversation: scale(b.conversation), toolResults: scale(b.toolResults) },

@@ -66,7 +66,8 @@ export function withSandbox(base: CommandAssessment, choice: SandboxChoice, mode
   if (choice.escalation) {
     const esc = choice.escalation;
     const keys = base.subRuleKeys.length ? base.subRuleKeys : base.subcommands;
-    const subRuleKeys = base.opaque ? [] : keys.map((k) => `[${esc}] ${k}`);
+    // an exact key (=…) stays exact: `=[off] curl …` covers that command only
+    const subRuleKeys = base.opaque ? [] : keys.map((k) => (k.startsWith('=') ? `=[${esc}] ${k.slice(1)}` : `[${esc}] ${k}`));
     d = {
       ...base,
       action: 'ask',

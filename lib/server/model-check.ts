@@ -1,0 +1,181 @@
+import path from 'node:path';
+import { BUDGET } from '../contract/budget';
+import type { ModelCheck, ModelCheckRequest, SecretName } from '../contract/protocol';
+import { DEFAULT_MODELS, OLLAMA_BASE_URL, resolveModel, type ProviderName } from '../agent/providers';
+import { loadScript } from '../agent/scripted-model';
+import { readSecrets, SECRET_ENV } from '../store/secrets';
+
+/**
+ * Settings "Test connection" (and the test on Save): reach the provider with the settings as the dialog
+ * holds them, list its models, and say in the dialog's words what is wrong. Every answer names what the
+ * person did (the file they gave, the URL they typed), never an environment variable they did not use.
+ */
+
+const SECRET_OF: Partial<Record<ProviderName, SecretName>> = { anthropic: 'anthropic', openai: 'openai', 'openai-compatible': 'openai-compatible' };
+type Env = Readonly<Record<string, string | undefined>>;
+const OLLAMA_ROOT = OLLAMA_BASE_URL.replace(/\/v1$/, '');
+
+export interface CheckOptions {
+  dataDir: string;
+  env?: Env;
+  timeoutMs?: number;
+}
+
+interface Key {
+  value: string;
+  /** where it came from, as the person would say it */
+  from: string;
+}
+
+const fail = (message: string, models: string[] = []): ModelCheck => ({ ok: false, message, models });
+
+/** The key to try: the one typed in the dialog, the stored one, then the environment's (named: the person set it). */
+function keyFor(name: SecretName, typed: string | null | undefined, dataDir: string, env: Env): Key | undefined | { error: string } {
+  if (typed) return { value: typed, from: 'the key you typed' };
+  let stored: string | undefined;
+  try {
+    stored = readSecrets(dataDir)[name];
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+  if (stored) return { value: stored, from: 'the stored key' };
+  const v = env[SECRET_ENV[name]];
+  return v ? { value: v, from: `the key in ${SECRET_ENV[name]}` } : undefined;
+}
+
+/** What a failed connection means, in the words of the URL the person gave. */
+function connectionError(err: unknown, url: URL, timeoutMs: number): string {
+  const e = err as Error & { cause?: { code?: string; message?: string } };
+  if (e.name === 'TimeoutError' || e.name === 'AbortError') return `${url.origin} did not answer within ${timeoutMs / 1000} s. Is the server there busy or behind a firewall?`;
+  const code = e.cause?.code ?? (e as NodeJS.ErrnoException).code;
+  if (code === 'ECONNREFUSED') return `Nothing listens at ${url.origin} (connection refused). Start the server there, or correct the URL.`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `The host ${url.hostname} is not known (DNS lookup failed). Correct the URL.`;
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `${url.origin} closed the connection without answering. Is it an HTTP server? (https:// where it speaks http://, or the reverse?)`;
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `${url.hostname} cannot be reached from this machine (${code}).`;
+  return `${url.href} could not be reached: ${e.cause?.message ?? e.message}.`;
+}
+
+/** GET a JSON document within the time and size limits; an error result says what went wrong. */
+async function getJson(href: string, headers: Record<string, string>, timeoutMs: number, keyFrom: string | undefined): Promise<{ body: unknown } | { error: string }> {
+  const url = new URL(href);
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+    const reader = res.body?.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    while (reader) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > BUDGET.MODEL_LIST_MAX_BYTES) {
+        await reader.cancel().catch(() => undefined);
+        return { error: `${url.href} answered with more than ${BUDGET.MODEL_LIST_MAX_BYTES / (1024 * 1024)} MB: that is not a model list. Check the URL.` };
+      }
+      chunks.push(value);
+    }
+    text = Buffer.concat(chunks).toString('utf8');
+  } catch (err) {
+    return { error: connectionError(err, url, timeoutMs) };
+  }
+  const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+  if (res.status === 401 || res.status === 403) {
+    return { error: keyFrom ? `${url.origin} refused ${keyFrom} (HTTP ${res.status}${excerpt ? `: ${excerpt}` : ''}). Paste a valid key.` : `${url.origin} asks for an API key (HTTP ${res.status}). Paste it in the API key field.` };
+  }
+  if (res.status === 404) return { error: `${url.href} is not there (HTTP 404): the server at ${url.origin} answers, but not with a model list. Check the URL (OpenAI-compatible servers usually end in /v1).` };
+  if (!res.ok) return { error: `${url.href} answered HTTP ${res.status}${excerpt ? `: ${excerpt}` : ''}.` };
+  try {
+    return { body: JSON.parse(text) };
+  } catch {
+    return { error: `${url.href} answered, but not with JSON (${excerpt ? `it begins “${excerpt.slice(0, 80)}”` : 'an empty body'}). Is this the right server?` };
+  }
+}
+
+/** Model ids from an OpenAI-style `{ data: [{ id }] }` or Ollama's `{ models: [{ name }] }`; undefined when neither. */
+function modelIds(body: unknown): string[] | undefined {
+  const b = body as { data?: unknown; models?: unknown } | null;
+  const list = Array.isArray(b?.data) ? b.data : Array.isArray(b?.models) ? b.models : undefined;
+  if (!list) return undefined;
+  const ids = list.map((m: { id?: unknown; name?: unknown; model?: unknown }) => m?.id ?? m?.name ?? m?.model).filter((x): x is string => typeof x === 'string');
+  return [...new Set(ids)].sort((a, b) => a.localeCompare(b)).slice(0, BUDGET.MODEL_LIST_MAX_ITEMS);
+}
+
+/** A listed id that is the model, or the model with a suffix (claude-sonnet-4-5 → …-20250929, qwen3 → qwen3:latest). */
+function listed(models: string[], model: string): boolean {
+  return models.some((m) => m === model || m.startsWith(`${model}-`) || m.startsWith(`${model}:`));
+}
+
+function checkScript(model: string | null): ModelCheck {
+  if (!model) return fail('Enter the path of a script file as the model: a JSON list of model turns (docs/scripted-model.md).');
+  const file = path.resolve(/*turbopackIgnore: true*/ model);
+  try {
+    const turns = loadScript(file);
+    return { ok: true, message: `The script ${file} has ${turns.length} turn${turns.length === 1 ? '' : 's'}. It replays them; it is not a real model.`, models: [] };
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+}
+
+/** Where each provider lists its models, and how to ask. */
+function listRequest(provider: Exclude<ProviderName, 'scripted'>, baseUrl: string | null, key: Key | undefined, env: Env): { url: string; headers: Record<string, string>; what: string } | { error: string } {
+  const bearer: Record<string, string> = key ? { authorization: `Bearer ${key.value}` } : {};
+  const base = (u: string) => u.replace(/\/+$/, '');
+  switch (provider) {
+    case 'anthropic':
+      // the same base URL the provider itself uses
+      return { url: `${base(env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com/v1')}/models?limit=1000`, headers: { 'x-api-key': key!.value, 'anthropic-version': '2023-06-01' }, what: 'Anthropic' };
+    case 'openai':
+      return { url: `${base(env.OPENAI_BASE_URL || 'https://api.openai.com/v1')}/models`, headers: bearer, what: 'OpenAI' };
+    case 'openai-compatible': {
+      const u = baseUrl || env.CLAMP_BASE_URL || env.OPENAI_BASE_URL;
+      if (!u) return { error: 'Enter the base URL of your server (LM Studio http://127.0.0.1:1234/v1, vLLM http://127.0.0.1:8000/v1, llama.cpp http://127.0.0.1:8080/v1 …).' };
+      return { url: `${base(u)}/models`, headers: bearer, what: 'the server' };
+    }
+    case 'ollama':
+      return { url: `${base(baseUrl || OLLAMA_ROOT).replace(/\/v1$/, '')}/api/tags`, headers: {}, what: 'Ollama' };
+  }
+}
+
+/** Check model settings as the dialog holds them. Never throws; bounded by timeoutMs. */
+export async function checkModel(req: ModelCheckRequest, opts: CheckOptions): Promise<ModelCheck> {
+  const env = opts.env ?? process.env;
+  const timeoutMs = opts.timeoutMs ?? BUDGET.MODEL_LIST_TIMEOUT_MS;
+  const model = req.model?.trim() || null;
+  const baseUrl = req.baseUrl?.trim() || null;
+  if (!req.provider) {
+    // "first one found configured": what the environment gives
+    let keys: ReturnType<typeof readSecrets> = {};
+    try {
+      keys = readSecrets(opts.dataDir);
+    } catch (err) {
+      return fail((err as Error).message);
+    }
+    const r = resolveModel(env, {}, { anthropic: keys.anthropic, openai: keys.openai, openaiCompatible: keys['openai-compatible'] });
+    if (!r.ok) return fail(r.status.help ?? 'No model is configured. Choose a provider.');
+    const inner = await checkModel({ provider: r.status.provider as ProviderName, model: r.status.model, baseUrl: null, key: null }, opts);
+    return { ...inner, message: `No provider chosen, so Clamp uses ${r.status.label}. ${inner.message}` };
+  }
+  if (req.provider === 'scripted') return checkScript(model);
+  if (baseUrl && !(/^https?:\/\//i.test(baseUrl) && URL.canParse(baseUrl))) return fail(`${baseUrl} is not a URL. Write it as http://host:port${req.provider === 'ollama' ? '' : '/v1'}.`);
+
+  const secret = SECRET_OF[req.provider];
+  const key = secret ? keyFor(secret, req.key, opts.dataDir, env) : undefined;
+  if (key && 'error' in key) return fail(key.error);
+  if (!key && (req.provider === 'anthropic' || req.provider === 'openai')) return fail(`The ${req.provider} provider needs an API key: paste it in the API key field.`);
+  const ask = listRequest(req.provider, baseUrl, key, env);
+  if ('error' in ask) return fail(ask.error);
+  const got = await getJson(ask.url, ask.headers, timeoutMs, key?.from);
+  if ('error' in got) return fail(got.error);
+  const models = modelIds(got.body);
+  if (!models) return fail(`${ask.url} answered, but not with a model list. Is this ${req.provider === 'ollama' ? 'Ollama' : 'an OpenAI-compatible server'}?`);
+
+  const reached = `Reached ${ask.what} at ${new URL(ask.url).origin}: ${models.length} model${models.length === 1 ? '' : 's'} listed.`;
+  if (req.provider === 'ollama' && models.length === 0) return fail(`${reached} Pull one first (ollama pull qwen3-coder), then test again.`);
+  if (!model) {
+    const dflt = DEFAULT_MODELS[req.provider];
+    return dflt ? { ok: true, message: `${reached} With Model empty, Clamp uses ${dflt}.`, models } : fail(`${reached} Choose the model to use (pick one from the list).`, models);
+  }
+  if (models.length > 0 && !listed(models, model)) return fail(`${reached} “${model}” is not one of them: pick a listed model, or check the name.`, models);
+  return { ok: true, message: `${reached} ${model} ${models.length ? 'is one of them' : 'could not be checked against the list'}.`, models };
+}
