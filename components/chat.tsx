@@ -5,6 +5,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
 import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { ClampDataParts, ClampMessage, SessionDetail } from '@/lib/contract/protocol';
+import { chatRequestBody } from '@/lib/contract/chat-body';
 import { queryKeys, stopTurnOnServer } from './api';
 import { ApprovalBar, type AnswerEvent } from './approval-bar';
 import { ChatUiContext, ProgressStore, type ChatUi, type ViewerSource } from './chat-context';
@@ -40,7 +41,8 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
     () =>
       new DefaultChatTransport<ClampMessage>({
         api: '/api/chat',
-        prepareSendMessagesRequest: ({ id, messages }) => ({ body: { sessionId: id, message: messages[messages.length - 1] } }),
+        // the server holds the conversation: send the new text, or which message to continue (ids only)
+        prepareSendMessagesRequest: ({ id, messages }) => ({ body: chatRequestBody(id, messages[messages.length - 1]) }),
       }),
   );
 

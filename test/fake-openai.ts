@@ -5,7 +5,10 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 /** One scripted reply of the fake model: text, tool calls, or an HTTP failure. */
 export interface FakeReply {
   text?: string;
-  toolCalls?: { name: string; args: unknown; id?: string }[];
+  /** tool calls; `rawArgs` sends that text as the arguments instead of JSON of `args` (malformed JSON) */
+  toolCalls?: { name: string; args?: unknown; rawArgs?: string; id?: string }[];
+  /** size of each tool-call argument delta (default 7, as small as real servers send) */
+  argChunkChars?: number;
   /** reply with this HTTP status and error body instead */
   failStatus?: number;
   failMessage?: string;
@@ -157,11 +160,12 @@ export async function startFakeOpenAI(replies: FakeReply[] | ((req: FakeRequest,
         for (let i = 0; i < reply.text.length; i += 12) send({ content: reply.text.slice(i, i + 12) });
       }
       (reply.toolCalls ?? []).forEach((c, k) => {
-        const args = JSON.stringify(c.args);
+        const args = c.rawArgs ?? JSON.stringify(c.args ?? {});
+        const step = reply.argChunkChars ?? 7;
         const callId = c.id ?? `call_${index}_${k}`;
         send({ tool_calls: [{ index: k, id: callId, type: 'function', function: { name: c.name, arguments: '' } }] });
         // argument deltas in small pieces, as real servers send them
-        for (let i = 0; i < args.length; i += 7) send({ tool_calls: [{ index: k, function: { arguments: args.slice(i, i + 7) } }] });
+        for (let i = 0; i < args.length; i += step) send({ tool_calls: [{ index: k, function: { arguments: args.slice(i, i + step) } }] });
       });
       const usage = reply.usage ?? { prompt_tokens: promptTokens, completion_tokens: 20 };
       send({}, reply.toolCalls?.length ? 'tool_calls' : 'stop');

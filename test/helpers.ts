@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createContext, type ContextInit } from '../lib/dispatch/context';
 import { createRegistry } from '../lib/dispatch/registry';
-import { dispatch, type DispatchOptions } from '../lib/dispatch/dispatch';
-import type { ToolDefinition, ToolResult } from '../lib/contract/types';
+import { dispatch, prepareCall, type DispatchOptions } from '../lib/dispatch/dispatch';
+import type { ToolContext, ToolDefinition, ToolResult } from '../lib/contract/types';
+import type { z } from 'zod';
 import { afterEach, beforeEach } from 'vitest';
 
 /** A fresh temp workspace and data dir (real paths), removed by cleanup(). */
@@ -70,4 +71,14 @@ export function treeSnapshot(dir: string): Record<string, string> {
     out[path.relative(dir, abs)] = e.isFile() ? `${st.mtimeMs} ${fs.readFileSync(abs, 'hex')}` : `dir ${st.mtimeMs}`;
   }
   return out;
+}
+
+/**
+ * A tool's approval preview as the loop asks for it: the call prepared by dispatch first (validated,
+ * its paths resolved and confined into ctx.paths), then preview(). Throws when the call cannot be prepared.
+ */
+export async function previewCall(tool: ToolDefinition<z.ZodType>, args: unknown, ctx: ToolContext): Promise<{ summary?: string; diff?: string }> {
+  const prep = prepareCall(createRegistry([tool]), tool.name, args, ctx);
+  if (!prep.ok) throw new Error(`${tool.name} could not be prepared: ${prep.result.output}`);
+  return prep.tool.preview!(prep.input as never, { ...ctx, paths: prep.paths });
 }

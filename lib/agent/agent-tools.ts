@@ -1,9 +1,9 @@
-import { jsonSchema, tool, type ToolSet } from 'ai';
-import type { JSONSchema7 } from '@ai-sdk/provider';
+import { dynamicTool, InvalidToolInputError, jsonSchema, tool, wrapLanguageModel, type LanguageModel, type ToolSet } from 'ai';
+import type { JSONSchema7, LanguageModelV3, LanguageModelV3ToolCall } from '@ai-sdk/provider';
 import type { Registry } from '../dispatch/registry';
 import { describeTool, modelSchema } from '../dispatch/registry';
 import { createContext } from '../dispatch/context';
-import { dispatch, judge, denialText, type Approver } from '../dispatch/dispatch';
+import { dispatch, judge, type Approver } from '../dispatch/dispatch';
 import type { Budget } from '../contract/budget';
 import type { PolicyDecision, ToolContext, ToolDefinition, ToolProgress, ToolResult } from '../contract/types';
 import type { AgentHost } from './host';
@@ -34,10 +34,19 @@ function summarize(tool: ToolDefinition, input: unknown): string {
   return `${tool.name} ${line}`.trim();
 }
 
+const modelOutput = ({ output }: { output: unknown }) => {
+  const r = output as ToolResult;
+  return { type: r.status === 'error' ? ('error-text' as const) : ('text' as const), value: r.output };
+};
+
 /**
- * The registry as AI SDK tools. Every call still goes through dispatch; the SDK's approval flow
- * asks the person when the policy says "ask"; toModelOutput gives the model the budgeted text while
- * the page receives the whole ToolResult.
+ * The registry as AI SDK tools. Every call goes through dispatch, which alone refuses or clamps it:
+ * every registered tool is given to the SDK (the mode's listed tools are what the model is told
+ * about: see withListedTools), so a call the mode forbids reaches dispatch and gets its refusal; a
+ * name no tool has gets a stand-in that sends it to dispatch too ("Unknown tool …"). The SDK's
+ * approval flow asks the person when the verdict is "ask"; that verdict is recorded with the pending
+ * approval and used, not recomputed, when the approved call runs. toModelOutput gives the model the
+ * budgeted text while the page receives the whole ToolResult.
  */
 export function buildAgentTools(o: AgentToolsOptions): ToolSet {
   const approver: Approver = { rule: (t, input, d) => o.host.ruleVerdict(t, input, d) };
@@ -53,6 +62,8 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
       services: o.host.services,
       onProgress: o.onProgress ? (p) => o.onProgress!(toolCallId, p) : undefined,
     });
+  // the verdict made when the SDK asked whether a call needs approval, used when that call runs
+  const verdicts = new Map<string, PolicyDecision>();
 
   const needsApproval = (name: string) => async (input: unknown, { toolCallId }: { toolCallId: string }) => {
     // the SDK asks again when an approved call resumes, and would drop an answer a rule has since made
@@ -60,8 +71,13 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
     if (o.host.answerFor(toolCallId)) return true;
     const ctx = ctxFor(toolCallId);
     const j = await judge(o.reg, name, input, ctx, approver);
-    if (!j.ok || j.decision.action !== 'ask') return false;
-    const info = await approvalInfo(j.tool, j.input, j.decision, ctx, toolCallId);
+    // a call that cannot run (invalid, outside the workspace) runs into dispatch, which says why
+    if (!j.ok) return false;
+    if (j.decision.action !== 'ask') {
+      verdicts.set(toolCallId, j.decision);
+      return false;
+    }
+    const info = await approvalInfo(j.tool, j.input, j.decision, { ...ctx, paths: j.paths }, toolCallId);
     o.host.recordPending(info, j.input);
     o.onApprovalInfo?.(info);
     return true;
@@ -70,31 +86,24 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
   const run = async (name: string, input: unknown, toolCallId: string, signal: AbortSignal | undefined): Promise<ToolResult> => {
     const ctx = ctxFor(toolCallId, signal);
     const answer = o.host.answerFor(toolCallId);
-    if (answer?.answer === 'deny') {
-      return { status: 'denied', output: denialText(o.reg[name], { action: 'deny', reason: `the user denied it${answer.reason ? `: ${answer.reason}` : ''}` }), truncation: null };
-    }
-    const approved = !!answer;
-    let args = input;
-    const edited = answer?.answer === 'edit' && answer.editedCommand ? answer.editedCommand : undefined;
-    if (edited && typeof input === 'object' && input !== null && 'command' in input) args = { ...input, command: edited };
+    const verdict = answer ? answer.decision : verdicts.get(toolCallId);
+    verdicts.delete(toolCallId);
+    // a denied call never executes (the SDK reports it as denied); were one to, it would still not run
+    const approved = !!answer && answer.answer !== 'deny';
     const startedAt = Date.now();
-    let r = await dispatch(o.reg, name, args, ctx, { approver: { ...approver, approved } });
-    // the page shows every call's duration, also after a reload
+    let r = await dispatch(o.reg, name, input, ctx, {
+      approver: { ...approver, approved },
+      verdict,
+      editedCommand: answer?.answer === 'edit' && answer.editedCommand ? answer.editedCommand : undefined,
+    });
+    // the page shows every call's duration, also after a reload (metadata only: the model's text is not touched)
     if (typeof r.meta?.durationMs !== 'number') r = { ...r, meta: { ...r.meta, durationMs: Date.now() - startedAt } };
-    if (approved) o.host.markConsumed(toolCallId);
+    if (answer) o.host.markConsumed(toolCallId);
     o.onResult?.(toolCallId, name, r);
-    if (edited) {
-      const proposed = (input as { command?: string }).command;
-      return {
-        ...r,
-        output: `The user edited the command before approving it. What ran: ${edited}\n(You proposed: ${proposed})\n\n${r.output}`,
-        meta: { ...r.meta, editedCommand: edited, proposedCommand: proposed },
-      };
-    }
     return r;
   };
 
-  const tools: ToolSet = {};
+  const tools: ToolSet = Object.create(null) as ToolSet;
   for (const t of Object.values(o.reg)) {
     tools[t.name] = tool({
       description: describeTool(t, o.budget),
@@ -103,13 +112,65 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
       needsApproval: needsApproval(t.name),
       execute: (input: unknown, opts: { toolCallId: string; abortSignal?: AbortSignal }) =>
         o.scheduler.schedule(t.effect, () => run(t.name, input, opts.toolCallId, opts.abortSignal)),
-      toModelOutput: ({ output }: { output: unknown }) => {
-        const r = output as ToolResult;
-        return { type: r.status === 'error' ? 'error-text' : 'text', value: r.output };
-      },
+      toModelOutput: modelOutput,
     });
   }
-  return tools;
+  // a name the registry does not have: dispatch answers it (nothing runs), so it can run alongside reads
+  const standIns = new Map<string, ToolSet[string]>();
+  const standIn = (name: string): ToolSet[string] => {
+    let t = standIns.get(name);
+    if (!t) {
+      t = dynamicTool({
+        description: '',
+        inputSchema: jsonSchema<unknown>({}),
+        execute: (input: unknown, opts: { toolCallId: string; abortSignal?: AbortSignal }) =>
+          o.scheduler.schedule('read', () => run(name, input, opts.toolCallId, opts.abortSignal)),
+        toModelOutput: modelOutput,
+      });
+      standIns.set(name, t!);
+    }
+    return t!;
+  };
+  // only the registry's tools are listed (Object.keys/entries: what the model can be told about); a
+  // look-up of any other name, by property or own-property check, finds its stand-in
+  const other = (target: ToolSet, key: string | symbol): key is string => typeof key === 'string' && !Object.hasOwn(target, key);
+  return new Proxy(tools, {
+    get: (target, key, receiver) => (other(target, key) ? standIn(key) : Reflect.get(target, key, receiver)),
+    has: (target, key) => other(target, key) || Reflect.has(target, key),
+    getOwnPropertyDescriptor: (target, key) =>
+      other(target, key) ? { value: standIn(key), writable: false, enumerable: false, configurable: true } : Reflect.getOwnPropertyDescriptor(target, key),
+  });
+}
+
+/**
+ * The SDK's repair hook: a call whose arguments are not JSON is given to its tool as the raw text
+ * (a JSON string), so dispatch reads it and answers "… they are not valid JSON …" as for any caller.
+ * Never throws.
+ */
+export async function repairMalformedCall({ toolCall, error }: { toolCall: LanguageModelV3ToolCall; error: unknown }): Promise<LanguageModelV3ToolCall | null> {
+  if (!InvalidToolInputError.isInstance(error)) return null;
+  return { ...toolCall, input: JSON.stringify(toolCall.input) };
+}
+
+/**
+ * The model as the loop calls it: each request lists only the tools the mode offers (read when the
+ * request is made, so a mode switched on the page holds from the next step); the SDK still knows
+ * every tool, so a forbidden call reaches dispatch and is refused there.
+ */
+export function withListedTools(model: LanguageModel, listed: () => ReadonlySet<string>): LanguageModelV3 {
+  if (typeof model === 'string' || model.specificationVersion !== 'v3') {
+    throw new Error(`Clamp needs a language model of the AI SDK's v3 specification; ${typeof model === 'string' ? model : model.modelId} is not one.`);
+  }
+  return wrapLanguageModel({
+    model,
+    middleware: {
+      specificationVersion: 'v3',
+      transformParams: async ({ params }) => {
+        const names = listed();
+        return { ...params, tools: params.tools?.filter((t) => names.has(t.name)) };
+      },
+    },
+  });
 }
 
 /** What the approval bar shows for a call: summary, sub-commands, cwd, tier and reason, diff for writes. */

@@ -6,6 +6,8 @@ export interface RecordedAnswer {
   answer: ApprovalAnswer;
   editedCommand?: string | null;
   reason?: string | null;
+  /** the policy verdict made when the call asked for approval (it travels with the approval) */
+  decision?: PolicyDecision;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface AgentHost {
   mode(): PermissionMode;
   /** the verdict of saved and session rules for this call, if any */
   ruleVerdict(tool: ToolDefinition, input: unknown, decision: PolicyDecision): 'allow' | 'deny' | 'ask' | undefined;
-  /** a call needs a person: remember it (it must survive a restart) */
+  /** a call needs a person: remember it with its verdict (info.decision); it must survive a restart */
   recordPending(info: ApprovalInfo, input: unknown): void;
   /** the person's answer for a call, if there is one */
   answerFor(toolCallId: string): RecordedAnswer | undefined;

@@ -4,7 +4,7 @@ import { listedTools } from '../dispatch/registry';
 import { budgetTable, type Budget } from '../contract/budget';
 import type { AgentHost } from './host';
 import type { ClampMessage, ModelStatus } from '../contract/protocol';
-import { buildAgentTools } from './agent-tools';
+import { buildAgentTools, repairMalformedCall, withListedTools } from './agent-tools';
 import { CallScheduler } from './scheduler';
 import { buildSystemPrompt } from './system-prompt';
 import { describeProviderError, isContextOverflow, overflowAfterRetry, windowFromError } from './provider-errors';
@@ -105,6 +105,9 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
         messageId: () => messageId,
       });
       const ctxInfo = { workspace: o.host.workspace, dataDir: o.host.dataDir, services: o.host.services };
+      const listed = () => listedTools(o.reg, o.host.mode(), ctxInfo).map((t) => t.name);
+      // the model is told about the mode's tools; the SDK knows them all, so dispatch refuses the rest
+      const model = withListedTools(o.model, () => new Set(listed()));
       const anthropic = o.status.provider === 'anthropic';
       // the system prompt holds nothing that changes per step, so the prefix stays byte-stable for provider caches
       const system = anthropic ? cachedSystem(sys.prompt) : sys.prompt;
@@ -116,7 +119,7 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
         let overflow: unknown = null;
         let stepsDone = 0;
         const result = streamText({
-          model: o.model,
+          model,
           system,
           messages: input,
           tools,
@@ -124,10 +127,10 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           abortSignal: o.signal,
           maxRetries: o.maxRetries ?? 2,
           experimental_toolApprovalSecret: o.approvalSecret,
+          experimental_repairToolCall: repairMalformedCall,
           prepareStep: async ({ messages }) => {
             stepInput = messages;
-            const active = listedTools(o.reg, o.host.mode(), ctxInfo).map((t) => t.name);
-            return { messages: await keeper.prepare(messages, active), activeTools: active };
+            return { messages: await keeper.prepare(messages, listed()) };
           },
           onStepFinish: ({ usage, providerMetadata }) => {
             stepsDone++;

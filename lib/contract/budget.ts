@@ -179,6 +179,8 @@ export const BUDGET = {
   SESSION_TITLE_MAX_CHARS: 80,
   /** REST routes: largest JSON body a settings/sessions/rules request may send (413 past it). */
   API_BODY_MAX_BYTES: 64 * 1024,
+  /** POST /api/chat: largest body (a user message's text, or a continuation that names a message by id); 413 past it. */
+  CHAT_BODY_MAX_BYTES: 512 * 1024,
   /** POST an approval answer: largest JSON body (an edited command or file content rides along). */
   APPROVAL_BODY_MAX_BYTES: 256 * 1024,
   /** GET a file page (the page's output viewer): most bytes per page, and the page size when none is asked for. */

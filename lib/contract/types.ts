@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Budget } from './budget';
+import type { ResolvedPath } from './paths';
 
 /** What a tool does to the world; drives parallelism, modes and approvals. */
 export type SideEffect = 'read' | 'write' | 'system';
@@ -98,8 +99,8 @@ export interface ToolContext {
   mode: PermissionMode;
   signal: AbortSignal;
   budget: Budget;
-  /** the exit clamp for this call (the per-step budget may lower it) */
-  outputMaxBytes?: number;
+  /** every path argument the tool declares in paths(), resolved and confined by dispatch (see confinedPath) */
+  paths?: ReadonlyMap<string, ResolvedPath>;
   sessionId?: string;
   callId?: string;
   onProgress?: (p: ToolProgress) => void;

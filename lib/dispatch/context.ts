@@ -7,7 +7,6 @@ export interface ContextInit {
   mode?: PermissionMode;
   signal?: AbortSignal;
   budget?: Partial<Budget>;
-  outputMaxBytes?: number;
   sessionId?: string;
   callId?: string;
   onProgress?: (p: ToolProgress) => void;
@@ -22,7 +21,6 @@ export function createContext(init: ContextInit): ToolContext {
     mode: init.mode ?? 'default',
     signal: init.signal ?? new AbortController().signal,
     budget: budgetTable(init.budget),
-    outputMaxBytes: init.outputMaxBytes,
     sessionId: init.sessionId,
     callId: init.callId,
     onProgress: init.onProgress,

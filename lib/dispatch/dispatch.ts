@@ -5,6 +5,7 @@ import { lookupTool } from './registry';
 import { formatZodIssues, describeThrown } from '../contract/errors';
 import { clampResult } from '../contract/clamp';
 import { outputRoots, resolveInWorkspace, PathPolicyError } from '../policy/workspace';
+import type { ResolvedPath } from '../contract/paths';
 import { combineDecisions, modeDecision, modeAllowsEffect } from '../policy/modes';
 
 /** How a host answers "may this call run?" beyond the mode and the tool's own policy. */
@@ -17,6 +18,17 @@ export interface Approver {
 
 export interface DispatchOptions {
   approver?: Approver;
+  /**
+   * The verdict already made for this very call (when it asked for approval, or just before the loop
+   * ran it): used as it is, never recomputed. Policy is decided once per call.
+   */
+  verdict?: PolicyDecision;
+  /**
+   * The person edited the command before approving it: the edited command runs instead. It is another
+   * call, so it is judged afresh (a recorded verdict does not apply to it; a catastrophic edit is still
+   * blocked), and its result starts with a note telling the model what ran.
+   */
+  editedCommand?: string;
 }
 
 /** The verdict for a validated call, before it runs (the loop uses it to ask for approval). */
@@ -24,6 +36,8 @@ export interface Verdict {
   decision: PolicyDecision;
   tool: ToolDefinition;
   input: unknown;
+  /** the call's path arguments, resolved and confined (the tool reads them from ctx.paths) */
+  paths: ReadonlyMap<string, ResolvedPath>;
 }
 
 function result(status: ToolResult['status'], output: string, extra: Partial<ToolResult> = {}): ToolResult {
@@ -43,10 +57,10 @@ function emptyFieldError(tool: ToolDefinition, input: unknown): string | undefin
 }
 
 type Prepared =
-  | { ok: true; tool: ToolDefinition; input: unknown }
+  | { ok: true; tool: ToolDefinition; input: unknown; paths: ReadonlyMap<string, ResolvedPath> }
   | { ok: false; result: ToolResult };
 
-/** Look-up, validation, empty guards and path confinement: everything before policy, no I/O but realpath. */
+/** Look-up, validation, empty guards and path confinement (each path resolved once): everything before policy, no I/O but realpath. */
 export function prepareCall(reg: Registry, name: string, args: unknown, ctx: ToolContext): Prepared {
   const tool = lookupTool(reg, name);
   if (!tool) {
@@ -55,12 +69,7 @@ export function prepareCall(reg: Registry, name: string, args: unknown, ctx: Too
   }
   if (!modeAllowsEffect(ctx.mode, tool.effect)) {
     const d = modeDecision(ctx.mode, tool.effect);
-    return {
-      ok: false,
-      result: result('denied', `${tool.name} is not available: ${d.reason}. Do not retry it; use the read-only tools, or ask the user to switch modes.`, {
-        meta: { policy: d },
-      }),
-    };
+    return { ok: false, result: result('denied', denialText(tool.name, { by: 'mode', decision: d }), { meta: { policy: d } }) };
   }
   let raw = args;
   if (typeof raw === 'string') {
@@ -75,9 +84,16 @@ export function prepareCall(reg: Registry, name: string, args: unknown, ctx: Too
   if (!parsed.success) return { ok: false, result: result('error', formatZodIssues(tool.name, parsed.error, raw)) };
   const empty = emptyFieldError(tool, parsed.data);
   if (empty) return { ok: false, result: result('error', empty) };
+  const paths = new Map<string, ResolvedPath>();
   if (tool.paths) {
     try {
-      for (const p of tool.paths(parsed.data)) resolveInWorkspace(ctx.workspace, p.path, p.access, outputRoots(ctx.dataDir));
+      const declared = tool.paths(parsed.data);
+      // one argument named twice (a patch that moves a file where it adds one) is confined for writing
+      const writes = new Set(declared.filter((p) => p.access === 'write').map((p) => p.path));
+      for (const p of declared) {
+        const access = writes.has(p.path) ? 'write' : p.access;
+        paths.set(p.path, resolveInWorkspace(ctx.workspace, p.path, access, outputRoots(ctx.dataDir)));
+      }
     } catch (err) {
       if (err instanceof PathPolicyError || err instanceof ToolError) {
         return { ok: false, result: result('denied', err.message, { meta: { policy: { action: 'deny', reason: err.message } } }) };
@@ -85,7 +101,7 @@ export function prepareCall(reg: Registry, name: string, args: unknown, ctx: Too
       return { ok: false, result: result('error', describeThrown(tool.name, err)) };
     }
   }
-  return { ok: true, tool, input: parsed.data };
+  return { ok: true, tool, input: parsed.data, paths };
 }
 
 /** The policy verdict for a prepared call: mode, tool policy (command safety), then rules. */
@@ -120,76 +136,114 @@ export async function judge(
   args: unknown,
   ctx: ToolContext,
   approver?: Approver,
-): Promise<{ ok: true; tool: ToolDefinition; input: unknown; decision: PolicyDecision } | { ok: false; result: ToolResult }> {
+): Promise<({ ok: true } & Verdict) | { ok: false; result: ToolResult }> {
   try {
     const prep = prepareCall(reg, name, args, ctx);
     if (!prep.ok) return prep;
-    return { ok: true, tool: prep.tool, input: prep.input, decision: await decide(prep.tool, prep.input, ctx, approver) };
+    return { ok: true, tool: prep.tool, input: prep.input, paths: prep.paths, decision: await decide(prep.tool, prep.input, { ...ctx, paths: prep.paths }, approver) };
   } catch (err) {
     return { ok: false, result: result('error', describeThrown(String(name), err)) };
   }
 }
 
-/** The text the model reads when policy refuses a call. */
-export function denialText(tool: ToolDefinition, d: PolicyDecision): string {
+/** Who refused a call: the mode, a policy (command safety, a saved rule), or the person. */
+export type Refusal = { by: 'mode' | 'policy'; decision: PolicyDecision } | { by: 'user'; reason?: string | null };
+
+/**
+ * The one text the model reads when a call is refused, whoever refused it. dispatch uses it for the
+ * mode and policy; the loop uses it for a person's denial (the SDK's denied approval carries it).
+ */
+export function denialText(toolName: string, r: Refusal): string {
+  if (r.by === 'user') {
+    const why = r.reason && r.reason.trim() ? r.reason.trim() : 'no reason given';
+    return `The user denied this call: ${why}. Do not retry it; ask the user what to do instead.`;
+  }
+  const d = r.decision;
+  if (r.by === 'mode') return `${toolName} is not available: ${d.reason}. Do not retry it; use the read-only tools, or ask the user to switch modes.`;
   if (d.tier === 1) {
     return `Blocked by Clamp's safety policy: ${d.reason}. This is never allowed. Do not retry it or work around it; if it is really needed, ask the user to run it themselves.`;
   }
-  return `${tool.name} was refused: ${d.reason}. Do not retry it; ask the user what to do instead.`;
+  return `${toolName} was refused: ${d.reason}. Do not retry it; ask the user what to do instead.`;
+}
+
+/** The note an edited command's result starts with: what ran, and what the model had proposed. */
+export function editedCommandNote(edited: string, proposed: string | undefined): string {
+  return `The user edited the command before approving it. What ran: ${edited}\n(You proposed: ${proposed ?? '(no command)'})\n\n`;
 }
 
 /**
- * Run a prepared, approved call and clamp its result. Never throws: failures come back as results.
+ * Run a prepared, allowed call. Never throws: failures come back as results (not yet clamped:
+ * dispatch clamps once, after every note is added).
  */
-export async function execute(tool: ToolDefinition, input: unknown, ctx: ToolContext): Promise<ToolResult> {
+async function execute(tool: ToolDefinition, input: unknown, ctx: ToolContext): Promise<ToolResult> {
+  if (ctx.signal.aborted) return result('error', `${tool.name} was not run: the turn was stopped by the user.`);
   let r: ToolResult;
-  if (ctx.signal.aborted) {
-    r = result('error', `${tool.name} was not run: the turn was stopped by the user.`);
-  } else {
-    try {
-      const out = await tool.run(input as never, ctx);
-      r = {
-        status: out.status ?? 'ok',
-        output: out.output,
-        truncation: out.truncation ?? null,
-        ...(out.hint ? { hint: out.hint } : {}),
-        ...(out.meta ? { meta: out.meta } : {}),
-      };
-    } catch (err) {
-      if (err instanceof ToolError) {
-        r = result('error', err.message, { ...(err.hint ? { hint: err.hint } : {}), ...(err.meta ? { meta: err.meta } : {}) });
-      } else if (err instanceof PathPolicyError) {
-        r = result('denied', err.message);
-      } else if (ctx.signal.aborted) {
-        r = result('error', `${tool.name} was stopped by the user before it finished.`);
-      } else {
-        r = result('error', describeThrown(tool.name, err));
-      }
+  try {
+    const out = await tool.run(input as never, ctx);
+    r = {
+      status: out.status ?? 'ok',
+      output: out.output,
+      truncation: out.truncation ?? null,
+      ...(out.hint ? { hint: out.hint } : {}),
+      ...(out.meta ? { meta: out.meta } : {}),
+    };
+  } catch (err) {
+    if (err instanceof ToolError) {
+      r = result('error', err.message, { ...(err.hint ? { hint: err.hint } : {}), ...(err.meta ? { meta: err.meta } : {}) });
+    } else if (err instanceof PathPolicyError) {
+      r = result('denied', err.message);
+    } else if (ctx.signal.aborted) {
+      r = result('error', `${tool.name} was stopped by the user before it finished.`);
+    } else {
+      r = result('error', describeThrown(tool.name, err));
     }
   }
   if (typeof r.output !== 'string') r = { ...r, output: String(r.output ?? '') };
-  const max = ctx.outputMaxBytes ?? ctx.budget.TOOL_OUTPUT_MAX_BYTES;
-  return clampResult(r, max, ctx.dataDir, tool.name, ctx.outputMaxBytes !== undefined && ctx.outputMaxBytes < ctx.budget.TOOL_OUTPUT_MAX_BYTES ? 'turn' : 'exit');
+  return r;
+}
+
+/** The call as it runs: the model's arguments, or the person's edited command in their place. */
+function withEdit(args: unknown, editedCommand: string | undefined): { args: unknown; proposed?: string } {
+  if (editedCommand === undefined) return { args };
+  // only a call that asked can be edited, and only a call with valid arguments asks: args is an object
+  const obj = args && typeof args === 'object' ? (args as Record<string, unknown>) : {};
+  return { args: { ...obj, command: editedCommand }, proposed: typeof obj.command === 'string' ? obj.command : undefined };
+}
+
+/** Look-up, validate, guard, confine, policy and execute, before the one exit clamp. */
+async function run(reg: Registry, name: string, args: unknown, ctx: ToolContext, opts: DispatchOptions): Promise<ToolResult> {
+  const prep = prepareCall(reg, name, args, ctx);
+  if (!prep.ok) return prep.result;
+  const { tool, input } = prep;
+  const prepared = { ...ctx, paths: prep.paths };
+  const d = opts.verdict && opts.editedCommand === undefined ? opts.verdict : await decide(tool, input, prepared, opts.approver);
+  if (d.action === 'deny') return result('denied', denialText(tool.name, { by: 'policy', decision: d }), { meta: { policy: d } });
+  if (d.action === 'ask' && !opts.approver?.approved) {
+    return result('approval-required', `${tool.name} needs the user's approval: ${d.reason}.`, { meta: { policy: d } });
+  }
+  return execute(tool, input, prepared);
 }
 
 /**
- * The one way from a caller to a tool: look-up, validate, guard, confine, policy, execute, budget.
+ * The one way from a caller to a tool: look-up, validate, guard, confine, policy, execute, notes,
+ * then the one exit clamp (errors and refusals included), so no result exceeds the cap.
  * A call that needs a person and has no approval comes back as status "approval-required".
  * Never throws.
  */
 export async function dispatch(reg: Registry, name: string, args: unknown, ctx: ToolContext, opts: DispatchOptions = {}): Promise<ToolResult> {
-  const max = ctx.outputMaxBytes ?? ctx.budget.TOOL_OUTPUT_MAX_BYTES;
+  const edit = withEdit(args, opts.editedCommand);
+  let r: ToolResult;
   try {
-    const prep = prepareCall(reg, name, args, ctx);
-    if (!prep.ok) return clampResult(prep.result, max, ctx.dataDir, String(name));
-    const { tool, input } = prep;
-    const d = await decide(tool, input, ctx, opts.approver);
-    if (d.action === 'deny') return clampResult(result('denied', denialText(tool, d), { meta: { policy: d } }), max, ctx.dataDir, tool.name);
-    if (d.action === 'ask' && !opts.approver?.approved) {
-      return result('approval-required', `${tool.name} needs the user's approval: ${d.reason}.`, { meta: { policy: d } });
-    }
-    return await execute(tool, input, ctx);
+    r = await run(reg, name, edit.args, ctx, opts);
   } catch (err) {
-    return clampResult(result('error', describeThrown(String(name), err)), max, ctx.dataDir, String(name));
+    r = result('error', describeThrown(String(name), err));
   }
+  if (opts.editedCommand !== undefined) {
+    r = {
+      ...r,
+      output: editedCommandNote(opts.editedCommand, edit.proposed) + r.output,
+      meta: { ...r.meta, editedCommand: opts.editedCommand, proposedCommand: edit.proposed },
+    };
+  }
+  return clampResult(r, ctx.budget.TOOL_OUTPUT_MAX_BYTES, ctx.dataDir, lookupTool(reg, name)?.name ?? 'unknown-tool');
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ResolvedPath } from '../contract/paths';
 
 /** Thrown when a path argument lands outside the workspace or in a protected place. */
 export class PathPolicyError extends Error {
@@ -35,12 +36,7 @@ export function isInside(root: string, child: string): boolean {
   return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
-export interface ResolvedPath {
-  /** absolute, through symlinks */
-  abs: string;
-  /** relative to the workspace, with forward slashes ('.' for the root) */
-  rel: string;
-}
+export type { ResolvedPath };
 
 /** Folders outside the workspace that read tools may read: the data dir's spilled outputs and command logs. */
 export function outputRoots(dataDir: string): string[] {

@@ -28,7 +28,7 @@ export function storeHost(db: Db, o: { sessionId: string; workspace: string; dat
     answerFor: (toolCallId) => {
       const a = getByToolCallId(db, o.sessionId, toolCallId);
       if (!a || a.status !== 'answered' || !a.answer) return undefined;
-      return { answer: a.answer, editedCommand: a.editedCommand, reason: a.reason };
+      return { answer: a.answer, editedCommand: a.editedCommand, reason: a.reason, ...(a.info ? { decision: a.info.decision } : {}) };
     },
     markConsumed: (toolCallId) => {
       const a = getByToolCallId(db, o.sessionId, toolCallId);

@@ -1,5 +1,5 @@
 import { createUIMessageStreamResponse } from 'ai';
-import type { ChatBody } from '../agent/chat-request';
+import type { ChatBody } from '../contract/chat-body';
 import { ChatRequestError, mergeIncoming } from '../agent/chat-request';
 import type { ClampMessage } from '../contract/protocol';
 import { runTurn } from '../agent/run-turn';
@@ -42,7 +42,7 @@ export function stopTurn(sessionId: string): boolean {
 }
 
 /**
- * Run one chat turn for a session: merge the page's message into what is stored, run the loop,
+ * Run one chat turn for a session: merge the page's message (or continuation) into what is stored, run the loop,
  * stream the UI message stream back, and save after every step. Throws HttpError for bad requests.
  */
 export async function handleChat(cfg: ServerConfig, body: ChatBody, requestSignal: AbortSignal): Promise<Response> {
@@ -58,7 +58,7 @@ export async function handleChat(cfg: ServerConfig, body: ChatBody, requestSigna
   const host = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir) } });
   let messages: ClampMessage[];
   try {
-    messages = mergeIncoming(loadMessages(db, body.sessionId), body.message, host.answerFor);
+    messages = mergeIncoming(loadMessages(db, body.sessionId), body, host.answerFor);
   } catch (err) {
     if (err instanceof ChatRequestError) throw new HttpError(err.status, err.message);
     throw err;

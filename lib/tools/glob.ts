@@ -7,7 +7,7 @@ import { defineTool } from '../contract/types';
 import { ToolError, type ToolOutput, type ToolResult } from '../contract/types';
 import type { Budget } from '../contract/budget';
 import { byteLength, fitWithNote, formatBytes, formatCount } from '../contract/text';
-import { resolveInWorkspace } from '../policy/workspace';
+import { confinedPath } from '../contract/paths';
 import { CLAMPIGNORE_FILE, IgnoreRules, comparePaths, ignoredNote, searchStart } from './grep/ignore';
 
 const schema = z.strictObject({
@@ -57,7 +57,7 @@ export const globTool = defineTool({
         'Set path to the folder and drop ".." from the pattern.',
       );
     }
-    const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path ?? '.', 'read');
+    const { abs, rel } = confinedPath(ctx, input.path ?? '.');
     const st = searchStart(ctx.workspace, abs, rel, 'Check the path with list_dir.');
     if (!st.isDirectory()) {
       throw new ToolError(`Not a folder: ${rel}. glob searches below a folder; pass its parent folder as path, or read the file with read_file.`);
@@ -122,7 +122,7 @@ export const globTool = defineTool({
       const why = shown.length < Math.min(cap, total) ? `Output limit of ${formatBytes(bytes)} reached` : `Capped at ${formatCount(cap)} files`;
       return `[${why}: showing the first ${formatCount(shown.length)} of ${formatCount(total)} matching files (sorted by path). ${next}]`;
     };
-    const fit = fitWithNote(ctx.outputMaxBytes ?? ctx.budget.TOOL_OUTPUT_MAX_BYTES, take, (t) => `${t.text}\n\n${noteFor(t)}`);
+    const fit = fitWithNote(ctx.budget.TOOL_OUTPUT_MAX_BYTES, take, (t) => `${t.text}\n\n${noteFor(t)}`);
     const { shown } = fit.cut;
     const capped = total > shown.length;
     return {

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { defineTool } from '../contract/types';
 import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../contract/types';
 import type { Budget } from '../contract/budget';
-import { isInside, resolveInWorkspace } from '../policy/workspace';
+import { isInside } from '../policy/workspace';
+import { confinedPath } from '../contract/paths';
 import { formatCount } from '../contract/text';
 import { notFoundError, pathArg } from './common/near-names';
 
@@ -119,7 +120,7 @@ export interface ListDirMeta {
 
 async function run(input: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolOutput<ListDirMeta>> {
   const b = ctx.budget;
-  const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path ?? '.', 'read');
+  const { abs, rel } = confinedPath(ctx, input.path ?? '.');
   let stat: fs.Stats;
   try {
     stat = await fs.promises.stat(abs);

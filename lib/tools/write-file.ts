@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { defineTool } from '../contract/types';
 import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../contract/types';
 import type { Budget } from '../contract/budget';
-import { resolveInWorkspace } from '../policy/workspace';
+import { confinedPath } from '../contract/paths';
 import { blockingAncestor, commitPlannedWrite, decodeText, encodeText, notAFileError, statPath, tooLargeError, type TextLayout } from './common/file-io';
 import { diffFiles, diffForModel, diffSummary, type FileDiff } from './common/diff';
 import { previewOf } from './edit-file/edit-file';
@@ -61,7 +61,7 @@ interface WritePlan {
 /** Check the target and compute the new bytes and the diff; writes nothing. Throws the ToolErrors run() reports. */
 function plan(input: Input, ctx: ToolContext): WritePlan {
   const b = ctx.budget;
-  const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path, 'write');
+  const { abs, rel } = confinedPath(ctx, input.path);
   const size = byteLength(input.content);
   if (size > b.EDIT_MAX_FILE_BYTES) {
     throw new ToolError(

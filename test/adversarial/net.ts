@@ -117,5 +117,5 @@ export function chunksOf(text: string): Array<Record<string, unknown>> {
 
 /** A user message for POST /api/chat. */
 export function userMessage(sessionId: string, id: string, text: string) {
-  return { sessionId, message: { id, role: 'user', parts: [{ type: 'text', text }] } };
+  return { sessionId, message: { id, text } };
 }

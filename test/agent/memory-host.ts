@@ -17,7 +17,11 @@ export function memoryHost(workspace: string, dataDir: string, mode: PermissionM
     mode: () => state.mode,
     ruleVerdict: (tool) => (allowRules.includes(tool.name) ? 'allow' : undefined),
     recordPending: (info, input) => pending.set(info.toolCallId, { info, input }),
-    answerFor: (id) => (consumed.has(id) ? undefined : answers.get(id)),
+    answerFor: (id) => {
+      const a = consumed.has(id) ? undefined : answers.get(id);
+      const decision = pending.get(id)?.info.decision;
+      return a && { ...(decision ? { decision } : {}), ...a };
+    },
     markConsumed: (id) => consumed.add(id),
   };
   return { host, pending, answers, consumed, allowRules, state };

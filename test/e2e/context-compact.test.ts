@@ -7,6 +7,7 @@
  * and a compact with nothing to compact says so in words.
  */
 import { describe, expect, it } from 'vitest';
+import type { CompactionInfo, SessionDetail } from '../../lib/contract/protocol';
 import type { FakeReply, FakeRequest } from '../fake-openai';
 import { card, screenshot, send, waitIdle } from './browser';
 import { findInChat, scrollChat } from './chat-scroll';
@@ -81,8 +82,13 @@ describe('compaction in the browser', () => {
     expect(JSON.stringify(summaryRequests().at(-1)!.body.messages)).toContain('keep the list of files read');
     const manual = page.locator('[data-compaction-id]').filter({ hasText: 'by hand' });
     await expect(manual.getAttribute('aria-label')).resolves.toMatch(/^Context compacted at step \d+: /);
-    // the meter shows the count after the compaction until the next step counts again
-    await expect.poll(async () => Number(await meter.getAttribute('aria-valuenow'))).toBeLessThan(usedBefore);
+    // the meter shows the stored compaction's count until the next step counts again
+    const sessionId = new URL(page.url()).searchParams.get('s')!;
+    const detail = (await (await s.clamp.api(`/api/sessions/${sessionId}`)).json()) as SessionDetail;
+    const stored = detail.messages.flatMap((m) => m.parts).filter((p) => p.type === 'data-compaction').at(-1) as { data: CompactionInfo };
+    expect(stored.data.trigger).toBe('manual');
+    await expect.poll(async () => Number(await meter.getAttribute('aria-valuenow'))).toBe(stored.data.afterTokens);
+    expect(stored.data.afterTokens).not.toBe(usedBefore);
     await screenshot(page, 'context-compact-by-hand');
 
     // by hand, from the meter's Compact button

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handleChat } from '../../lib/server/chat';
+import type { Incoming } from '../../lib/agent/chat-request';
 import { answerToolCall } from '../../lib/server/approvals';
 import { openDb, closeDb } from '../../lib/store/db';
 import { createSession } from '../../lib/store/sessions';
@@ -32,10 +33,11 @@ afterEach(() => {
   ws.cleanup();
 });
 
-const userMsg = (id: string, text: string) => ({ id, role: 'user' as const, parts: [{ type: 'text', text }] });
+const userMsg = (id: string, text: string): Incoming => ({ message: { id, text } });
+const resume = (messageId: string): Incoming => ({ continue: { messageId } });
 
-async function send(sessionId: string, message: { id: string; role: 'user' | 'assistant'; parts: Array<{ type: string }> }) {
-  const res = await handleChat(cfg, { sessionId, message }, new AbortController().signal);
+async function send(sessionId: string, incoming: Incoming) {
+  const res = await handleChat(cfg, { sessionId, ...incoming }, new AbortController().signal);
   return readChunks(res);
 }
 
@@ -56,7 +58,7 @@ describe('approval answers', () => {
     const c1 = await send(s.id, userMsg('u1', 'make one'));
     expect(c1.some((c) => c.type === 'tool-approval-request')).toBe(true);
     answerToolCall(cfg, s.id, 't1', { answer: 'session' });
-    const c2 = await send(s.id, { id: lastAssistantId(s.id), role: 'assistant', parts: [] });
+    const c2 = await send(s.id, resume(lastAssistantId(s.id)));
     expect(c2.some((c) => c.type === 'tool-output-available')).toBe(true);
     expect(fs.existsSync(path.join(ws.workspace, 'one.txt'))).toBe(true);
     const c3 = await send(s.id, userMsg('u2', 'make two'));
@@ -91,7 +93,7 @@ describe('approval answers', () => {
     const s = createSession(openDb(ws.dataDir), { workspace: ws.workspace }, 'default');
     await send(s.id, userMsg('u1', 'write'));
     answerToolCall(cfg, s.id, 'e1', { answer: 'edit', editedCommand: 'echo person > picked.txt' });
-    const c = await send(s.id, { id: lastAssistantId(s.id), role: 'assistant', parts: [] });
+    const c = await send(s.id, resume(lastAssistantId(s.id)));
     expect(ws.read('picked.txt')).toBe('person\n');
     const out = c.find((x) => x.type === 'tool-output-available') as { output: { output: string; meta: { editedCommand: string } } };
     expect(out.output.output).toMatch(/^The user edited the command before approving it\. What ran: echo person > picked\.txt\n\(You proposed: echo model > picked\.txt\)/);
@@ -102,7 +104,7 @@ describe('approval answers', () => {
     script([{ toolCalls: [{ name: 'run_command', args: { command: 'touch x' }, id: 'x1' }] }, { text: 'ok' }]);
     await send(s.id, userMsg('u1', 'go'));
     answerToolCall(cfg, s.id, 'x1', { answer: 'edit', editedCommand: 'rm -rf ~' });
-    const c = await send(s.id, { id: lastAssistantId(s.id), role: 'assistant', parts: [] });
+    const c = await send(s.id, resume(lastAssistantId(s.id)));
     const out = c.find((x) => x.type === 'tool-output-available') as { output: { status: string; output: string } };
     expect(out.output.status).toBe('denied');
     expect(out.output.output).toMatch(/Blocked by Clamp's safety policy/);

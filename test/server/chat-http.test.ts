@@ -4,22 +4,41 @@ import { spawnSync } from 'node:child_process';
 import { ROOT } from '../../lib/server/build';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI } from '../fake-openai';
+import { startFakeOpenAI, type FakeRequest } from '../fake-openai';
+import { messageText } from '../e2e/scenarios';
+import { BUDGET } from '../../lib/contract/budget';
 import { tempWorkspace } from '../helpers';
+import { raw } from '../adversarial/net';
 import { readChunks, startClamp, type RunningClamp } from './harness';
 
 let ws: ReturnType<typeof tempWorkspace>;
 let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
 let clamp: RunningClamp;
 let env: Record<string, string>;
+/** about 3 MB: more than the chat body may hold, well within what write_file writes */
+const BIG = Array.from({ length: 3000 }, (_, i) => `${String(i).padStart(6, '0')} ${'x'.repeat(1000)}\n`).join('');
 
 beforeAll(async () => {
   ws = tempWorkspace();
   ws.write('README.md', '# demo\n');
   fake = await startFakeOpenAI((req) => {
     const last = req.body.messages[req.body.messages.length - 1];
-    if (last.role === 'user') return { text: 'I will write the file.', toolCalls: [{ name: 'run_command', args: { command: 'echo hello > out.txt' }, id: 'call_w1' }] };
-    return { text: 'Finished.' };
+    if (last.role !== 'user') return { text: 'Finished.' };
+    const text = messageText(last);
+    if (text.includes('[big-write]')) {
+      return { text: 'Writing the data file.', toolCalls: [{ name: 'write_file', args: { path: 'big.txt', content: BIG }, id: 'call_big' }], argChunkChars: 256 * 1024 };
+    }
+    if (text.includes('[refusals]')) {
+      return {
+        toolCalls: [
+          { name: 'write_file', args: { path: 'nope.txt', content: 'x' }, id: 'call_forbidden' },
+          { name: 'read_file', rawArgs: '{"path": "README.md" "limit": 3}', id: 'call_malformed' },
+          { name: 'no_such_tool', args: {}, id: 'call_unknown' },
+          { name: 'read_file', args: { path: 'README.md', limit: 'all' }, id: 'call_invalid' },
+        ],
+      };
+    }
+    return { text: 'I will write the file.', toolCalls: [{ name: 'run_command', args: { command: 'echo hello > out.txt' }, id: 'call_w1' }] };
   });
   env = { CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake-coder', CLAMP_BASE_URL: fake.url };
   clamp = await startClamp(env);
@@ -74,6 +93,17 @@ describe("the server's door", () => {
   });
 });
 
+async function newSession(mode?: string): Promise<string> {
+  const created = await clamp.api('/api/sessions', { json: mode ? { mode } : {} });
+  expect(created.status).toBe(201);
+  return ((await created.json()) as { session: { id: string } }).session.id;
+}
+
+/** The tool results the model read in a request, by tool call id. */
+function toolTexts(req: FakeRequest): Record<string, string> {
+  return Object.fromEntries(req.body.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id!, messageText(m)]));
+}
+
 describe('the launcher', () => {
   it('explains a port that is taken instead of crashing', { timeout: 120_000 }, () => {
     const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/clamp.mjs')], {
@@ -93,7 +123,7 @@ describe('a chat with an approval, across a crash and restart', () => {
     expect(created.status).toBe(201);
     const { session } = (await created.json()) as { session: { id: string } };
 
-    const chat = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: 'm-user-1', role: 'user', parts: [{ type: 'text', text: 'write hello to out.txt' }] } } });
+    const chat = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: 'm-user-1', text: 'write hello to out.txt' } } });
     expect(chat.status).toBe(200);
     const chunks = await readChunks(chat);
     expect(chunks.some((c) => c.type === 'tool-approval-request')).toBe(true);
@@ -122,7 +152,7 @@ describe('a chat with an approval, across a crash and restart', () => {
     expect(assistant.parts.find((p) => p.type === 'tool-run_command')?.state).toBe('approval-requested');
 
     // a continuation nobody answered is refused, and nothing runs
-    const forged = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: assistant.id, role: 'assistant', parts: [] } } });
+    const forged = await clamp.api('/api/chat', { json: { sessionId: session.id, continue: { messageId: assistant.id } } });
     expect(forged.status).toBe(409);
     expect(fs.existsSync(path.join(ws.workspace, 'out.txt'))).toBe(false);
 
@@ -133,7 +163,7 @@ describe('a chat with an approval, across a crash and restart', () => {
     // the 409 carries the approval with its earlier answer (the approval bar takes it from there)
     expect(((await again.json()) as { approval: { toolCallId: string; answer: string } }).approval).toMatchObject({ toolCallId: 'call_w1', answer: 'once' });
 
-    const cont = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: assistant.id, role: 'assistant', parts: [] } } });
+    const cont = await clamp.api('/api/chat', { json: { sessionId: session.id, continue: { messageId: assistant.id } } });
     expect(cont.status).toBe(200);
     const contChunks = await readChunks(cont);
     expect(contChunks.some((c) => c.type === 'tool-output-available')).toBe(true);
@@ -145,8 +175,79 @@ describe('a chat with an approval, across a crash and restart', () => {
 
     // replaying the same continuation runs nothing twice
     fs.rmSync(path.join(ws.workspace, 'out.txt'));
-    const replay = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: assistant.id, role: 'assistant', parts: [] } } });
+    const replay = await clamp.api('/api/chat', { json: { sessionId: session.id, continue: { messageId: assistant.id } } });
     expect(replay.status).toBe(409);
     expect(fs.existsSync(path.join(ws.workspace, 'out.txt'))).toBe(false);
+  });
+});
+
+// these run after the crash test, on the server it restarted: the launcher test's spawnSync blocks this
+// process, and a keep-alive socket left idle meanwhile is closed by the server under the next request
+describe('the continuation after an approval carries ids, not the message', () => {
+  it('approving a 3 MB write: the old body with the whole message is refused (413), the slim continuation runs the write', { timeout: 120_000 }, async () => {
+    const sessionId = await newSession();
+    const chat = await clamp.api('/api/chat', { json: { sessionId, message: { id: 'big-user-1', text: '[big-write] write the data file' } } });
+    expect(chat.status).toBe(200);
+    expect((await readChunks(chat)).some((c) => c.type === 'tool-approval-request' && c.toolCallId === 'call_big')).toBe(true);
+    const detail = (await (await clamp.api(`/api/sessions/${sessionId}`)).json()) as { messages: Array<{ id: string; role: string; parts: unknown[] }> };
+    const assistant = detail.messages.at(-1)!;
+    expect((await clamp.api(`/api/sessions/${sessionId}/approvals/call_big`, { json: { answer: 'once' } })).status).toBe(200);
+
+    const fatBody = JSON.stringify({ sessionId, message: { id: assistant.id, role: 'assistant', parts: assistant.parts } });
+    expect(Buffer.byteLength(fatBody)).toBeGreaterThan(BUDGET.CHAT_BODY_MAX_BYTES);
+    // refused bodies go on connections of their own: the server may close one before the body is read
+    const post = (body: string) =>
+      raw(clamp.port, {
+        method: 'POST',
+        path: '/api/chat',
+        headers: { cookie: `clamp_token=${clamp.token}`, origin: clamp.base, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+        body,
+      });
+    const fat = await post(fatBody);
+    expect(fat.status).toBe(413);
+    expect(fat.body.trim()).toMatch(/^(\{"error":")?The request body is larger than \d+ bytes\. Send less\.("\})?$/);
+    // a body past the chat route's own cap (below the door's): the route counts it
+    const long = await post(JSON.stringify({ sessionId, message: { id: 'big-user-2', text: 'y'.repeat(BUDGET.CHAT_BODY_MAX_BYTES) } }));
+    expect(long.status).toBe(413);
+    expect((JSON.parse(long.body) as { error: string }).error).toBe(`The request body is larger than ${BUDGET.CHAT_BODY_MAX_BYTES} bytes. Send less.`);
+    // the old shape, even small, is not a chat body any more
+    const old = await clamp.api('/api/chat', { json: { sessionId, message: { id: assistant.id, role: 'assistant', parts: [] } } });
+    expect(old.status).toBe(400);
+    expect(((await old.json()) as { error: string }).error).toBe('Invalid request: field "message.text": Invalid input: expected string, received undefined; field "message": Unrecognized keys: "role", "parts".');
+    expect(fs.existsSync(path.join(ws.workspace, 'big.txt'))).toBe(false);
+
+    const slim = { sessionId, continue: { messageId: assistant.id } };
+    expect(Buffer.byteLength(JSON.stringify(slim))).toBeLessThan(200);
+    const cont = await clamp.api('/api/chat', { json: slim });
+    expect(cont.status).toBe(200);
+    const chunks = await readChunks(cont);
+    expect(chunks.find((c) => c.type === 'tool-output-available' && c.toolCallId === 'call_big')).toMatchObject({ output: { status: 'ok' } });
+    expect(ws.read('big.txt')).toBe(BIG);
+    expect(chunks.filter((c) => c.type === 'text-delta').map((c) => c.delta).join('')).toBe('Finished.');
+  });
+});
+
+describe('every call the model makes gets Clamp\'s own text, none a provider error', () => {
+  it('in plan mode: a forbidden write, malformed JSON, an unknown tool and invalid arguments, through the real server', { timeout: 60_000 }, async () => {
+    const sessionId = await newSession('plan');
+    const before = fake.requests.length;
+    const chat = await clamp.api('/api/chat', { json: { sessionId, message: { id: 'ref-user-1', text: '[refusals] try things' } } });
+    expect(chat.status).toBe(200);
+    const chunks = await readChunks(chat);
+    expect(chunks.filter((c) => c.type === 'error' || c.type === 'data-notice' || c.type === 'tool-output-error' || c.type === 'tool-input-error')).toEqual([]);
+    const outputs = Object.fromEntries(chunks.filter((c) => c.type === 'tool-output-available').map((c) => [c.toolCallId, (c.output as { status: string }).status]));
+    expect(outputs).toEqual({ call_forbidden: 'denied', call_malformed: 'error', call_unknown: 'error', call_invalid: 'error' });
+    const [first, second] = fake.requests.slice(before);
+    // the model is told about the mode's tools only
+    const listed = first.body.tools!.map((t) => t.function.name);
+    expect(listed).toContain('read_file');
+    expect(listed).not.toContain('write_file');
+    expect(listed).not.toContain('run_command');
+    const told = toolTexts(second);
+    expect(told.call_forbidden).toBe('write_file is not available: file changes are not allowed in plan mode. Do not retry it; use the read-only tools, or ask the user to switch modes.');
+    expect(told.call_malformed).toBe("Invalid arguments for read_file: they are not valid JSON. Send a JSON object matching the tool's schema.");
+    expect(told.call_unknown).toMatch(/^Unknown tool `no_such_tool`\. Available: read_file, /);
+    expect(told.call_invalid).toMatch(/^Invalid arguments for read_file:\n- `limit`: expected number, got the string "all"/);
+    expect(fs.existsSync(path.join(ws.workspace, 'nope.txt'))).toBe(false);
   });
 });

@@ -38,7 +38,7 @@ describe('the session context over HTTP', () => {
     expect(status.model.windowSource).toEqual({ kind: 'server', detail: "the server's /v1/models (max_model_len)" });
 
     const { session } = (await (await clamp.api('/api/sessions', { json: {} })).json()) as { session: { id: string } };
-    const chat = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: 'u-1', role: 'user', parts: [{ type: 'text', text: 'read src/ file by file' }] } } });
+    const chat = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: 'u-1', text: 'read src/ file by file' } } });
     expect(chat.status).toBe(200);
     await readChunks(chat);
 
@@ -70,7 +70,7 @@ describe('the session context over HTTP', () => {
     expect(detail.messages[2].parts.at(-1)).toMatchObject({ type: 'data-compaction', data: { id: c.id } });
 
     // the next turn starts from the summary
-    const next = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: 'u-2', role: 'user', parts: [{ type: 'text', text: 'how many did you read?' }] } } });
+    const next = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: 'u-2', text: 'how many did you read?' } } });
     await readChunks(next);
     const sent = fake.requests.at(-1)!.body.messages;
     expect(String(sent[1].content)).toContain('[Summary of steps 1–6 of this session');

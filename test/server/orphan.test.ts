@@ -103,7 +103,7 @@ describe('the launcher under npm start', () => {
       expect(created.status).toBe(201);
       const { session } = (await created.json()) as { session: { id: string } };
       // the turn stays open while the foreground command runs; it is never awaited
-      const chat = api('/api/chat', { sessionId: session.id, message: { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'start them' }] } }).then((r) => r.text()).catch(() => '');
+      const chat = api('/api/chat', { sessionId: session.id, message: { id: 'u1', text: 'start them' } }).then((r) => r.text()).catch(() => '');
       await expect.poll(() => [pids(`bg-${marker}`).length > 0, pids(`fg-${marker}`).length > 0], { timeout: 30_000, interval: 200 }).toEqual([true, true]);
 
       // npm → sh -c → node bin/clamp.mjs

@@ -27,7 +27,7 @@ describe('Stop', () => {
     const cfg: ServerConfig = { workspace: ws.workspace, dataDir: ws.dataDir, mode: 'default' };
     const s = createSession(openDb(ws.dataDir), { workspace: ws.workspace, mode: 'auto' }, 'default');
     const t0 = Date.now();
-    const res = await handleChat(cfg, { sessionId: s.id, message: { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'go' }] } }, new AbortController().signal);
+    const res = await handleChat(cfg, { sessionId: s.id, message: { id: 'u1', text: 'go' } }, new AbortController().signal);
     const reading = readChunks(res);
     await new Promise((r) => setTimeout(r, 800));
     expect(stopTurn(s.id)).toBe(true);

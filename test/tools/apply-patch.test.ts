@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { applyPatchTool } from '../../lib/tools/apply-patch/apply-patch';
 import { budgetTable } from '../../lib/contract/budget';
 import { createContext } from '../../lib/dispatch/context';
-import { toolBed, treeSnapshot } from '../helpers';
+import { previewCall, toolBed, treeSnapshot } from '../helpers';
 
 const bed = toolBed([applyPatchTool]);
 afterEach(() => {
@@ -285,7 +285,7 @@ describe('apply_patch: errors with a next step', () => {
 });
 
 describe('apply_patch: preview (approval bar)', () => {
-  const preview = (text: string) => applyPatchTool.preview!({ patch: text }, createContext({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir }));
+  const preview = (text: string) => previewCall(applyPatchTool, { patch: text }, createContext({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir }));
 
   it('shows every file and the same diff run produces; creates, moves and deletes nothing', async () => {
     bed.ws.write('src/a.ts', 'line1\nline2\nline3\n');

@@ -60,8 +60,8 @@ describe('the caps hold exactly at their boundary', () => {
     ws.write('a.txt', Array.from({ length: 60 }, (_, i) => `line ${i + 1} ${'x'.repeat(i % 7)}`).join('\n') + '\n');
     const h = harness(TOOLS, ws);
     await holdsAtBoundary(
-      (cap) => h.call('read_file', { path: 'a.txt', offset: 1 }, cap === undefined ? {} : { outputMaxBytes: cap }),
-      /\n\(lines 1–\d+ of 60; the output stopped at this step's [\d,]+-byte cap after \d+ of the 60 lines asked for; continue with offset=\d+\)$/,
+      (cap) => h.call('read_file', { path: 'a.txt', offset: 1 }, cap === undefined ? {} : { budget: { TOOL_OUTPUT_MAX_BYTES: cap } }),
+      /\n\(lines 1–\d+ of 60; the output stopped at the result's [\d,]+-byte cap after \d+ of the 60 lines asked for; continue with offset=\d+\)$/,
     );
   });
 
@@ -69,7 +69,7 @@ describe('the caps hold exactly at their boundary', () => {
     for (let i = 0; i < 20; i++) ws.write(`f${String(i).padStart(2, '0')}.txt`, `needle ${'y'.repeat(i)}\n`);
     const h = harness(TOOLS, ws);
     await holdsAtBoundary(
-      (cap) => h.call('grep', { pattern: 'needle' }, cap === undefined ? {} : { outputMaxBytes: cap }),
+      (cap) => h.call('grep', { pattern: 'needle' }, cap === undefined ? {} : { budget: { TOOL_OUTPUT_MAX_BYTES: cap } }),
       /\n\n\[Output limit of [\d,]+ bytes reached: showing the first \d+ of 20 matching lines \(sorted by path, then line\)\. All 20 files were searched\. Narrow it with path, include or a more specific pattern, or use output_mode "files_with_matches" to list the matching files\.\]$/,
     );
   });
@@ -78,7 +78,7 @@ describe('the caps hold exactly at their boundary', () => {
     for (let i = 0; i < 30; i++) ws.write(`src/d${i % 3}/file-${String(i).padStart(2, '0')}.ts`, '');
     const h = harness(TOOLS, ws);
     await holdsAtBoundary(
-      (cap) => h.call('glob', { pattern: '**/*.ts' }, cap === undefined ? {} : { outputMaxBytes: cap }),
+      (cap) => h.call('glob', { pattern: '**/*.ts' }, cap === undefined ? {} : { budget: { TOOL_OUTPUT_MAX_BYTES: cap } }),
       /\n\n\[Output limit of [\d,]+ bytes reached: showing the first \d+ of 30 matching files \(sorted by path\)\. Narrow the pattern/,
     );
   });
@@ -89,7 +89,7 @@ describe('the caps hold exactly at their boundary', () => {
     fs.writeFileSync(abs, `---\nname: big\ndescription: A long one.\n---\n\n${Array.from({ length: 40 }, (_, i) => `Step ${i + 1}: do it.`).join('\n')}\n`);
     const h = harness(TOOLS, ws);
     await holdsAtBoundary(
-      (cap) => h.call('skill', { name: 'big' }, cap === undefined ? {} : { outputMaxBytes: cap }),
+      (cap) => h.call('skill', { name: 'big' }, cap === undefined ? {} : { budget: { TOOL_OUTPUT_MAX_BYTES: cap } }),
       /\n\[Skill body cut at [\d,]+ bytes of [\d,]+ bytes \([\d,]+ bytes, \d+ lines omitted\)\. Read the rest with read_file\(path: ".+", offset: \d+\)\.\]$/,
     );
   });
@@ -109,7 +109,7 @@ describe('the caps hold exactly at their boundary', () => {
     Object.assign(process.env, { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
     try {
       await holdsAtBoundary(
-        (cap) => h.call('git_diff', {}, cap === undefined ? {} : { outputMaxBytes: cap }),
+        (cap) => h.call('git_diff', {}, cap === undefined ? {} : { budget: { TOOL_OUTPUT_MAX_BYTES: cap } }),
         /\n\[Diff cut at [\d,]+ bytes of [\d,]+ bytes \([\d,]+ bytes, \d+ lines omitted\)\. The full diff: .+ — read it with read_file \(offset\/limit\), or narrow it with git_diff\(path\)\.\]$/,
         25,
       );
@@ -122,7 +122,7 @@ describe('the caps hold exactly at their boundary', () => {
   it('run_command: each stream keeps its note and its log file', async () => {
     const h = harness(TOOLS, ws);
     // the duration line varies by a few bytes between runs ("75 ms", "1.2 s"): caps start a few bytes under the uncut size
-    const call = (cap: number | undefined) => h.call('run_command', { command: 'seq 1 2000' }, cap === undefined ? {} : { outputMaxBytes: cap });
+    const call = (cap: number | undefined) => h.call('run_command', { command: 'seq 1 2000' }, cap === undefined ? {} : { budget: { TOOL_OUTPUT_MAX_BYTES: cap } });
     const whole = await call(undefined);
     const size = byteLength(whole.output);
     for (const cap of [size - 4, size - 5, size - 12, size - 50, size - 2000, size - 6000]) {
@@ -139,12 +139,12 @@ describe('the caps hold exactly at their boundary', () => {
     for (const cap of [700, 701, 750, 900]) {
       const id = (await h.call('run_command', { command: 'seq 1 400', background: true })).meta!.taskId as string;
       while (tasks.get(id)!.status === 'running') await new Promise((r) => setTimeout(r, 10));
-      const r = await h.call('task_output', { id }, { outputMaxBytes: cap });
+      const r = await h.call('task_output', { id }, { budget: { TOOL_OUTPUT_MAX_BYTES: cap } });
       expect(byteLength(r.output), `cap ${cap}`).toBeLessThanOrEqual(cap);
       expect(r.truncation?.by, `cap ${cap}`).toBe('tool');
       expect(r.output).toMatch(/\n\[[\d,]+ more bytes of unread stdout; call task_output again to continue\.\]\nstderr \(new since the last read\):\n\(no new output\)\nIt has finished; call task_output again to read the rest\.$/);
       // nothing was lost: the next read continues where this one stopped
-      const next = await h.call('task_output', { id }, { outputMaxBytes: 20_000 });
+      const next = await h.call('task_output', { id }, { budget: { TOOL_OUTPUT_MAX_BYTES: 20_000 } });
       const first = r.output.split('\n').filter((l) => /^\d+$/.test(l));
       const rest = next.output.split('\n').filter((l) => /^\d+$/.test(l));
       expect([...first, ...rest].map(Number)).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
@@ -186,7 +186,7 @@ describe('web_fetch fits its header and notes with the text', () => {
   it('under a lowered step cap the text is cut and the note arrives whole', async () => {
     const h = harness(TOOLS, ws);
     for (const cap of [1600, 1601, 1700, 2000, 2500]) {
-      const r = await h.call('web_fetch', { url: `${base}/page` }, { outputMaxBytes: cap });
+      const r = await h.call('web_fetch', { url: `${base}/page` }, { budget: { TOOL_OUTPUT_MAX_BYTES: cap } });
       expect(byteLength(r.output), `cap ${cap}`).toBeLessThanOrEqual(cap);
       expect(r.truncation?.by).toBe('tool');
       expect(r.output).toMatch(/\n\[Text cut at [\d,]+ of [\d,]+ bytes \(\d+ of 200 lines shown\)\. The full text is saved at .+: read it with read_file \(offset=\d+ to continue\) or search it with grep\.\]$/);

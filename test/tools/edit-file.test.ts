@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { editFileTool } from '../../lib/tools/edit-file/edit-file';
 import { budgetTable } from '../../lib/contract/budget';
 import { createContext } from '../../lib/dispatch/context';
-import { toolBed, treeSnapshot } from '../helpers';
+import { previewCall, toolBed, treeSnapshot } from '../helpers';
 
 const bed = toolBed([editFileTool]);
 
@@ -403,7 +403,7 @@ describe('edit_file: re-indenting across tabs and spaces', () => {
 
 describe('edit_file: preview (approval bar)', () => {
   const preview = (args: Parameters<typeof editFileTool.run>[0]) =>
-    editFileTool.preview!(args, createContext({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir }));
+    previewCall(editFileTool, args, createContext({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir }));
 
   it('shows the same diff run produces, and writes nothing', async () => {
     bed.ws.write('src/a.ts', 'one\ntwo\nthree\n');
@@ -441,7 +441,8 @@ describe('edit_file: preview (approval bar)', () => {
       'edit_file c.txt — would fail: old_string was not found in c.txt (tried an exact match, then trailing whitespace, indentation, tabs/spaces, escaped characters, blank lines and first/last-line anchors). Nothing in the file looks like it.\n' +
         'read_file the region and copy old_string exactly (every space and line break), then call edit_file again.',
     );
-    expect(await preview({ path: '../outside.txt', old_string: '', new_string: 'x' })).toEqual({
+    // dispatch refuses a path outside the workspace before any preview; one asked for anyway (no confined path) still never throws
+    expect(await editFileTool.preview!({ path: '../outside.txt', old_string: '', new_string: 'x' }, createContext({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir }))).toEqual({
       summary: expect.stringMatching(/^edit_file \.\.\/outside\.txt — would fail: /),
     });
     expect(treeSnapshot(bed.ws.workspace)).toEqual(before);

@@ -78,7 +78,7 @@ describe('glob: cap', () => {
   it('stops before the exit clamp would cut, so the total and next step arrive whole', async () => {
     for (let i = 0; i < 40; i++) bed.ws.write(`${'d'.repeat(90)}/f${String(i).padStart(2, '0')}.txt`, '');
     // the note is measured, not reserved: 18 paths of 99 bytes and the note make 1,946 bytes; a 19th would not fit in 2,000
-    const r = await bed.h.call('glob', { pattern: '**/*.txt' }, { outputMaxBytes: 2000 });
+    const r = await bed.h.call('glob', { pattern: '**/*.txt' }, { budget: { TOOL_OUTPUT_MAX_BYTES: 2000 } });
     const lines = r.output.split('\n');
     expect(lines.slice(0, 18)).toEqual(Array.from({ length: 18 }, (_, i) => `${'d'.repeat(90)}/f${String(i).padStart(2, '0')}.txt`));
     expect(lines.slice(18).join('\n')).toBe(

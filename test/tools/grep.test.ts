@@ -174,7 +174,7 @@ describe('grep: caps', () => {
   it('stops before the exit clamp would cut, so the counts and next step arrive whole', async () => {
     for (let i = 0; i < 30; i++) bed.ws.write(`f${String(i).padStart(2, '0')}.txt`, `${'m'.repeat(100)}\n`);
     // the notes are measured, not reserved: the search stops at 2,100 bytes of lines (18), then lines go until lines and notes fit
-    const r = await bed.h.call('grep', { pattern: 'm' }, { outputMaxBytes: 2100 });
+    const r = await bed.h.call('grep', { pattern: 'm' }, { budget: { TOOL_OUTPUT_MAX_BYTES: 2100 } });
     const lines = r.output.split('\n');
     expect(lines.slice(0, 15)).toEqual(Array.from({ length: 15 }, (_, i) => `f${String(i).padStart(2, '0')}.txt:1:${'m'.repeat(100)}`));
     expect(lines.slice(15).join('\n')).toBe(
@@ -189,7 +189,7 @@ describe('grep: caps', () => {
   it('a search that finished but does not fit says all files were searched, with exact totals', async () => {
     for (let i = 0; i < 12; i++) bed.ws.write(`g${String(i).padStart(2, '0')}.txt`, `${'m'.repeat(100)}\n`);
     // 12 lines of 111 bytes fit in 1,350 bytes, but not with their summary
-    const r = await bed.h.call('grep', { pattern: 'm' }, { outputMaxBytes: 1350 });
+    const r = await bed.h.call('grep', { pattern: 'm' }, { budget: { TOOL_OUTPUT_MAX_BYTES: 1350 } });
     expect(r.output).toMatch(/\n\n\[Output limit of [\d,]+ bytes reached: showing the first (\d+) of 12 matching lines \(sorted by path, then line\)\. All 12 files were searched\. Narrow it/);
     expect(Buffer.byteLength(r.output)).toBeLessThanOrEqual(1350);
     expect(r.truncation).toMatchObject({ unit: 'matches', total: 12, by: 'tool' });

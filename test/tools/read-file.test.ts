@@ -296,10 +296,10 @@ describe('read_file: lowered caps', () => {
 describe('read_file: under a lowered exit clamp', () => {
   it('shrinks the window so the footer still arrives, and quotes a path with spaces in next steps', async () => {
     bed.ws.write('my notes.txt', numbered(100));
-    const r = await bed.h.call('read_file', { path: 'my notes.txt', offset: 1 }, { outputMaxBytes: 600 });
+    const r = await bed.h.call('read_file', { path: 'my notes.txt', offset: 1 }, { budget: { TOOL_OUTPUT_MAX_BYTES: 600 } });
     // the footer is measured, not reserved: lines are kept while they and the footer fit in 600 bytes
     const lines = Array.from({ length: 39 }, (_, i) => `${String(i + 1).padStart(3)}\tline ${i + 1}\n`).join('');
-    expect(r.output).toBe(`${lines}(lines 1–39 of 100; the output stopped at this step's 600-byte cap after 39 of the 100 lines asked for; continue with offset=40)`);
+    expect(r.output).toBe(`${lines}(lines 1–39 of 100; the output stopped at the result's 600-byte cap after 39 of the 100 lines asked for; continue with offset=40)`);
     // one more line (12 bytes) would not have fitted
     expect(Buffer.byteLength(r.output)).toBeLessThanOrEqual(600);
     expect(Buffer.byteLength(r.output) + 12).toBeGreaterThan(600);

@@ -119,7 +119,7 @@ describe('run_command', () => {
   });
 
   it('fits a lowered per-step budget', async () => {
-    const r = await h.call('run_command', { command: 'seq 1 100000; seq 1 100000 >&2' }, { outputMaxBytes: 3000 });
+    const r = await h.call('run_command', { command: 'seq 1 100000; seq 1 100000 >&2' }, { budget: { TOOL_OUTPUT_MAX_BYTES: 3000 } });
     expect(Buffer.byteLength(r.output)).toBeLessThanOrEqual(3000);
     expect(r.truncation?.by).toBe('tool');
     expect(r.output).toContain('[stdout cut: ');

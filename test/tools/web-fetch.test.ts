@@ -112,8 +112,7 @@ describe('web_fetch: contract', () => {
   it('max_bytes tops out at what the exit clamp can deliver after the notes reserve', () => {
     const b = budgetTable();
     expect(MAX).toBe(b.TOOL_OUTPUT_MAX_BYTES - b.WEB_FETCH_NOTES_RESERVE_BYTES);
-    expect(webFetchMaxBytes(b, 6000)).toBe(6000 - b.WEB_FETCH_NOTES_RESERVE_BYTES);
-    expect(webFetchMaxBytes(b, 10 * b.TOOL_OUTPUT_MAX_BYTES)).toBe(MAX);
+    expect(webFetchMaxBytes(budgetTable({ TOOL_OUTPUT_MAX_BYTES: 6000 }))).toBe(6000 - b.WEB_FETCH_NOTES_RESERVE_BYTES);
     expect(z.toJSONSchema(webFetchTool.schema)).toMatchObject({
       properties: { max_bytes: { maximum: MAX, description: expect.stringContaining(`1 to ${MAX} `) } },
     });
@@ -200,13 +199,13 @@ describe('web_fetch: pages', () => {
     expect(r.meta).toMatchObject({ complete: false });
   });
 
-  it('max_bytes clips the text on a character boundary; past a lowered step budget it is lowered and said; past the maximum refused', async () => {
+  it('max_bytes clips the text on a character boundary; past a lowered exit clamp it is lowered and said; past the maximum refused', async () => {
     let r = await fetchUrl({ url: `${base}/accents`, max_bytes: 51 });
     const text = r.output.split('\n')[3];
     expect(text).toBe('é'.repeat(25));
     expect(r.truncation).toMatchObject({ unit: 'bytes', shown: 50, total: 200, by: 'tool' });
-    r = await fetchUrl({ url: `${base}/page`, max_bytes: MAX }, { outputMaxBytes: 5000 });
-    expect(r.output.endsWith(`\n\n[max_bytes ${MAX.toLocaleString('en-US')} is more than this turn's budget lets one result hold; used 3,500.]`)).toBe(true);
+    r = await fetchUrl({ url: `${base}/page`, max_bytes: MAX }, { budget: { TOOL_OUTPUT_MAX_BYTES: 5000 } });
+    expect(r.output.endsWith(`\n\n[max_bytes ${MAX.toLocaleString('en-US')} is more than one result can hold here; used 3,500.]`)).toBe(true);
     r = await fetchUrl({ url: `${base}/page`, max_bytes: MAX + 1 });
     expect(r.output).toBe(`Invalid arguments for web_fetch:\n- \`max_bytes\`: Too big: expected number to be <=${MAX}\nFix the arguments and call web_fetch again.`);
     r = await fetchUrl({ url: `${base}/page`, max_bytes: 0 });
@@ -214,7 +213,7 @@ describe('web_fetch: pages', () => {
   });
 
   it('a lower per-step budget lowers the clip so the notes still arrive', async () => {
-    const r = await fetchUrl({ url: `${base}/huge` }, { outputMaxBytes: 4000, budget: { WEB_RESPONSE_MAX_BYTES: 32 * 1024 } });
+    const r = await fetchUrl({ url: `${base}/huge` }, { budget: { TOOL_OUTPUT_MAX_BYTES: 4000, WEB_RESPONSE_MAX_BYTES: 32 * 1024 } });
     expect(r.truncation?.by).toBe('tool');
     expect(r.truncation!.shown).toBeLessThanOrEqual(4000 - budgetTable().WEB_FETCH_NOTES_RESERVE_BYTES);
     expect(Buffer.byteLength(r.output)).toBeLessThanOrEqual(4000);

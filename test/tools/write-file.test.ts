@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { writeFileTool } from '../../lib/tools/write-file';
 import { budgetTable } from '../../lib/contract/budget';
 import { createContext } from '../../lib/dispatch/context';
-import { toolBed, treeSnapshot } from '../helpers';
+import { previewCall, toolBed, treeSnapshot } from '../helpers';
 
 const bed = toolBed([writeFileTool]);
 
@@ -148,7 +148,7 @@ describe('write_file: errors with a next step', () => {
 
 describe('write_file: preview (approval bar)', () => {
   const preview = (args: Parameters<typeof writeFileTool.run>[0], budget = {}) =>
-    writeFileTool.preview!(args, createContext({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir, budget }));
+    previewCall(writeFileTool, args, createContext({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir, budget }));
 
   it('an overwrite: the same diff run produces, and nothing written', async () => {
     bed.ws.write('f.txt', 'one\ntwo\nthree\n');

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { defineTool } from '../../contract/types';
 import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
-import { resolveInWorkspace } from '../../policy/workspace';
+import { confinedPath } from '../../contract/paths';
 import { notFoundError } from '../common/near-names';
 import { atomicWrite, blockingAncestor, encodeText, ensureParents, readTextFile, statPath, type TextLayout } from '../common/file-io';
 import { diffFiles, diffForModel, diffSummary, similarTextRegion } from '../common/diff';
@@ -72,8 +72,8 @@ function fail(message: string, hint = `Fix the patch and send it again; ${NOTHIN
   return new ToolError(`apply_patch failed; ${NOTHING}.\n${message}`, hint, meta);
 }
 
-function load(ws: string, p: string, op: PatchOp, b: Budget, seen: Map<string, string>): Touched {
-  const { abs, rel } = resolveInWorkspace(ws, p, 'write');
+function load(ctx: ToolContext, p: string, op: PatchOp, b: Budget, seen: Map<string, string>): Touched {
+  const { abs, rel } = confinedPath(ctx, p);
   const other = seen.get(abs);
   if (other !== undefined) throw fail(`${p} is the same file as ${other}; put every change to one file under a single operation.`);
   seen.set(abs, p);
@@ -118,13 +118,14 @@ function hunkFailure(t: Touched, op: Extract<PatchOp, { kind: 'update' }>, e: Hu
 }
 
 /** Check every operation in memory; returns the files to write and what changed, or throws. */
-function check(ws: string, ops: PatchOp[], b: Budget): { touched: Touched[]; changes: Change[]; notes: string[] } {
+function check(ctx: ToolContext, ops: PatchOp[], b: Budget): { touched: Touched[]; changes: Change[]; notes: string[] } {
+  const ws = ctx.workspace;
   const seen = new Map<string, string>();
   const touched: Touched[] = [];
   const changes: Change[] = [];
   const notes: string[] = [];
   for (const op of ops) {
-    const t = load(ws, op.path, op, b, seen);
+    const t = load(ctx, op.path, op, b, seen);
     touched.push(t);
     if (op.kind === 'add') {
       if (t.before) throw fail(`Add File ${t.rel}: the file already exists. Use "*** Update File:" to change it, or delete it first.`);
@@ -151,7 +152,7 @@ function check(ws: string, ops: PatchOp[], b: Budget): { touched: Touched[]; cha
         t.after = next;
         changes.push({ action: 'M', rel: t.rel, before: t.before.text, after: next });
       } else {
-        const d = load(ws, op.moveTo, op, b, seen);
+        const d = load(ctx, op.moveTo, op, b, seen);
         touched.push(d);
         if (d.before) throw fail(`Update File ${t.rel}: cannot move it to ${d.rel}, which already exists. Delete it first or choose another name.`);
         const blocker = blockingAncestor(d.abs);
@@ -240,7 +241,7 @@ function plan(input: Input, ctx: ToolContext): PatchPlan {
     }
     throw err;
   }
-  const { touched, changes, notes } = check(ctx.workspace, ops, b);
+  const { touched, changes, notes } = check(ctx, ops, b);
 
   let added = 0;
   let removed = 0;

@@ -5,7 +5,7 @@ import { defineTool } from '../../contract/types';
 import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
 import { clipLine, formatBytes, formatCount, formatDuration } from '../../contract/text';
-import { resolveInWorkspace } from '../../policy/workspace';
+import { confinedPath } from '../../contract/paths';
 import { assessCommand } from '../../policy/command-safety';
 import { commandEnv, runCommand } from '../../exec/runner';
 import { sandboxNote } from '../../exec/sandbox-note';
@@ -55,7 +55,7 @@ export function resolveTimeout(value: number | undefined, b: Budget, background:
 
 /** The working directory as an existing directory inside the workspace, or a ToolError with the next step. */
 function workingDir(input: Input, ctx: ToolContext): { abs: string; rel: string } {
-  const { abs, rel } = resolveInWorkspace(ctx.workspace, input.cwd ?? '.', 'read');
+  const { abs, rel } = confinedPath(ctx, input.cwd ?? '.');
   let st: fs.Stats;
   try {
     st = fs.statSync(abs);
@@ -137,7 +137,7 @@ export const runCommandTool = defineTool({
     const extra = [input.cwd && input.cwd !== '.' ? `(in ${input.cwd})` : '', input.background ? '(background)' : '', r?.meta?.taskId ? `→ ${r.meta.taskId}` : ''];
     return [r?.meta?.editedCommand ?? input.command, ...extra.filter(Boolean)].join(' ');
   },
-  paths: (input) => (input.cwd !== undefined ? [{ path: input.cwd, access: 'read' as const, field: 'cwd' }] : []),
+  paths: (input) => [{ path: input.cwd ?? '.', access: 'read', field: 'cwd' }],
   // every sub-command is judged before anything runs: tier 1 is refused, tier 2 and opaque ask, read-only runs
   policy: async (input, ctx) =>
     withSandbox(await assessCommand(input.command, { workspace: ctx.workspace, cwd: input.cwd }), sandboxChoice(ctx.mode, input.sandbox), ctx.mode, input.sandbox_reason),
@@ -178,7 +178,7 @@ export const runCommandTool = defineTool({
     });
     const blamed = sandbox ? sandboxNote(r, sandbox) : undefined;
     const f = formatRun(r, {
-      maxBytes: ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES,
+      maxBytes: b.TOOL_OUTPUT_MAX_BYTES,
       notes: blamed ? [...notes, blamed] : notes,
       timeoutMaxMs: b.COMMAND_TIMEOUT_MAX_MS,
     });

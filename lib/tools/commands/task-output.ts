@@ -85,7 +85,7 @@ export const taskOutputTool = defineTool({
     findTask(mgr, input.id, ctx);
     const requested = input.wait_ms ?? 0;
     const waitMs = Math.min(requested, b.TASK_WAIT_MAX_MS);
-    const outMax = ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES;
+    const outMax = b.TOOL_OUTPUT_MAX_BYTES;
     /** The whole result text for a read: headline, notes, both streams' sections, next step. */
     const render = (read: TaskRead) => {
       const t = read.task;
@@ -111,7 +111,7 @@ export const taskOutputTool = defineTool({
         next,
       ].join('\n');
     };
-    // both streams and the notes fit under the exit clamp, whatever the per-step budget is: the notes
+    // both streams and the notes fit under the exit clamp: the notes
     // are measured on what a read of that size would return, before anything is taken
     const perStream = (peek: (n: number) => TaskRead) =>
       fitWithNote(

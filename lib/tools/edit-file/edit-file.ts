@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { defineTool } from '../../contract/types';
 import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
-import { resolveInWorkspace } from '../../policy/workspace';
+import { confinedPath } from '../../contract/paths';
 import { notFoundError } from '../common/near-names';
 import { commitPlannedWrite, encodeText, readTextFile, statPath, toWorkingEol } from '../common/file-io';
 import { diffFiles, diffForModel, diffSummary, type FileDiff } from '../common/diff';
@@ -151,7 +151,7 @@ function planCreate(abs: string, rel: string, content: string, existed: boolean,
 function plan(input: Input, ctx: ToolContext): EditPlan {
   const b = ctx.budget;
   if (input.old_string === input.new_string) throw identicalError();
-  const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path, 'write');
+  const { abs, rel } = confinedPath(ctx, input.path);
   const st = statPath(abs);
   if (st.kind === 'missing') {
     if (input.old_string === '') return planCreate(abs, rel, input.new_string, false, b);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool, type ToolOutput } from '../../contract/types';
 import { byteLength, cutHead, fitWithNote, formatBytes, formatCount, type Cut } from '../../contract/text';
 import { diffFailure, gitOk, runGit, type GitFailureMeta } from './run';
-import { resolveInWorkspace } from '../../policy/workspace';
+import { confinedPath } from '../../contract/paths';
 
 const schema = z.strictObject({
   path: z.string().optional().describe('File or folder; default: the whole workspace.'),
@@ -31,7 +31,7 @@ export const gitDiffTool = defineTool({
     ].join('\n'),
   async run(input, ctx): Promise<ToolOutput<GitDiffMeta>> {
     const b = ctx.budget;
-    const rel = input.path !== undefined ? resolveInWorkspace(ctx.workspace, input.path, 'read').rel : undefined;
+    const rel = input.path !== undefined ? confinedPath(ctx, input.path).rel : undefined;
     const staged = input.staged === true;
     const args = ['diff', '--no-color', '--no-ext-diff', '--relative', ...(staged ? ['--cached'] : []), ...(rel ? ['--', rel] : [])];
     const g = await runGit(args, ctx, { readOnly: true });
@@ -45,7 +45,7 @@ export const gitDiffTool = defineTool({
         : 'Pass staged: true to see staged changes; git_status lists every changed path (untracked files have no diff: read them with read_file).';
       return { output: `No ${staged ? 'staged' : 'unstaged'} changes${where}. ${next}`, meta };
     }
-    const outMax = ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES;
+    const outMax = b.TOOL_OUTPUT_MAX_BYTES;
     const whole = g.stdout.replace(/\n$/, '');
     if (g.stdoutWhole && total <= b.GIT_DIFF_MAX_BYTES && byteLength(whole) <= outMax) return { output: whole, meta };
     const rest = g.r.logError

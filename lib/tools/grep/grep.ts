@@ -4,7 +4,7 @@ import { nestedRepetition } from './regex-safety';
 import { ToolError, type ToolOutput, type ToolResult, type Truncation } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
 import { byteLength, fitWithNote, formatBytes, formatCount } from '../../contract/text';
-import { outputRoots, resolveInWorkspace } from '../../policy/workspace';
+import { confinedPath } from '../../contract/paths';
 import { CLAMPIGNORE_FILE, globToRegExp, ignoredNote, searchStart } from './ignore';
 import { search, type CompiledPattern, type EngineChoice, type SearchResult, type Skipped } from './engine';
 
@@ -259,7 +259,7 @@ export const grepTool = defineTool({
     const b = ctx.budget;
     const pattern = compilePattern(input.pattern, input.literal ?? false, input.ignore_case ?? false);
     const include = input.include ? compileInclude(input.include) : undefined;
-    const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path ?? '.', 'read', outputRoots(ctx.dataDir));
+    const { abs, rel } = confinedPath(ctx, input.path ?? '.');
     const st = searchStart(ctx.workspace, abs, rel, 'Check the path with list_dir or glob.');
     if (!st.isDirectory() && !st.isFile()) throw new ToolError(`Not a file or folder: ${rel}. Pass a folder or a regular file as path.`);
     const context = Math.min(input.context ?? 0, b.GREP_MAX_CONTEXT_LINES);
@@ -269,7 +269,7 @@ export const grepTool = defineTool({
       pattern, include, mode, context,
       maxEntries: b.GREP_MAX_MATCHES,
       // present() then keeps the lines that fit with their notes: the counts and next step are never the part that is cut
-      maxOutputBytes: ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES,
+      maxOutputBytes: b.TOOL_OUTPUT_MAX_BYTES,
       maxLineBytes: b.GREP_MAX_LINE_BYTES, maxFileBytes: b.GREP_MAX_FILE_BYTES,
       maxFilesVisited: b.GREP_MAX_FILES_VISITED, sniffBytes: b.BINARY_SNIFF_BYTES,
       ignoreEnv: process.env.CLAMP_IGNORE,
@@ -278,7 +278,7 @@ export const grepTool = defineTool({
       signal: ctx.signal,
     });
     const shown: Shown = { pattern, rel, mode, include: input.include, contextAsked: input.context ?? 0, context, b };
-    const fit = fitWithNote(ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES, (room) => keepLines(r, room), (k) => present(k, shown).output);
+    const fit = fitWithNote(b.TOOL_OUTPUT_MAX_BYTES, (room) => keepLines(r, room), (k) => present(k, shown).output);
     return { ...present(fit.cut, shown), output: fit.text };
   },
 });

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { defineTool, type ToolOutput } from '../../contract/types';
 import { ToolError, type ToolContext } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
-import { outputRoots, resolveInWorkspace } from '../../policy/workspace';
+import { confinedPath } from '../../contract/paths';
 import { byteLength, fitWithNote, formatBytes, formatCount, utf8End } from '../../contract/text';
 import { sniffBinary } from './binary';
 import { notFoundError, pathArg } from '../common/near-names';
@@ -211,7 +211,7 @@ export interface ReadFileMeta {
 
 async function run(input: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolOutput<ReadFileMeta>> {
   const b = ctx.budget;
-  const { abs, rel } = resolveInWorkspace(ctx.workspace, input.path, 'read', outputRoots(ctx.dataDir));
+  const { abs, rel } = confinedPath(ctx, input.path);
   let stat: fs.Stats;
   try {
     stat = await fs.promises.stat(abs);
@@ -255,9 +255,9 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext): Promise<Too
     }
     const offset = input.offset ?? 1;
     const limit = Math.min(input.limit ?? b.READ_MAX_LINES, b.READ_MAX_LINES);
-    // a per-step budget may lower the exit clamp below the window: the window shrinks with it, and
+    // a lowered exit clamp (ctx.budget) may sit below the window: the window shrinks with it, and
     // render() drops lines from its end until the footer fits too
-    const outMax = ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES;
+    const outMax = b.TOOL_OUTPUT_MAX_BYTES;
     const eff = { ...b, READ_WINDOW_MAX_BYTES: Math.min(b.READ_WINDOW_MAX_BYTES, outMax) };
     const s = await scanFile(fh, stat.size, offset, limit, eff, ctx.signal, index);
     await index.seal(fh);
@@ -267,7 +267,7 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext): Promise<Too
   }
 }
 
-/** The whole output, footer included, fits in outMax; lowered: a per-step cap below the window cap made it so. */
+/** The whole output, footer included, fits in outMax; lowered: an exit clamp below the window cap made it so. */
 function render(rel: string, input: z.infer<typeof schema>, offset: number, limit: number, s: Scan, size: number, b: Budget, outMax: number, lowered: boolean): ToolOutput<ReadFileMeta> {
   if (s.lines === 0) {
     if (offset > 1) throw new ToolError(`Offset ${offset} is past the end of ${rel}: the file is empty (0 lines).`);
@@ -301,7 +301,7 @@ function render(rel: string, input: z.infer<typeof schema>, offset: number, limi
     const notes: string[] = [];
     if (input.limit !== undefined && input.limit > b.READ_MAX_LINES) notes.push(`limit ${input.limit} lowered to the ${b.READ_MAX_LINES}-line maximum`);
     if (end === 'bytes') {
-      const cap = lowered ? `the output stopped at this step's ${formatCount(outMax)}-byte cap` : `the window stopped at its ${formatCount(b.READ_WINDOW_MAX_BYTES)}-byte cap`;
+      const cap = lowered ? `the output stopped at the result's ${formatCount(outMax)}-byte cap` : `the window stopped at its ${formatCount(b.READ_WINDOW_MAX_BYTES)}-byte cap`;
       notes.push(`${cap} after ${n} of the ${asked} lines asked for`);
     }
     const shownClipped = s.texts.slice(0, n).filter((t) => t.cut).length;

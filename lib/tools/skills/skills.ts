@@ -54,7 +54,7 @@ export const skillTool = defineTool({
     const meta = { skill: skill.name, path: skill.path };
     const total = byteLength(body);
     const whole = `${header}\n${body.replace(/\s+$/, '')}`;
-    const outMax = ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES;
+    const outMax = b.TOOL_OUTPUT_MAX_BYTES;
     if (total <= b.SKILL_BODY_MAX_BYTES && byteLength(whole) <= outMax) return { output: whole, meta };
 
     const inWorkspace = isInside(ctx.workspace, skill.path);

@@ -28,15 +28,14 @@ const HEADERS = {
 };
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** The largest useful max_bytes: the exit clamp (lowered by the step's budget) minus room for the header and notes. */
-export function webFetchMaxBytes(b: Budget, outputMaxBytes?: number): number {
-  const exit = Math.min(outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES, b.TOOL_OUTPUT_MAX_BYTES);
-  return Math.max(1, exit - b.WEB_FETCH_NOTES_RESERVE_BYTES);
+/** The largest useful max_bytes: the exit clamp minus room for the header and notes. */
+export function webFetchMaxBytes(b: Budget): number {
+  return Math.max(1, b.TOOL_OUTPUT_MAX_BYTES - b.WEB_FETCH_NOTES_RESERVE_BYTES);
 }
 
 const schema = z.strictObject({
   url: z.string().describe('Absolute http:// or https:// URL.'),
-  // the maximum is what the exit clamp can deliver after the notes; a smaller per-step budget lowers it at run time
+  // the maximum is what the exit clamp can deliver after the notes; a lowered clamp (ctx.budget) lowers it at run time
   max_bytes: z
     .number()
     .int()
@@ -44,7 +43,7 @@ const schema = z.strictObject({
     .max(webFetchMaxBytes(BUDGET))
     .optional()
     .describe(
-      `Most bytes of text, 1 to ${webFetchMaxBytes(BUDGET)} (default: the most; lowered when the turn's budget is smaller).`,
+      `Most bytes of text, 1 to ${webFetchMaxBytes(BUDGET)} (default: the most).`,
     ),
 });
 
@@ -238,8 +237,8 @@ async function page(res: Response, input: Input, start: URL, url: URL, hops: str
   const conv = kind === 'html' ? htmlToMarkdown(raw, url.href) : { markdown: raw, title: undefined };
   const text = conv.markdown;
 
-  const exitMax = Math.min(ctx.outputMaxBytes ?? b.TOOL_OUTPUT_MAX_BYTES, b.TOOL_OUTPUT_MAX_BYTES);
-  const most = webFetchMaxBytes(b, ctx.outputMaxBytes);
+  const exitMax = b.TOOL_OUTPUT_MAX_BYTES;
+  const most = webFetchMaxBytes(b);
   const clip = Math.min(input.max_bytes ?? most, most);
 
   const head = [
@@ -251,7 +250,7 @@ async function page(res: Response, input: Input, start: URL, url: URL, hops: str
 
   const notes: string[] = [];
   if (input.max_bytes !== undefined && input.max_bytes > most) {
-    notes.push(`[max_bytes ${formatCount(input.max_bytes)} is more than this turn's budget lets one result hold; used ${formatCount(most)}.]`);
+    notes.push(`[max_bytes ${formatCount(input.max_bytes)} is more than one result can hold here; used ${formatCount(most)}.]`);
   }
   let bodyTrunc: Truncation | null = null;
   let hint: string | undefined;
