@@ -22,6 +22,7 @@ const noop = defineTool({
   effect: 'read',
   schema: z.strictObject({ path: z.string(), limit: z.number().int().min(1).optional() }),
   describe: () => 'Does nothing (benchmark).',
+  summary: (i) => i.path,
   nonEmpty: ['path'],
   run: async (input) => ({ output: `ok ${input.path}` }),
 });

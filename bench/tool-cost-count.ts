@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { z } from 'zod';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { ALL_TOOLS } from '../lib/dispatch/all-tools';
 import { createRegistry, describeTool, listedTools, modelSchema } from '../lib/dispatch/registry';
@@ -32,12 +31,12 @@ export interface ToolCostReport {
 }
 
 /** One tool's definition as a model receives it (the provider wraps it a little more; that part is the same for every tool). */
-export function definitionText(t: ToolDefinition<z.ZodType>, budget: Budget = BUDGET): string {
+export function definitionText(t: ToolDefinition, budget: Budget = BUDGET): string {
   return JSON.stringify({ name: t.name, description: describeTool(t, budget), parameters: modelSchema(t) });
 }
 
 /** Every built-in tool. */
-export function allTools(): ToolDefinition<z.ZodType>[] {
+export function allTools(): ToolDefinition[] {
   return [...ALL_TOOLS];
 }
 

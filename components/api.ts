@@ -1,29 +1,19 @@
 'use client';
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ModelCheck, ModelCheckRequest, SessionDetail, SessionSummary, SettingsView, StoredApproval } from '@/lib/contract/protocol';
 import type {
   ApprovalAnswerBody,
-  ModelCheck,
-  ModelCheckRequest,
-  ModelStatus,
-  PermissionMode,
-  SandboxView,
-  SavedRule,
-  SessionDetail,
-  SessionSummary,
+  ApprovalAnswerResult,
+  DeletedAnswer,
+  RuleListAnswer,
+  SessionAnswer,
+  SessionCreateBody,
+  SessionListAnswer,
+  SessionPatchBody,
   SettingsUpdate,
-  SettingsView,
-  StoredApproval,
-} from '@/lib/contract/protocol';
-
-/** GET /api/status */
-export interface StatusView {
-  workspace: string;
-  dataDir: string;
-  model: ModelStatus;
-  defaultMode: PermissionMode;
-  sandbox: SandboxView;
-}
+  StatusAnswer,
+} from '@/lib/contract/rest';
 
 /** A failed API call: the HTTP status and the server's own message (it names the next step). */
 export class ApiError extends Error {
@@ -61,13 +51,8 @@ export async function fetchJson<T>(url: string, init?: RequestInit): Promise<T> 
   return body as T;
 }
 
-/** Routes may answer a bare value or wrap it ({ sessions: [...] }); accept both. */
-function unwrap<T>(body: unknown, key: string): T {
-  if (body && typeof body === 'object' && !Array.isArray(body) && key in body) return (body as Record<string, T>)[key];
-  return body as T;
-}
-
-const jsonBody = (method: string, data: unknown): RequestInit => ({ method, body: JSON.stringify(data) });
+/** A request with a JSON body of the route's declared type. */
+const jsonBody = <B>(method: string, data: B): RequestInit => ({ method, body: JSON.stringify(data) });
 
 export const queryKeys = {
   status: ['status'] as const,
@@ -79,14 +64,14 @@ export const queryKeys = {
 
 /** The workspace, data dir and model status. */
 export function useStatus() {
-  return useQuery({ queryKey: queryKeys.status, queryFn: () => fetchJson<StatusView>('/api/status') });
+  return useQuery({ queryKey: queryKeys.status, queryFn: () => fetchJson<StatusAnswer>('/api/status') });
 }
 
 /** The workspace's sessions, newest first. */
 export function useSessions() {
   return useQuery({
     queryKey: queryKeys.sessions,
-    queryFn: async () => unwrap<SessionSummary[]>(await fetchJson('/api/sessions'), 'sessions'),
+    queryFn: async () => (await fetchJson<SessionListAnswer>('/api/sessions')).sessions,
   });
 }
 
@@ -109,8 +94,7 @@ export function useSessionDetail(id: string | null) {
 export function useCreateSession() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async (body: { title?: string; mode?: PermissionMode }) =>
-      unwrap<SessionSummary>(await fetchJson('/api/sessions', jsonBody('POST', body)), 'session'),
+    mutationFn: async (body: SessionCreateBody) => (await fetchJson<SessionAnswer>('/api/sessions', jsonBody('POST', body))).session,
     onSuccess: () => qc.invalidateQueries({ queryKey: queryKeys.sessions }),
   });
 }
@@ -118,8 +102,8 @@ export function useCreateSession() {
 export function usePatchSession() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async ({ id, ...body }: { id: string; title?: string; mode?: PermissionMode }) =>
-      unwrap<SessionSummary>(await fetchJson(`/api/sessions/${encodeURIComponent(id)}`, jsonBody('PATCH', body)), 'session'),
+    mutationFn: async ({ id, ...body }: { id: string } & SessionPatchBody) =>
+      (await fetchJson<SessionAnswer>(`/api/sessions/${encodeURIComponent(id)}`, jsonBody<SessionPatchBody>('PATCH', body))).session,
     onSuccess: (s) => {
       qc.setQueryData<SessionSummary[]>(queryKeys.sessions, (list) => list?.map((x) => (x.id === s.id ? s : x)));
       void qc.invalidateQueries({ queryKey: queryKeys.sessions });
@@ -130,7 +114,7 @@ export function usePatchSession() {
 export function useDeleteSession() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => fetchJson<unknown>(`/api/sessions/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    mutationFn: (id: string) => fetchJson<DeletedAnswer>(`/api/sessions/${encodeURIComponent(id)}`, { method: 'DELETE' }),
     onSuccess: () => qc.invalidateQueries({ queryKey: queryKeys.sessions }),
   });
 }
@@ -158,7 +142,7 @@ export function useCheckModel() {
 export function useRules(enabled: boolean) {
   return useQuery({
     queryKey: queryKeys.rules,
-    queryFn: async () => unwrap<SavedRule[]>(await fetchJson('/api/rules'), 'rules'),
+    queryFn: async () => (await fetchJson<RuleListAnswer>('/api/rules')).rules,
     enabled,
   });
 }
@@ -166,16 +150,15 @@ export function useRules(enabled: boolean) {
 export function useDeleteRule() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => fetchJson<unknown>(`/api/rules/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    mutationFn: (id: string) => fetchJson<DeletedAnswer>(`/api/rules/${encodeURIComponent(id)}`, { method: 'DELETE' }),
     onSuccess: () => qc.invalidateQueries({ queryKey: queryKeys.rules }),
   });
 }
 
 /** POST an approval answer; resolves with the stored approval; throws ApiError (409 when it was already answered). */
-export async function postApproval(sessionId: string, toolCallId: string, body: ApprovalAnswerBody): Promise<StoredApproval | null> {
+export async function postApproval(sessionId: string, toolCallId: string, body: ApprovalAnswerBody): Promise<StoredApproval> {
   const url = `/api/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(toolCallId)}`;
-  const res = await fetchJson<unknown>(url, jsonBody('POST', body));
-  return unwrap<StoredApproval | null>(res, 'approval') ?? null;
+  return (await fetchJson<ApprovalAnswerResult>(url, jsonBody('POST', body))).approval;
 }
 
 /** Ask the server to stop a session's running turn (aborts the model and every running tool); never throws. */

@@ -1,7 +1,8 @@
 'use client';
 
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
-import type { ApprovalAnswer, ApprovalInfo, StoredApproval } from '@/lib/contract/protocol';
+import type { ApprovalAnswer, ApprovalInfo } from '@/lib/contract/protocol';
+import type { ApprovalConflictAnswer } from '@/lib/contract/rest';
 import { patternText, rulePatterns } from '@/lib/agent/rule-patterns';
 import { ApiError, postApproval } from './api';
 import { DiffView } from './diff-view';
@@ -102,7 +103,7 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
       await postApproval(sessionId, call.toolCallId, { answer: final, ...(final === 'edit' ? { editedCommand } : {}), ...(why ? { reason: why } : {}), ...(withNetwork ? { network: true } : {}) });
       onAnswered({ call, answer: final, reason: why });
     } catch (err) {
-      const stored = err instanceof ApiError && err.status === 409 ? ((err.body as { approval?: StoredApproval } | null)?.approval ?? null) : null;
+      const stored = err instanceof ApiError && err.status === 409 ? ((err.body as Partial<ApprovalConflictAnswer> | null)?.approval ?? null) : null;
       if (stored?.answer) onAnswered({ call, answer: stored.answer, reason: stored.reason ?? undefined });
       else setError(err instanceof Error ? err.message : String(err));
       setBusy(false);

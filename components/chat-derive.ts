@@ -1,11 +1,10 @@
 import { getToolName, isToolUIPart } from 'ai';
-import type { ApprovalInfo, ClampDataParts, ClampMessage, CompactionInfo, LedgerStep, PrunedItem, StoredApproval, TodoItem } from '@/lib/contract/protocol';
+import type { ApprovalInfo, ClampDataParts, ClampMessage, CompactionInfo, LedgerStep, PrunedItem, StoredApproval, TodoItem, TurnCut } from '@/lib/contract/protocol';
 import type { PendingCall } from './approval-bar';
-import type { TurnBudgetCut } from './truncation-note';
 
 /** The per-step budget cuts of the whole conversation, by toolCallId. */
-export function cutsOf(messages: ClampMessage[]): Map<string, TurnBudgetCut> {
-  const cuts = new Map<string, TurnBudgetCut>();
+export function cutsOf(messages: ClampMessage[]): Map<string, TurnCut> {
+  const cuts = new Map<string, TurnCut>();
   for (const m of messages) for (const p of m.parts) if (p.type === 'data-turn-budget') cuts.set(p.data.toolCallId, p.data);
   return cuts;
 }

@@ -5,7 +5,7 @@ import { useCallback, useImperativeHandle, useLayoutEffect, useMemo, useRef, typ
 import type { PrunedMark } from './chat-derive';
 import { estimateRowPx, type ChatRow } from './chat-rows';
 import { RowView } from './message-view';
-import type { TurnBudgetCut } from './truncation-note';
+import type { TurnCut } from '@/lib/contract/protocol';
 
 /** Within this many px of the bottom the list counts as at the bottom, and follows what arrives. */
 const FOLLOW_WITHIN_PX = 80;
@@ -33,7 +33,7 @@ export function ChatList({
   ref,
 }: {
   rows: ChatRow[];
-  cuts: ReadonlyMap<string, TurnBudgetCut>;
+  cuts: ReadonlyMap<string, TurnCut>;
   pruned: ReadonlyMap<string, PrunedMark>;
   idle: boolean;
   empty?: ReactNode;

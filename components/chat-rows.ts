@@ -1,7 +1,8 @@
 import { getToolName, isToolUIPart, type DynamicToolUIPart, type ToolUIPart } from 'ai';
 import type { ClampDataParts, ClampMessage, CompactionInfo } from '@/lib/contract/protocol';
+import type { ClampUITools } from '@/lib/contract/tool-types';
 
-type ToolPart = ToolUIPart | DynamicToolUIPart;
+type ToolPart = ToolUIPart<ClampUITools> | DynamicToolUIPart;
 
 const OPEN_TOOLS = new Set(['run_command', 'edit_file', 'write_file', 'apply_patch']);
 
@@ -18,7 +19,8 @@ export type ChatRow =
   | (RowBase & { kind: 'user'; text: string })
   | (RowBase & { kind: 'text'; text: string })
   | (RowBase & { kind: 'reasoning'; text: string })
-  | (RowBase & { kind: 'tool'; part: ToolPart })
+  /** summary: the call in one line, from its tool's summary() (the message's data-tool-summary parts) */
+  | (RowBase & { kind: 'tool'; part: ToolPart; summary?: string })
   | (RowBase & { kind: 'notice'; notice: ClampDataParts['notice'] })
   /** where older messages were summarised for the model (they stay in the list above it) */
   | (RowBase & { kind: 'compaction'; compaction: CompactionInfo })
@@ -43,6 +45,9 @@ export function rowsOf(messages: readonly ClampMessage[], { hideErrorNoticeOf, w
     } else {
       // a system message shows only its compaction divider, if it carries one
       const shown = m.role === 'assistant';
+      // each call's one-line summary, from its tool (the server sends it with the input and again with the result)
+      const summaries = new Map<string, string>();
+      if (shown) for (const p of m.parts) if (p.type === 'data-tool-summary') summaries.set(p.data.toolCallId, p.data.summary);
       m.parts.forEach((part, i) => {
         const base = { messageId: m.id, last: false };
         if (part.type === 'data-compaction') {
@@ -51,7 +56,7 @@ export function rowsOf(messages: readonly ClampMessage[], { hideErrorNoticeOf, w
           rows.push({ ...base, kind: 'compaction', key: `${m.id}:k:${part.data.id}`, compaction: part.data });
         }
         else if (!shown) return;
-        else if (isToolUIPart(part)) rows.push({ ...base, kind: 'tool', key: `${m.id}:c:${part.toolCallId}`, part });
+        else if (isToolUIPart(part)) rows.push({ ...base, kind: 'tool', key: `${m.id}:c:${part.toolCallId}`, part, summary: summaries.get(part.toolCallId) });
         else if (part.type === 'text' && part.text.trim()) rows.push({ ...base, kind: 'text', key: `${m.id}:t${i}`, text: part.text });
         else if (part.type === 'reasoning' && part.text.trim()) rows.push({ ...base, kind: 'reasoning', key: `${m.id}:r${i}`, text: part.text });
         else if (part.type === 'data-notice' && !(hideErrorNoticeOf === m.id && part.data.level === 'error'))

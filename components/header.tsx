@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { PERMISSION_MODES } from '@/lib/contract/types';
 import { fetchTasks, TASKS_KEY } from '@/lib/ui/tasks-api';
 import type { PermissionMode, SessionSummary } from '@/lib/contract/protocol';
-import type { StatusView } from './api';
+import type { StatusAnswer } from '@/lib/contract/rest';
 import { ContextMeter, type ContextView } from './context-meter';
 
 export const MODE_HELP: Record<PermissionMode, string> = {
@@ -16,7 +16,7 @@ export const MODE_HELP: Record<PermissionMode, string> = {
 };
 
 /** The model's name as the header shows it (a scripted model is labelled as a demo). */
-export function modelLabel(status: StatusView | undefined): string {
+export function modelLabel(status: StatusAnswer | undefined): string {
   if (!status) return '…';
   if (status.model.scripted) return 'scripted demo (not a real model)';
   if (!status.model.configured) return 'no model configured';
@@ -51,7 +51,7 @@ function TasksButton({ open, onOpen }: { open: boolean; onOpen: () => void }) {
 }
 
 /** Shown only when commands are not confined: the sandbox is off, or cannot start here (with why, on hover). */
-function SandboxBadge({ status }: { status: StatusView | undefined }) {
+function SandboxBadge({ status }: { status: StatusAnswer | undefined }) {
   const sb = status?.sandbox;
   if (!sb || (sb.level !== 'off' && sb.available)) return null;
   const off = sb.level === 'off';
@@ -77,7 +77,7 @@ export function Header({
   tasksOpen,
   onOpenTasks,
 }: {
-  status: StatusView | undefined;
+  status: StatusAnswer | undefined;
   session: SessionSummary | null;
   context: ContextView | null;
   onModeChange: (mode: PermissionMode) => void;

@@ -2,7 +2,7 @@
 
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Memory } from '@/lib/store/memories';
+import type { DeletedAnswer, MemoryListAnswer } from '@/lib/contract/rest';
 import { fetchJson } from './api';
 
 const memoriesKey = (q: string) => ['memories', q] as const;
@@ -13,10 +13,10 @@ export function MemoriesList() {
   const qc = useQueryClient();
   const list = useQuery({
     queryKey: memoriesKey(q.trim()),
-    queryFn: () => fetchJson<{ memories: Memory[]; total: number }>(`/api/memories${q.trim() ? `?q=${encodeURIComponent(q.trim())}` : ''}`),
+    queryFn: () => fetchJson<MemoryListAnswer>(`/api/memories${q.trim() ? `?q=${encodeURIComponent(q.trim())}` : ''}`),
   });
   const del = useMutation({
-    mutationFn: (id: number) => fetchJson<unknown>(`/api/memories/${id}`, { method: 'DELETE' }),
+    mutationFn: (id: number) => fetchJson<DeletedAnswer<number>>(`/api/memories/${id}`, { method: 'DELETE' }),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['memories'] }),
   });
   const shown = list.data?.memories ?? [];

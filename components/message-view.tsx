@@ -4,12 +4,11 @@ import { memo } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
-import type { ClampDataParts } from '@/lib/contract/protocol';
+import type { ClampDataParts, TurnCut } from '@/lib/contract/protocol';
 import type { PrunedMark } from './chat-derive';
 import type { ChatRow } from './chat-rows';
 import { CompactionDivider } from './compaction-divider';
 import { ToolCard } from './tool-card';
-import type { TurnBudgetCut } from './truncation-note';
 
 const remarkPlugins = [remarkGfm];
 const rehypePlugins = [[rehypeHighlight, { detect: false }]] as const;
@@ -59,7 +58,7 @@ function Notice({ notice }: { notice: ClampDataParts['notice'] }) {
  * one by one: markdown, reasoning (collapsed), a tool card, a notice. Other data parts feed the
  * header, plan panel and approval bar.
  */
-export const RowView = memo(function RowView({ row, cuts, pruned, idle }: { row: ChatRow; cuts: ReadonlyMap<string, TurnBudgetCut>; pruned: ReadonlyMap<string, PrunedMark>; idle: boolean }) {
+export const RowView = memo(function RowView({ row, cuts, pruned, idle }: { row: ChatRow; cuts: ReadonlyMap<string, TurnCut>; pruned: ReadonlyMap<string, PrunedMark>; idle: boolean }) {
   switch (row.kind) {
     case 'user':
       return (
@@ -77,7 +76,7 @@ export const RowView = memo(function RowView({ row, cuts, pruned, idle }: { row:
         </details>
       );
     case 'tool':
-      return <ToolCard part={row.part} turnCut={cuts.get(row.part.toolCallId)} pruned={pruned.get(row.part.toolCallId)} idle={idle} />;
+      return <ToolCard part={row.part} summary={row.summary} turnCut={cuts.get(row.part.toolCallId)} pruned={pruned.get(row.part.toolCallId)} idle={idle} />;
     case 'notice':
       return <Notice notice={row.notice} />;
     case 'compaction':

@@ -2,17 +2,24 @@
 
 import { getToolName, type DynamicToolUIPart, type ToolUIPart } from 'ai';
 import { memo, useEffect, useState } from 'react';
-import type { ToolResult } from '@/lib/contract/protocol';
+import type { TurnCut } from '@/lib/contract/protocol';
+import type { CallMeta, MetaKinds, ToolResult } from '@/lib/contract/types';
+import type { ClampUITools } from '@/lib/contract/tool-types';
 import { useChatUi, useProgress } from './chat-context';
 import type { PrunedMark } from './chat-derive';
 import { DiffView } from './diff-view';
 import { formatCount, formatDuration, stripAnsi } from './format';
 import { PrunedNote } from './pruned-note';
-import { toolArgs } from './tool-summary';
-import { TruncationNotes, type TurnBudgetCut } from './truncation-note';
+import { inputLine } from './tool-summary';
+import { TruncationNotes } from './truncation-note';
 import { VirtualText } from './virtual-text';
 
-export type ToolPart = ToolUIPart | DynamicToolUIPart;
+/** A tool part of a chat message: a registered tool's, with its typed input and result, or a dynamic one. */
+export type ToolPart = ToolUIPart<ClampUITools> | DynamicToolUIPart;
+
+/** What any card can show of a result: the meta kinds every tool shares, and what the loop adds. */
+export type CardResult = ToolResult<MetaKinds>;
+type CardMeta = MetaKinds & CallMeta;
 
 type Tone = 'muted' | 'busy' | 'wait' | 'ok' | 'error' | 'denied';
 interface CardState {
@@ -20,8 +27,6 @@ interface CardState {
   tone: Tone;
   running: boolean;
 }
-
-const EDIT_TOOLS = new Set(['edit_file', 'write_file', 'apply_patch']);
 
 /** When the page first saw a call run and finish: the duration for tools that do not report one. */
 const seen = new Map<string, { start?: number; end?: number }>();
@@ -34,10 +39,17 @@ function track(id: string, running: boolean, done: boolean): { start?: number; e
   return t;
 }
 
-function resultOf(part: ToolPart): ToolResult | undefined {
+function isResult(v: unknown): v is CardResult {
+  return !!v && typeof v === 'object' && typeof (v as { output?: unknown }).output === 'string';
+}
+
+/** A finished call's result: every registered tool's output is its ToolResult; a dynamic part's is checked. */
+export function resultOf(part: ToolPart): CardResult | undefined {
   if (part.state !== 'output-available') return undefined;
-  const o = part.output as Partial<ToolResult> | undefined;
-  return o && typeof o === 'object' && typeof o.output === 'string' ? (o as ToolResult) : undefined;
+  if (part.type === 'dynamic-tool') return isResult(part.output) ? part.output : undefined;
+  const r: CardResult = part.output;
+  // a stored message from before a change of shape: show it as data, not as a result
+  return isResult(r) ? r : undefined;
 }
 
 /** The card's state line; switches exhaustively on the part's state. */
@@ -105,10 +117,11 @@ function Elapsed({ since }: { since: number }) {
   return <span className="tabular-nums">{formatDuration(Math.max(0, now - since))}</span>;
 }
 
-function LiveOutput({ toolCallId, logPath, label }: { toolCallId: string; logPath?: string; label: string }) {
+/** What a running call has printed so far (any tool that reports progress), or idleText until it does. */
+function LiveOutput({ toolCallId, logPath, label, idleText }: { toolCallId: string; logPath?: string; label: string; idleText: string }) {
   const p = useProgress(toolCallId);
   const { openViewer } = useChatUi();
-  if (!p.text) return <p className="text-xs text-zinc-500">Running… no output yet.</p>;
+  if (!p.text) return <p className="text-xs text-zinc-500">{idleText}</p>;
   return (
     <div className="space-y-1">
       {p.droppedChars > 0 && (
@@ -126,22 +139,35 @@ function LiveOutput({ toolCallId, logPath, label }: { toolCallId: string; logPat
   );
 }
 
-/** One tool call: a one-line summary with its state and duration, then its output, diff, cuts, error and hint. */
-export const ToolCard = memo(function ToolCard({ part, turnCut, idle, pruned }: CardProps) {
+interface CardProps {
+  part: ToolPart;
+  /** the call in one line, from its tool's summary() (data-tool-summary); absent for old messages */
+  summary?: string;
+  turnCut?: TurnCut;
+  idle: boolean;
+  /** the result is pruned from what the model is sent */
+  pruned?: PrunedMark;
+}
+
+/**
+ * One tool call, for any tool: its summary line with its state and duration, then its output and
+ * whatever its meta kinds hold (diff, exit code, task, log), its cuts, error and hint.
+ */
+export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle, pruned }: CardProps) {
   const name = getToolName(part);
-  const edited = resultOf(part)?.meta?.editedCommand;
-  // what ran is what the line names; the card says it was edited
-  const args = toolArgs(name, typeof edited === 'string' ? { ...(part.input as object), command: edited } : part.input);
+  const result = resultOf(part);
+  const meta: CardMeta = result?.meta ?? {};
+  // the summary names what ran (an edited command included); the card says it was edited
+  const edited = meta.editedCommand;
+  const args = summary ?? inputLine(part.input);
   const live = cardState(part);
   // a call still "running" while the chat is idle was cut off (a stop, a reload mid-turn, a server restart)
   const state: CardState = idle && (part.state === 'input-available' || part.state === 'input-streaming') ? { label: 'interrupted', tone: 'muted', running: false } : live;
-  const result = resultOf(part);
-  const meta = (result?.meta ?? {}) as Record<string, unknown>;
   const done = part.state === 'output-available' || part.state === 'output-error' || part.state === 'output-denied';
   const times = track(part.toolCallId, state.running, done);
-  const durationMs = typeof meta.durationMs === 'number' ? meta.durationMs : times.start !== undefined && times.end !== undefined ? times.end - times.start : undefined;
-  const diff = typeof meta.diff === 'string' && meta.diff ? meta.diff : undefined;
-  const logPath = typeof meta.logPath === 'string' ? meta.logPath : undefined;
+  const durationMs = meta.durationMs ?? (times.start !== undefined && times.end !== undefined ? times.end - times.start : undefined);
+  const diff = meta.diff || undefined;
+  const logPath = meta.logPath;
   const isError = state.tone === 'error';
   const { openViewer, cardOpen } = useChatUi();
   // the person's choice outlives the card's row being unmounted off screen
@@ -150,7 +176,8 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle, pruned }: 
     cardOpen.set(part.toolCallId, o);
     setOpenState(o);
   };
-  const expanded = open ?? (isError || name === 'run_command' || EDIT_TOOLS.has(name) || state.running);
+  // open by default what a person wants to see: a failure, a running call, a change, a command's ending, a task it started
+  const expanded = open ?? (isError || state.running || part.state === 'approval-requested' || diff !== undefined || meta.exitCode !== undefined || meta.taskId !== undefined);
   const title = `${name} ${args}`.trim();
   const bodyId = `tool-body-${part.toolCallId}`;
 
@@ -175,8 +202,8 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle, pruned }: 
           <span className="font-semibold text-zinc-900 dark:text-zinc-100">{name}</span>
           {args && <span className="ml-2 text-zinc-600 dark:text-zinc-400">{args}</span>}
         </span>
-        {typeof edited === 'string' && (
-          <span className="shrink-0 rounded bg-zinc-100 px-1 text-[11px] text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300" title={`The person edited the command before approving it; the model proposed: ${String(meta.proposedCommand ?? '')}`}>
+        {edited !== undefined && (
+          <span className="shrink-0 rounded bg-zinc-100 px-1 text-[11px] text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300" title={`The person edited the command before approving it; the model proposed: ${meta.proposedCommand ?? ''}`}>
             edited
           </span>
         )}
@@ -196,6 +223,7 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle, pruned }: 
         </span>
         {durationMs !== undefined && !state.running && <span className="shrink-0 text-xs tabular-nums text-zinc-400">{formatDuration(durationMs)}</span>}
         {typeof meta.exitCode === 'number' && <span className={`shrink-0 font-mono text-xs ${meta.exitCode === 0 ? 'text-zinc-400' : 'text-rose-600'}`}>exit {meta.exitCode}</span>}
+        {meta.exitCode === null && done && <span className="shrink-0 font-mono text-xs text-rose-600">no exit code</span>}
       </button>
       <div className="space-y-1.5 px-2.5 pb-2 empty:hidden">
         {result && <TruncationNotes truncation={result.truncation} turnCut={turnCut} toolName={name} title={`Full output of ${title}`} />}
@@ -205,38 +233,35 @@ export const ToolCard = memo(function ToolCard({ part, turnCut, idle, pruned }: 
       {expanded && (
         <div id={bodyId} className="space-y-2 border-t border-zinc-100 px-2.5 py-2 dark:border-zinc-800">
           {pruned && <PrunedNote mark={pruned} title={`Full output of ${title}`} />}
-          <CardBody part={part} name={name} title={title} result={result} diff={diff} logPath={logPath} />
+          <CardBody part={part} title={title} result={result} diff={diff} logPath={logPath} />
           {logPath && done && (
             <button type="button" onClick={() => openViewer({ kind: 'file', path: logPath }, `Log of ${title}`)} className="text-xs text-sky-700 underline hover:text-sky-900 dark:text-sky-400">
               Open full log
             </button>
           )}
-          {typeof meta.taskId === 'string' && (
-            <button type="button" onClick={() => openViewer({ kind: 'task', taskId: meta.taskId as string }, `Task ${meta.taskId as string}: ${args}`)} className="text-xs text-sky-700 underline hover:text-sky-900 dark:text-sky-400">
-              Open task {meta.taskId} log
-            </button>
-          )}
+          {meta.taskId !== undefined && <TaskLink taskId={meta.taskId} label={`Task ${meta.taskId}: ${args}`} />}
         </div>
       )}
     </div>
   );
 }, sameCard);
 
-interface CardProps {
-  part: ToolPart;
-  turnCut?: TurnBudgetCut;
-  idle: boolean;
-  /** the result is pruned from what the model is sent */
-  pruned?: PrunedMark;
+function TaskLink({ taskId, label }: { taskId: string; label: string }) {
+  const { openViewer } = useChatUi();
+  return (
+    <button type="button" onClick={() => openViewer({ kind: 'task', taskId }, label)} className="text-xs text-sky-700 underline hover:text-sky-900 dark:text-sky-400">
+      Open task {taskId} log
+    </button>
+  );
 }
 
 /** The SDK copies every part of the streaming message on each chunk; compare the fields instead of the object. */
 function sameCard(a: CardProps, b: CardProps): boolean {
-  if (a.turnCut !== b.turnCut || a.idle !== b.idle || a.pruned !== b.pruned) return false;
-  const x = a.part as unknown as Record<string, unknown>;
-  const y = b.part as unknown as Record<string, unknown>;
+  if (a.turnCut !== b.turnCut || a.idle !== b.idle || a.summary !== b.summary || a.pruned !== b.pruned) return false;
+  const x: object = a.part;
+  const y: object = b.part;
   const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
-  for (const k of keys) if (x[k] !== y[k]) return false;
+  for (const k of keys) if (Reflect.get(x, k) !== Reflect.get(y, k)) return false;
   return true;
 }
 
@@ -245,7 +270,7 @@ function firstLine(s: string): string {
   return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 }
 
-function CardBody({ part, name, title, result, diff, logPath }: { part: ToolPart; name: string; title: string; result?: ToolResult; diff?: string; logPath?: string }) {
+function CardBody({ part, title, result, diff, logPath }: { part: ToolPart; title: string; result?: CardResult; diff?: string; logPath?: string }) {
   switch (part.state) {
     case 'input-streaming':
       return <p className="text-xs text-zinc-500">The model is still writing this call&apos;s arguments…</p>;
@@ -253,9 +278,9 @@ function CardBody({ part, name, title, result, diff, logPath }: { part: ToolPart
       return <p className="text-xs text-amber-700 dark:text-amber-400">Waiting for your answer in the approval bar below.</p>;
     case 'approval-responded':
       if (!part.approval.approved) return <p className="text-xs text-zinc-500">Denied{part.approval.reason ? `: ${part.approval.reason}` : ''}; the model will be told.</p>;
-      return name === 'run_command' ? <LiveOutput toolCallId={part.toolCallId} logPath={logPath} label={title} /> : <p className="text-xs text-zinc-500">Approved; running…</p>;
+      return <LiveOutput toolCallId={part.toolCallId} logPath={logPath} label={title} idleText="Approved; running…" />;
     case 'input-available':
-      return name === 'run_command' ? <LiveOutput toolCallId={part.toolCallId} logPath={logPath} label={title} /> : <p className="text-xs text-zinc-500">Running…</p>;
+      return <LiveOutput toolCallId={part.toolCallId} logPath={logPath} label={title} idleText="Running…" />;
     case 'output-error':
       return <p className="text-xs text-zinc-500">The call failed before it produced a result; the model saw the error above.</p>;
     case 'output-denied':

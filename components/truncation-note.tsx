@@ -1,11 +1,8 @@
 'use client';
 
-import type { ClampDataParts, Truncation } from '@/lib/contract/protocol';
+import type { Truncation, TurnCut } from '@/lib/contract/protocol';
 import { useChatUi } from './chat-context';
 import { cutBy, formatBytes, truncationText } from './format';
-
-/** The per-step budget cut of one result (data-turn-budget); modelText is what the model then saw. */
-export type TurnBudgetCut = ClampDataParts['turn-budget'] & { modelText?: string };
 
 function Note({ text, by, spillPath, title }: { text: string; by: string; spillPath?: string; title: string }) {
   const { openViewer } = useChatUi();
@@ -36,7 +33,7 @@ function Note({ text, by, spillPath, title }: { text: string; by: string; spillP
  * Every cut made to a result, each as its own note: the tool's cap or the exit clamp (truncation)
  * and the per-step budget (turnCut). Each opens the full text when it was spilled to a file.
  */
-export function TruncationNotes({ truncation, turnCut, toolName, title }: { truncation: Truncation | null | undefined; turnCut?: TurnBudgetCut; toolName: string; title: string }) {
+export function TruncationNotes({ truncation, turnCut, toolName, title }: { truncation: Truncation | null | undefined; turnCut?: TurnCut; toolName: string; title: string }) {
   if (!truncation && !turnCut) return null;
   const fullPath = truncation?.spillPath ?? turnCut?.truncation.spillPath;
   return (

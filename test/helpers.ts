@@ -36,7 +36,7 @@ export function tempWorkspace(prefix = 'clamp-test-') {
 }
 
 /** A dispatcher over the given tools, bound to a workspace; extra context per call. */
-export function harness(tools: ToolDefinition<z.ZodType>[], ws: { workspace: string; dataDir: string }, base: Partial<ContextInit> = {}) {
+export function harness(tools: ToolDefinition[], ws: { workspace: string; dataDir: string }, base: Partial<ContextInit> = {}) {
   const reg = createRegistry(tools);
   return {
     reg,
@@ -52,7 +52,7 @@ export function harness(tools: ToolDefinition<z.ZodType>[], ws: { workspace: str
  * each test: `const bed = toolBed([readFileTool]);` then `bed.ws` and `bed.h` inside the tests.
  * base may be a function, read when each test starts (for values a beforeAll sets).
  */
-export function toolBed(tools: ToolDefinition<z.ZodType>[], base: Partial<ContextInit> | (() => Partial<ContextInit>) = {}) {
+export function toolBed(tools: ToolDefinition[], base: Partial<ContextInit> | (() => Partial<ContextInit>) = {}) {
   const bed = {} as { ws: ReturnType<typeof tempWorkspace>; h: ReturnType<typeof harness> };
   beforeEach(() => {
     bed.ws = tempWorkspace();

@@ -24,11 +24,15 @@ export interface AgentToolsOptions {
   signal: AbortSignal;
 }
 
+/** The call in one line from the tool's own summary() (the input is validated). */
 function summarize(tool: ToolDefinition, input: unknown): string {
-  const i = (input ?? {}) as Record<string, unknown>;
-  if (typeof i.command === 'string') return i.command;
-  if (typeof i.path === 'string') return `${tool.name} ${i.path}`;
-  return `${tool.name} ${JSON.stringify(input).slice(0, 200)}`;
+  let line = '';
+  try {
+    line = tool.summary(input);
+  } catch {
+    // a summary that throws must not keep the person from answering
+  }
+  return `${tool.name} ${line}`.trim();
 }
 
 const modelOutput = ({ output }: { output: unknown }) => {

@@ -3,7 +3,7 @@ import type { Registry } from '../dispatch/registry';
 import { listedTools } from '../dispatch/registry';
 import { budgetTable, type Budget } from '../contract/budget';
 import type { AgentHost } from './host';
-import type { ClampMessage, ModelStatus, TodoItem } from '../contract/protocol';
+import type { ClampMessage, ModelStatus } from '../contract/protocol';
 import { buildAgentTools, repairMalformedCall, withListedTools } from './agent-tools';
 import { CallScheduler } from './scheduler';
 import { buildSystemPrompt } from './system-prompt';
@@ -11,6 +11,7 @@ import { describeProviderError, isContextOverflow, overflowAfterRetry, windowFro
 import { ContextKeeper } from './context/keeper';
 import { cachedSystem } from './context/cache';
 import { stepCount } from './context/view';
+import { withToolSummaries } from './tool-summaries';
 
 export const DEFAULT_MAX_STEPS = 100;
 const OVERFLOW_MARK = '\u0000clamp:context-overflow';
@@ -83,7 +84,7 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           // tools run only once the loop runs, after the keeper exists
           keeper.noteResult(toolCallId, r);
           const todos = r.meta?.todos;
-          if (Array.isArray(todos)) writer.write({ type: 'data-todos', id: 'todos', data: { items: todos as TodoItem[] } });
+          if (Array.isArray(todos)) writer.write({ type: 'data-todos', id: 'todos', data: { items: todos } });
         },
       });
       const sys = buildSystemPrompt({ workspace: o.host.workspace, dataDir: o.host.dataDir, extra: o.systemExtra });
@@ -155,7 +156,7 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
             return `${p.message} ${p.next}`;
           },
         });
-        for await (const chunk of ui) {
+        for await (const chunk of withToolSummaries(ui, o.reg, o.messages)) {
           // an overflow is recovered below: its error never reaches the page as one
           if (chunk.type === 'error' && chunk.errorText === OVERFLOW_MARK) continue;
           if (chunk.type === 'start' && chunk.messageId) messageId = chunk.messageId;

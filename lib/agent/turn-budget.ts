@@ -2,18 +2,12 @@ import type { ModelMessage, ToolResultPart } from 'ai';
 import { BUDGET, type Budget } from '../contract/budget';
 import { clampResult } from '../contract/clamp';
 import { byteLength } from '../contract/text';
-import type { Truncation } from '../contract/types';
+import type { TurnCut } from '../contract/protocol';
+
+export type { TurnCut };
 
 /** Bytes per token used to turn a token budget into a byte budget (a conservative average for code). */
 export const BYTES_PER_TOKEN = 4;
-
-export interface TurnCut {
-  toolCallId: string;
-  /** exactly what the model now sees for this call */
-  modelText: string;
-  truncation: Truncation;
-  budgetBytes: number;
-}
 
 /** The byte budget one step's results share: a share of what is left of the window, within bounds. */
 export function stepBudgetBytes(windowTokens: number, usedTokens: number, budget: Budget = BUDGET): number {

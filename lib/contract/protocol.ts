@@ -3,10 +3,13 @@
  * and the JSON shapes of the REST endpoints. Imported by both sides.
  */
 import type { UIMessage } from 'ai';
-import type { PermissionMode, PolicyDecision, ToolResult, Truncation } from './types';
+import type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation } from './types';
 import type { TaskEvent, TaskInfo, TaskStatus, TaskStream } from './tasks';
+import type { ClampUITools } from './tool-types';
+import type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, ModelCheckRequest, Provider, SettingsUpdate, StatusAnswer } from './rest';
 
-export type { PermissionMode, PolicyDecision, ToolResult, Truncation };
+export type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation };
+export type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, ModelCheckRequest, SettingsUpdate, StatusAnswer };
 
 /** Data parts the server streams into a chat message. */
 export type ClampDataParts = {
@@ -23,12 +26,23 @@ export type ClampDataParts = {
   /** older messages summarised: what the model is sent from here on starts with the summary */
   compaction: CompactionInfo;
   /** the per-step budget cut a result further than its own caps */
-  'turn-budget': { toolCallId: string; truncation: Truncation; budgetBytes: number; modelText: string };
+  'turn-budget': TurnCut;
+  /** a call in one line, from its tool's summary(): sent when the input is known and again with the result */
+  'tool-summary': { toolCallId: string; summary: string };
   /** a provider failure or other notice, with the next step */
   notice: { level: 'error' | 'warning' | 'info'; message: string; next?: string };
   /** the todo list the model keeps (todo_write) */
   todos: { items: TodoItem[] };
 };
+
+/** A result the per-step budget cut further than its own caps. */
+export interface TurnCut {
+  toolCallId: string;
+  /** exactly what the model now sees for this call */
+  modelText: string;
+  truncation: Truncation;
+  budgetBytes: number;
+}
 
 /** Where a context window's size came from: the settings override, the server's own answer, the model catalogue, or the fallback. */
 export interface ContextWindowSource {
@@ -115,12 +129,6 @@ export interface CompactionInfo {
   durationMs: number;
 }
 
-/** POST /api/sessions/[id]/compact body. */
-export interface CompactBody {
-  /** what the summary should keep in particular (`/compact <focus>`) */
-  focus?: string;
-}
-
 /** GET /api/sessions/[id]/ledger: every step of the session, oldest first, and the totals. */
 export interface SessionLedger {
   steps: (LedgerStep & { messageId: string })[];
@@ -137,11 +145,6 @@ export interface LedgerTotals {
   costUsd: number | null;
   compactions: number;
   pruned: number;
-}
-
-export interface TodoItem {
-  content: string;
-  status: 'pending' | 'in_progress' | 'completed' | 'cancelled';
 }
 
 export interface ApprovalInfo {
@@ -163,20 +166,8 @@ export interface MessageMetadata {
   createdAt?: number;
 }
 
-export type ClampMessage = UIMessage<MessageMetadata, ClampDataParts>;
-
-/** An approval answer from the page. */
-export type ApprovalAnswer = 'once' | 'session' | 'always' | 'edit' | 'deny';
-
-export interface ApprovalAnswerBody {
-  answer: ApprovalAnswer;
-  /** for 'edit': the command as the person edited it */
-  editedCommand?: string;
-  /** for 'deny': why, which reaches the model */
-  reason?: string;
-  /** run_command only: run this one call with the network (the rest of the sandbox stays) */
-  network?: boolean;
-}
+/** A chat message: its tool parts know every registered tool's input and output (see tool-types.ts). */
+export type ClampMessage = UIMessage<MessageMetadata, ClampDataParts, ClampUITools>;
 
 export interface SessionSummary {
   id: string;
@@ -199,7 +190,7 @@ export interface SavedRule {
 }
 
 export interface ModelSettings {
-  provider: 'anthropic' | 'openai' | 'openai-compatible' | 'ollama' | 'scripted' | null;
+  provider: Provider | null;
   model: string | null;
   baseUrl: string | null;
   contextWindow: number | null;
@@ -300,21 +291,6 @@ export interface SettingsView {
   envKeys: Record<SecretName, boolean>;
   /** the 0600 file in the data dir where a key typed on the page is stored */
   secretsFile: string;
-}
-
-/** PUT /api/settings body: any subset of the settings; a key set to null is removed. */
-export interface SettingsUpdate extends Partial<ModelSettings> {
-  keys?: Partial<Record<SecretName, string | null>>;
-  sandbox?: Partial<SandboxSettings>;
-}
-
-/** POST /api/settings/check body: the model settings as the dialog holds them, with a typed key not yet stored. */
-export interface ModelCheckRequest {
-  provider: ModelSettings['provider'];
-  model: string | null;
-  baseUrl: string | null;
-  /** an API key typed in the dialog; without it the stored key, then the environment's, is used */
-  key?: string | null;
 }
 
 /** POST /api/settings/check: whether a turn could start with these settings, and what the provider lists. */

@@ -23,8 +23,58 @@ export interface Truncation {
   by: 'tool' | 'exit' | 'turn';
 }
 
-/** The one result shape every tool call ends in. */
-export interface ToolResult {
+/** One item of the plan the model keeps (todo_write); shown in the page's plan panel. */
+export interface TodoItem {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed' | 'cancelled';
+}
+
+/**
+ * The meta fields every page view knows how to show, whatever the tool: a tool whose meta uses one
+ * of these names gives it this type (defineTool checks), so the generic tool card can show a diff,
+ * an exit code, a task link or a log link for a tool it has never heard of.
+ */
+export interface MetaKinds {
+  /** the change the call made, as a unified diff (shown as a diff view) */
+  diff?: string;
+  /** how a process ended (null: it did not exit by itself) */
+  exitCode?: number | null;
+  /** a background task the call started or read (opens the task's log) */
+  taskId?: string;
+  /** the call's full output on disk (opens the viewer) */
+  logPath?: string;
+  /** the plan after the call (the plan panel follows it) */
+  todos?: TodoItem[];
+  /** how long the call took, when the tool measures it itself */
+  durationMs?: number;
+}
+
+/** What dispatch and the loop add to any tool's meta. */
+export interface CallMeta {
+  /** the policy verdict of a refused or held call */
+  policy?: PolicyDecision;
+  /** how long the call took (set by the loop when the tool does not say) */
+  durationMs?: number;
+  /** the command as the person edited it before approving (what ran) */
+  editedCommand?: string;
+  /** the command the model proposed, when the person edited it */
+  proposedCommand?: string;
+  /** the tool's own cut, when the exit clamp cut the result again */
+  toolTruncation?: Truncation;
+}
+
+/** A tool's meta type is checked against MetaKinds: a field named like a kind has the kind's type. */
+export type CheckedMeta<M> = { [K in keyof M]: K extends keyof MetaKinds ? MetaKinds[K] : unknown };
+
+/**
+ * The meta of a result: the tool's declared fields (each may be absent: an error or a refusal
+ * carries only some, or none) and what dispatch and the loop add. A ToolError's meta lands here
+ * too, so a tool declares the fields its errors carry (GitFailureMeta, EditFileMeta's matches).
+ */
+export type ResultMeta<M = Record<string, unknown>> = Partial<M> & CallMeta;
+
+/** The one result shape every tool call ends in; M is the tool's declared meta. */
+export interface ToolResult<M = Record<string, unknown>> {
   status: ToolStatus;
   /** exactly the text the model sees */
   output: string;
@@ -32,7 +82,7 @@ export interface ToolResult {
   /** a next step that survives truncation */
   hint?: string;
   /** structured data for the page (exit code, diff, task id …); never sent to the model */
-  meta?: Record<string, unknown>;
+  meta?: ResultMeta<M>;
 }
 
 /** Live events a running tool may publish (command output, progress). */
@@ -86,21 +136,33 @@ export interface PolicyDecision {
   subRuleKeys?: string[];
 }
 
-/** What a tool returns from run(); dispatch turns it into a ToolResult. */
-export interface ToolOutput {
+/** What a tool returns from run(); dispatch turns it into a ToolResult. M is the tool's declared meta. */
+export interface ToolOutput<M = Record<string, unknown>> {
   output: string;
   status?: 'ok' | 'error';
   truncation?: Truncation | null;
   hint?: string;
-  meta?: Record<string, unknown>;
+  meta?: M;
 }
 
-export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
-  name: string;
+/**
+ * One tool: its name, side-effect class, schema, description, policy hooks and run(). S is the
+ * input schema, M the type of the meta it returns (as opencode's Tool.Info<Parameters, Metadata>),
+ * N its name (kept literal, so the page's message type knows every tool by name). Without
+ * arguments it is any tool (what the registry holds; dispatch validates the input before run()).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface ToolDefinition<S extends z.ZodType = any, M = any, N extends string = string> {
+  name: N;
   effect: SideEffect;
   schema: S;
   /** the description the model reads; built from the budget table */
   describe: (budget: Budget) => string;
+  /**
+   * The call in one line for the page (cards and the approval bar): its key arguments, e.g.
+   * `src/app.ts 1–200` or `npm test`; with the result, what it found. Pure: no I/O, never throws.
+   */
+  summary: (input: z.infer<S>, result?: ToolResult<M>) => string;
   /** string fields that must not be empty (checked before any I/O) */
   nonEmpty?: readonly string[];
   /** path arguments to confine before the tool runs */
@@ -111,10 +173,18 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   preview?: (input: z.infer<S>, ctx: ToolContext) => Promise<{ summary?: string; diff?: string }>;
   /** listed only when this returns true (e.g. a search provider is configured) */
   available?: (ctx: Pick<ToolContext, 'workspace' | 'dataDir' | 'services'>) => boolean;
-  run: (input: z.infer<S>, ctx: ToolContext) => Promise<ToolOutput>;
+  run: (input: z.infer<S>, ctx: ToolContext) => Promise<ToolOutput<M>>;
 }
 
-/** A tool failure with a next step; dispatch turns it into an error result. */
+/** Any tool, whatever its schema and meta (the registry's element type). */
+export type AnyTool = ToolDefinition;
+
+/** The input a tool's schema accepts. */
+export type ToolInputOf<T> = T extends ToolDefinition<infer S, infer _M, string> ? z.infer<S> : never;
+/** The meta a tool declares. */
+export type ToolMetaOf<T> = T extends ToolDefinition<z.ZodType, infer M, string> ? M : never;
+
+/** A tool failure with a next step; dispatch turns it into an error result (meta: fields the tool's Meta declares). */
 export class ToolError extends Error {
   constructor(
     message: string,
@@ -126,7 +196,11 @@ export class ToolError extends Error {
   }
 }
 
-/** Define a tool; the generic keeps run()'s input typed from the schema. */
-export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): ToolDefinition<S> {
+/**
+ * Define a tool. The generics keep run()'s input typed from the schema, the name literal and the
+ * meta type as run() declares it (`Promise<ToolOutput<ReadFileMeta>>`); a meta field named like one
+ * of MetaKinds must have that kind's type.
+ */
+export function defineTool<N extends string, S extends z.ZodType, M extends CheckedMeta<M>>(def: ToolDefinition<S, M, N>): ToolDefinition<S, M, N> {
   return def;
 }

@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 import { createRegistry, type Registry } from './registry';
-import type { ToolDefinition } from '../contract/types';
+import type { AnyTool } from '../contract/types';
+import type { UIToolsOf } from '../contract/tool-types';
 import { readFileTool } from '../tools/read-file/read-file';
 import { listDirTool } from '../tools/list-dir';
 import { globTool } from '../tools/glob';
@@ -23,7 +23,7 @@ import { skillTool } from '../tools/skills/skills';
 import { webSearchTool } from '../tools/web/web-search';
 
 /** Every built-in tool, in the order the model sees them. */
-export const ALL_TOOLS: readonly ToolDefinition<z.ZodType>[] = [
+export const ALL_TOOLS = [
   readFileTool,
   listDirTool,
   globTool,
@@ -46,7 +46,16 @@ export const ALL_TOOLS: readonly ToolDefinition<z.ZodType>[] = [
   skillTool,
   webFetchTool,
   webSearchTool,
-];
+] as const satisfies readonly AnyTool[];
+
+/** The built-in tools' inputs and outputs by name, for the page's message type. */
+export type BuiltinUITools = UIToolsOf<typeof ALL_TOOLS>;
+
+declare module '../contract/tool-types' {
+  // the message type knows every tool this list registers, and only those
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface ClampTools extends BuiltinUITools {}
+}
 
 /** The registry of built-in tools (tools bind nothing at import time, so one registry serves every workspace). */
 export function createToolRegistry(): Registry {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Budget } from '../contract/budget';
-import type { PermissionMode, SideEffect, ToolContext, ToolDefinition } from '../contract/types';
+import type { AnyTool, PermissionMode, SideEffect, ToolContext, ToolDefinition } from '../contract/types';
 import { modeAllowsEffect } from '../policy/modes';
 
 const EFFECTS: readonly SideEffect[] = ['read', 'write', 'system'];
@@ -12,7 +12,7 @@ export type Registry = Readonly<Record<string, ToolDefinition>>;
  * Build a registry. A tool without a declared side-effect class, a schema, or a run function
  * does not register: this throws, so the mistake shows at start-up, not at call time.
  */
-export function createRegistry(tools: readonly ToolDefinition<z.ZodType>[]): Registry {
+export function createRegistry(tools: readonly AnyTool[]): Registry {
   const reg: Record<string, ToolDefinition> = Object.create(null);
   for (const t of tools) {
     if (!t || typeof t.name !== 'string' || !/^[a-z][a-z0-9_]*$/.test(t.name)) {
@@ -21,11 +21,11 @@ export function createRegistry(tools: readonly ToolDefinition<z.ZodType>[]): Reg
     if (!EFFECTS.includes(t.effect)) {
       throw new Error(`Tool ${t.name} has no side-effect class (read | write | system); it cannot register`);
     }
-    if (!t.schema || typeof t.run !== 'function' || typeof t.describe !== 'function') {
-      throw new Error(`Tool ${t.name} needs a schema, describe() and run()`);
+    if (!t.schema || typeof t.run !== 'function' || typeof t.describe !== 'function' || typeof t.summary !== 'function') {
+      throw new Error(`Tool ${t.name} needs a schema, describe(), summary() and run()`);
     }
     if (Object.hasOwn(reg, t.name)) throw new Error(`Tool ${t.name} is registered twice`);
-    reg[t.name] = t as ToolDefinition;
+    reg[t.name] = t;
   }
   return Object.freeze(reg);
 }

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { ApprovalAnswerBody, StoredApproval } from '../contract/protocol';
 import { rulePatterns } from '../agent/rule-patterns';
 import { openDb } from '../store/db';
@@ -6,14 +5,6 @@ import { answerApproval, getByToolCallId } from '../store/approvals';
 import { addRule } from '../store/rules';
 import { requireSession } from '../store/sessions';
 import { HttpError, type ServerConfig } from './http';
-
-export const approvalAnswerSchema = z.object({
-  answer: z.enum(['once', 'session', 'always', 'edit', 'deny']),
-  editedCommand: z.string().max(100_000).optional(),
-  reason: z.string().max(10_000).optional(),
-  network: z.boolean().optional(),
-});
-
 
 /**
  * Record a person's answer to a pending call (by tool call id) and save the rule it implies:

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../config';
 import { StoreError } from '../store/db';
+import { ApprovalAnsweredError } from '../store/approvals';
+import type { ApprovalConflictAnswer } from '../contract/rest';
 import type { PermissionMode } from '../contract/types';
 
 /** A request the route refuses, with the status and the message the page shows. */
@@ -14,8 +16,8 @@ export class HttpError extends Error {
   }
 }
 
-/** A JSON response (no CORS headers: the page is same-origin). */
-export function json(data: unknown, status = 200): Response {
+/** A JSON response (no CORS headers: the page is same-origin); json<RouteAnswer>(…) checks the body against the route's declared answer. */
+export function json<T>(data: T, status = 200): Response {
   return Response.json(data, { status, headers: { 'cache-control': 'no-store' } });
 }
 
@@ -71,6 +73,8 @@ const STORE_STATUS: Record<StoreError['code'], number> = { 'not-found': 404, con
 /** Map a thrown error to a JSON response { error }: known errors to their 4xx, the rest to 500. */
 export function errorResponse(err: unknown): Response {
   if (err instanceof HttpError) return json({ error: err.message }, err.status);
+  // the page takes the earlier answer from the 409 instead of showing an error
+  if (err instanceof ApprovalAnsweredError) return json<ApprovalConflictAnswer>({ error: err.message, approval: err.approval }, 409);
   if (err instanceof StoreError) return json({ error: err.message }, STORE_STATUS[err.code]);
   if (err instanceof z.ZodError) return json({ error: `Invalid request: ${err.issues.map(describeIssue).join('; ')}.` }, 400);
   if (err instanceof ConfigError) return json({ error: err.message }, 500);

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { z } from 'zod';
 import { BUDGET } from '../contract/budget';
 import type { ModelCheck, ModelCheckRequest, SecretName } from '../contract/protocol';
 import { DEFAULT_MODELS, OLLAMA_BASE_URL, resolveModel, type ProviderName } from '../agent/providers';
@@ -11,16 +10,6 @@ import { readSecrets, SECRET_ENV } from '../store/secrets';
  * holds them, list its models, and say in the dialog's words what is wrong. Every answer names what the
  * person did (the file they gave, the URL they typed), never an environment variable they did not use.
  */
-
-const PROVIDER_NAMES = ['anthropic', 'openai', 'openai-compatible', 'ollama', 'scripted'] as const satisfies readonly ProviderName[];
-
-/** The POST /api/settings/check body. */
-export const modelCheckSchema = z.strictObject({
-  provider: z.enum(PROVIDER_NAMES).nullable(),
-  model: z.string().trim().max(4000).nullable(),
-  baseUrl: z.string().trim().max(2000).nullable(),
-  key: z.string().trim().max(1000).nullable().optional(),
-}) satisfies z.ZodType<ModelCheckRequest>;
 
 const SECRET_OF: Partial<Record<ProviderName, SecretName>> = { anthropic: 'anthropic', openai: 'openai', 'openai-compatible': 'openai-compatible' };
 type Env = Readonly<Record<string, string | undefined>>;

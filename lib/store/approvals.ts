@@ -1,13 +1,10 @@
 import type { ApprovalAnswer, ApprovalAnswerBody, ApprovalInfo, StoredApproval } from '../contract/protocol';
 import { stamp, StoreError, type Db } from './db';
 
-/** A second answer to the same approval; the approval route maps it to 409. */
+/** A second answer to the same approval; the approval route answers 409 with the approval as it stands. */
 export class ApprovalAnsweredError extends StoreError {
-  constructor(
-    public readonly approvalId: string,
-    public readonly previous: ApprovalAnswer | null,
-  ) {
-    super(`Approval ${approvalId} was already answered${previous ? ` (${previous})` : ''}. Reload the session to see its current state.`, 'conflict');
+  constructor(public readonly approval: StoredApproval) {
+    super(`Approval ${approval.approvalId} was already answered${approval.answer ? ` (${approval.answer})` : ''}. Reload the session to see its current state.`, 'conflict');
     this.name = 'ApprovalAnsweredError';
   }
 }
@@ -120,7 +117,7 @@ export function answerApproval(db: Db, sessionId: string, approvalId: string, bo
       .run(body.answer, edited, reason, network, stamp(), approvalId, sessionId);
     const stored = getApproval(db, approvalId);
     if (!stored || stored.sessionId !== sessionId) throw notFound(approvalId);
-    if (res.changes === 0) throw new ApprovalAnsweredError(approvalId, stored.answer);
+    if (res.changes === 0) throw new ApprovalAnsweredError(stored);
     return stored;
   })();
 }

@@ -1,12 +1,10 @@
 import type { Db } from './db';
 import { stamp } from './db';
+import type { MemoryView } from '../contract/rest';
 
 /** One remembered fact of a workspace. */
-export interface Memory {
-  id: number;
-  content: string;
-  createdAt: number;
-}
+/** A saved memory (the shape GET /api/memories answers with). */
+export type Memory = MemoryView;
 
 interface MemoryRow {
   id: number;

@@ -1,37 +1,12 @@
 import path from 'node:path';
-import { z } from 'zod';
 import type { ModelSettings, SandboxSettings, SettingsUpdate, SettingsView } from '../contract/protocol';
-import { PERMISSION_MODES, type PermissionMode } from '../contract/types';
+import type { PermissionMode } from '../contract/types';
 import type { Db } from './db';
 import { envSecretStatus, SECRETS_FILE_NAME, secretStatus, writeSecrets } from './secrets';
 
 const MODEL_SETTINGS_KEY = 'model';
 const SANDBOX_SETTINGS_KEY = 'sandbox';
-export const SANDBOX_SETTING_LEVELS = ['by-mode', 'read-only', 'workspace-write', 'off'] as const;
-
-const PROVIDERS = ['anthropic', 'openai', 'openai-compatible', 'ollama', 'scripted'] as const;
-
-const httpUrl = z
-  .string()
-  .trim()
-  .max(2000)
-  .refine((s) => /^https?:\/\/[^\s/]+/i.test(s) && URL.canParse(s), { message: 'must be an http:// or https:// URL' });
-
-const apiKey = z.string().trim().min(1, 'must not be empty; send null to remove the key').max(1000).nullable().optional();
-
-/** The PUT /api/settings body: any subset of ModelSettings, plus API keys to store (null removes one). */
-export const settingsUpdateSchema = z
-  .object({
-    provider: z.enum(PROVIDERS).nullable(),
-    model: z.string().trim().min(1).max(200).nullable(),
-    baseUrl: httpUrl.nullable(),
-    contextWindow: z.int().min(1024).max(100_000_000).nullable(),
-    defaultMode: z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]]),
-    keys: z.strictObject({ anthropic: apiKey, openai: apiKey, 'openai-compatible': apiKey }).optional(),
-    sandbox: z.strictObject({ level: z.enum(SANDBOX_SETTING_LEVELS), network: z.boolean() }).partial().optional(),
-  })
-  .partial()
-  .strict() satisfies z.ZodType<SettingsUpdate>;
+export { SANDBOX_SETTING_LEVELS } from '../contract/rest';
 
 /** A stored JSON setting, or undefined. */
 export function getSetting<T>(db: Db, key: string): T | undefined {

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import fg from 'fast-glob';
 import { z } from 'zod';
 import { defineTool } from '../contract/types';
-import { ToolError } from '../contract/types';
+import { ToolError, type ToolOutput, type ToolResult } from '../contract/types';
 import type { Budget } from '../contract/budget';
 import { byteLength, fitWithNote, formatBytes, formatCount } from '../contract/text';
 import { confinedPath } from '../contract/paths';
@@ -24,14 +24,25 @@ To search file contents use grep; to see every entry of a folder (ignored ones i
 
 type Readdir = (p: string, ...rest: unknown[]) => void;
 
+/** What glob tells the page: how many files matched, and how many the ignore rules left out. */
+export interface GlobMeta {
+  total: number;
+  ignored: { dirs: number; files: number };
+}
+
 export const globTool = defineTool({
   name: 'glob',
   effect: 'read',
   schema,
   describe,
+  summary: (input, r?: ToolResult<GlobMeta>) => {
+    const what = [input.pattern, input.path].filter(Boolean).join(' in ');
+    const n = r?.meta?.total;
+    return n === undefined ? what : `${what} (${formatCount(n)} file${n === 1 ? '' : 's'})`;
+  },
   nonEmpty: ['pattern'],
   paths: (input) => [{ path: input.path ?? '.', access: 'read', field: 'path' }],
-  async run(input, ctx) {
+  async run(input, ctx): Promise<ToolOutput<GlobMeta>> {
     const cap = ctx.budget.GLOB_MAX_RESULTS;
     const pattern = input.pattern.startsWith('./') ? input.pattern.slice(2) : input.pattern;
     if (/^([/\\~]|[A-Za-z]:)/.test(pattern)) {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../contract/types';
-import { ToolError, type ToolContext } from '../contract/types';
+import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../contract/types';
 import type { Budget } from '../contract/budget';
 import { isInside } from '../policy/workspace';
 import { confinedPath } from '../contract/paths';
@@ -106,7 +106,19 @@ function describe(b: Budget): string {
   ].join('\n');
 }
 
-async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
+/** What list_dir tells the page about a folder (the counts only when it is not empty). */
+export interface ListDirMeta {
+  path: string;
+  /** entries in the folder */
+  total: number;
+  directories?: number;
+  files?: number;
+  /** the page's first entry, 0-based, and how many it shows */
+  offset?: number;
+  shown?: number;
+}
+
+async function run(input: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolOutput<ListDirMeta>> {
   const b = ctx.budget;
   const { abs, rel } = confinedPath(ctx, input.path ?? '.');
   let stat: fs.Stats;
@@ -163,6 +175,10 @@ export const listDirTool = defineTool({
   effect: 'read',
   schema,
   describe,
+  summary: (input, r?: ToolResult<ListDirMeta>) => {
+    const where = r?.meta?.path ?? (input.path || '.');
+    return r?.meta?.total !== undefined ? `${where} (${plural(r.meta.total, 'entry', 'entries')})` : where;
+  },
   paths: (input) => [{ path: input.path ?? '.', access: 'read', field: 'path' }],
   run,
 });

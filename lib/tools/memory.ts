@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../contract/types';
-import { ToolError } from '../contract/types';
+import { ToolError, type ToolOutput, type ToolResult } from '../contract/types';
 import { byteLength, clipLine, formatBytes, formatCount } from '../contract/text';
 import { openDb } from '../store/db';
 import { addMemory, listMemories, searchMemories, type Memory } from '../store/memories';
@@ -17,6 +17,20 @@ import { addMemory, listMemories, searchMemories, type Memory } from '../store/m
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/** What memory_save tells the page: the memory and whether this call added it. */
+export interface MemorySaveMeta {
+  memory: Memory;
+  created: boolean;
+}
+
+/** What memory_search tells the page: how many matched and which were shown. */
+export interface MemorySearchMeta {
+  query: string;
+  total: number;
+  method?: ReturnType<typeof searchMemories>['method'];
+  ids?: Memory['id'][];
+}
+
 export const memorySaveTool = defineTool({
   name: 'memory_save',
   effect: 'read',
@@ -24,12 +38,13 @@ export const memorySaveTool = defineTool({
     text: z.string().describe('One sentence that makes sense without this conversation.'),
   }),
   nonEmpty: ['text'],
+  summary: (input, r?: ToolResult<MemorySaveMeta>) => `${clipLine(input.text.trim(), 120)}${r?.meta?.memory ? ` → #${r.meta.memory.id}` : ''}`,
   describe: (b) =>
     [
       `Remember one fact about this workspace for later sessions (a convention, a working command, a user preference), at most ${formatBytes(b.MEMORY_MAX_BYTES)}; one fact per call. memory_search finds it.`,
       'For the current plan use todo_write.',
     ].join('\n'),
-  async run(input, ctx) {
+  async run(input, ctx): Promise<ToolOutput<MemorySaveMeta>> {
     const b = ctx.budget;
     const raw = input.text.trim();
     if (/\n\s*\n/.test(raw)) {
@@ -71,9 +86,11 @@ export const memorySearchTool = defineTool({
     query: z.string().describe('Words to look for; any may match.'),
   }),
   nonEmpty: ['query'],
+  summary: (input, r?: ToolResult<MemorySearchMeta>) =>
+    `${JSON.stringify(clipLine(input.query.trim(), 120))}${r?.meta?.total !== undefined ? ` (${formatCount(r.meta.total)} found)` : ''}`,
   describe: (b) =>
     `Search the facts saved with memory_save in this workspace (earlier sessions included): best matches first, at most ${b.MEMORY_SEARCH_MAX_RESULTS}. Search it before asking the user something they may have told you before. To search project files use grep.`,
-  async run(input, ctx) {
+  async run(input, ctx): Promise<ToolOutput<MemorySearchMeta>> {
     const b = ctx.budget;
     const db = openDb(ctx.dataDir);
     const query = input.query.trim();

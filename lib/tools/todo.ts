@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../contract/types';
-import { ToolError, type ToolContext } from '../contract/types';
+import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../contract/types';
 import { byteLength, formatBytes, formatCount } from '../contract/text';
 import type { TodoItem } from '../contract/protocol';
 import { openDb } from '../store/db';
@@ -66,16 +66,28 @@ function clean(items: readonly TodoItem[]): TodoItem[] {
   return items.map((i) => ({ content: i.content.trim().replace(/\s+/g, () => ' '), status: i.status }));
 }
 
+/** What the todo tools tell the page: the plan after the call (the plan panel follows it). */
+export interface TodoMeta {
+  todos: TodoItem[];
+}
+
+/** "2 of 5 done" */
+function progress(r?: ToolResult<TodoMeta>): string {
+  const items = r?.meta?.todos;
+  return items ? `${items.filter((i) => i.status === 'completed').length} of ${items.length} done` : '';
+}
+
 export const todoWriteTool = defineTool({
   name: 'todo_write',
   effect: 'read',
   schema: writeSchema,
+  summary: (input, r?: ToolResult<TodoMeta>) => progress(r) || `${input.items.length} item${input.items.length === 1 ? '' : 's'}`,
   describe: (b) =>
     [
       'Replace your plan, a checklist the user sees live, with this whole list (send every item each time). Use it for tasks of 3+ steps and update statuses as you go; keep one item in_progress.',
       `At most ${b.TODO_MAX_ITEMS} items of ${formatBytes(b.TODO_ITEM_MAX_BYTES)} each. todo_read returns the list.`,
     ].join('\n'),
-  async run(input, ctx) {
+  async run(input, ctx): Promise<ToolOutput<TodoMeta>> {
     const b = ctx.budget;
     if (input.items.length > b.TODO_MAX_ITEMS) {
       throw new ToolError(
@@ -111,8 +123,9 @@ export const todoReadTool = defineTool({
   name: 'todo_read',
   effect: 'read',
   schema: z.strictObject({}),
+  summary: (_input, r?: ToolResult<TodoMeta>) => progress(r),
   describe: () => 'Return the current plan (the list last written with todo_write), with each item\'s status. To change it, call todo_write with the whole new list.',
-  async run(_input, ctx) {
+  async run(_input, ctx): Promise<ToolOutput<TodoMeta>> {
     const key = keyOf(ctx);
     let items = cache().get(key.mem);
     if (!items) {

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { defineTool } from '../contract/types';
-import { ToolError, type ToolContext, type ToolOutput } from '../contract/types';
+import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../contract/types';
 import type { Budget } from '../contract/budget';
 import { confinedPath } from '../contract/paths';
 import { blockingAncestor, commitPlannedWrite, decodeText, encodeText, notAFileError, statPath, tooLargeError, type TextLayout } from './common/file-io';
@@ -55,7 +55,7 @@ interface WritePlan {
   diff: FileDiff;
   /** what the approval bar says when a line diff does not describe the change */
   summary?: string;
-  result: ToolOutput;
+  result: ToolOutput<WriteFileMeta>;
 }
 
 /** Check the target and compute the new bytes and the diff; writes nothing. Throws the ToolErrors run() reports. */
@@ -153,7 +153,19 @@ function plan(input: Input, ctx: ToolContext): WritePlan {
   };
 }
 
-async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
+/** What write_file tells the page: the change as a diff. */
+export interface WriteFileMeta {
+  path: string;
+  /** the whole change as a unified diff ('' when nothing changed or the old file was binary) */
+  diff: string;
+  added: number;
+  removed: number;
+  created: boolean;
+  /** the file held binary data before (no line diff describes the change) */
+  replacedBinary?: boolean;
+}
+
+async function run(input: Input, ctx: ToolContext): Promise<ToolOutput<WriteFileMeta>> {
   return commitPlannedWrite('write_file', plan(input, ctx), ctx.signal);
 }
 
@@ -169,6 +181,10 @@ export const writeFileTool = defineTool({
   describe,
   nonEmpty: ['path'],
   paths: (input) => [{ path: input.path, access: 'write', field: 'path' }],
+  summary: (input, r?: ToolResult<WriteFileMeta>) =>
+    r?.meta?.added !== undefined && r.meta.removed !== undefined && !r.meta.replacedBinary
+      ? `${input.path} (${r.meta.created ? 'new, ' : ''}${diffSummary(r.meta.added, r.meta.removed)})`
+      : input.path,
   run,
   preview,
 });

@@ -67,9 +67,9 @@ export function isFilePage(v: unknown): v is FilePage {
 export async function responseMessage(res: Response): Promise<string> {
   const raw = await res.text().catch(() => '');
   try {
-    const j = JSON.parse(raw) as { error?: unknown; message?: unknown };
-    const msg = typeof j.error === 'string' ? j.error : typeof j.message === 'string' ? j.message : null;
-    if (msg) return msg;
+    // every route answers a failure as { error } (lib/server/http.ts errorResponse)
+    const j = JSON.parse(raw) as { error?: unknown };
+    if (typeof j.error === 'string' && j.error) return j.error;
   } catch {
     // not JSON: fall through to the raw text
   }

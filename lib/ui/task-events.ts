@@ -1,4 +1,5 @@
 import type { TaskStreamEvent, TaskSummary } from '@/lib/contract/protocol';
+import type { TaskListAnswer } from '@/lib/contract/rest';
 
 /**
  * The task panel's pure parts: reading an event from GET /api/tasks/events, folding it into the
@@ -28,9 +29,9 @@ export function parseTaskEvent(data: string): TaskStreamEvent | null {
   return v as TaskStreamEvent;
 }
 
-/** GET /api/tasks answers a list (the contract) or { tasks } (the route as written); either way, the list newest first. */
+/** GET /api/tasks's answer ({ tasks }, TaskListAnswer), checked: the tasks newest first. Throws on another shape. */
 export function readTaskList(body: unknown): TaskSummary[] {
-  const list = Array.isArray(body) ? body : body && typeof body === 'object' ? (body as { tasks?: unknown }).tasks : null;
+  const list = body && typeof body === 'object' && !Array.isArray(body) ? (body as Partial<TaskListAnswer>).tasks : undefined;
   if (!Array.isArray(list)) throw new Error('The server answered /api/tasks with something that is not a list of tasks.');
   return sortTasks(list.filter(isTaskSummary));
 }

@@ -1,4 +1,5 @@
 import type { TaskSummary } from '@/lib/contract/protocol';
+import type { TaskAnswer } from '@/lib/contract/rest';
 import { fetchPage, responseMessage, type PageSource } from './file-page';
 import { readTaskList } from './task-events';
 
@@ -18,7 +19,7 @@ export async function fetchTasks(): Promise<TaskSummary[]> {
 export async function killTask(id: string): Promise<TaskSummary> {
   const res = await fetch(`/api/tasks/${encodeURIComponent(id)}`, { method: 'DELETE', headers: { accept: 'application/json' } });
   if (!res.ok) throw new Error(await responseMessage(res));
-  const body = (await res.json()) as { task?: TaskSummary };
+  const body = (await res.json()) as Partial<TaskAnswer>;
   if (!body.task) throw new Error('The server did not say what became of the task.');
   return body.task;
 }

@@ -151,8 +151,8 @@ describe('dispatch under 10,000 random and malformed calls', () => {
     // network tools are left out: random URLs must not leave this machine
     const tools = ALL_TOOLS.filter((t) => !t.name.startsWith('web_'));
     const reg = createRegistry(tools);
-    const names = [...tools.map((t) => t.name), 'no_such_tool', '__proto__', 'constructor', 'toString', ''];
-    const propsOf = new Map(tools.map((t) => [t.name, ((z.toJSONSchema(t.schema) as { properties?: Props }).properties ?? {}) as Props]));
+    const names: string[] = [...tools.map((t) => t.name), 'no_such_tool', '__proto__', 'constructor', 'toString', ''];
+    const propsOf = new Map<string, Props>(tools.map((t) => [t.name, ((z.toJSONSchema(t.schema) as { properties?: Props }).properties ?? {}) as Props]));
     const before = snapshotTree(outside);
     const gitBefore = snapshotTree(path.join(ws.workspace, '.git'));
     const r = rng(20261129);

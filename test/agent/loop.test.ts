@@ -25,6 +25,7 @@ const peek = defineTool({
   effect: 'read',
   schema: z.object({ n: z.number() }),
   describe: () => 'Reads nothing slowly.',
+  summary: (i) => String(i.n),
   async run(i) {
     events.push(`read${i.n}:start`);
     await sleep(40);
@@ -38,6 +39,7 @@ const append = defineTool({
   schema: z.object({ path: z.string(), text: z.string() }),
   paths: (i) => [{ path: i.path, access: 'write', field: 'path' }],
   describe: () => 'Appends text (read, wait, write: racy if run concurrently).',
+  summary: (i) => i.path,
   async run(i, ctx) {
     const p = path.join(ctx.workspace, i.path);
     const before = fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : '';
@@ -52,6 +54,7 @@ const big = defineTool({
   effect: 'read',
   schema: z.object({ bytes: z.number() }),
   describe: () => 'Returns many bytes.',
+  summary: (i) => `${i.bytes} bytes`,
   async run(i) {
     return { output: 'x'.repeat(i.bytes) };
   },
@@ -193,7 +196,7 @@ describe('the agent loop', () => {
     const model = { ...base, doStream: async (o: Parameters<typeof base.doStream>[0]) => (prompts.push(JSON.stringify(o.prompt)), base.doStream(o)) };
     const r1 = await turn({ host: h.host, model, messages: [user('go')] });
     expect(fs.existsSync(path.join(ws.workspace, 'a.txt'))).toBe(false);
-    const part = r1.saved.at(-1)!.parts.find((p) => p.type === 'tool-append') as { state: string; approval: { id: string } };
+    const part = r1.saved.at(-1)!.parts.find((p) => (p.type as string) === 'tool-append') as { state: string; approval: { id: string } };
     expect(part.state).toBe('approval-requested');
     expect(h.pending.get('c1')?.info).toMatchObject({ toolName: 'append', summary: 'append a.txt', decision: { action: 'ask', reason: 'changes files in the workspace' } });
     const info = r1.saved.at(-1)!.parts.find((p) => p.type === 'data-approval-info');
@@ -205,7 +208,7 @@ describe('the agent loop', () => {
     const r2 = await turn({ host: h.host, model, messages: merged });
     expect(ws.read('a.txt')).toBe('one\n');
     expect(h.consumed.has('c1')).toBe(true);
-    const second = r2.saved.at(-1)!.parts.filter((p) => p.type === 'tool-append') as Array<{ state: string; toolCallId: string }>;
+    const second = r2.saved.at(-1)!.parts.filter((p) => (p.type as string) === 'tool-append') as Array<{ state: string; toolCallId: string }>;
     expect(second.map((p) => [p.toolCallId, p.state])).toEqual([
       ['c1', 'output-available'],
       ['c2', 'approval-requested'],
@@ -260,7 +263,7 @@ describe('the agent loop', () => {
     const { saved } = await turn({ host: h.host, model, messages: [user('go')] });
     expect(seen[0].sort()).toEqual(['big', 'peek']);
     expect(fs.existsSync(path.join(ws.workspace, 'a.txt'))).toBe(false);
-    const p = saved.at(-1)!.parts.find((x) => x.type === 'tool-append') as { state: string; output?: { status: string; output: string }; errorText?: string };
+    const p = saved.at(-1)!.parts.find((x) => (x.type as string) === 'tool-append') as { state: string; output?: { status: string; output: string }; errorText?: string };
     expect(JSON.stringify(p)).toMatch(/not available|unavailable|plan mode/);
   });
 });

@@ -30,6 +30,7 @@ function counted(name: string, effect: 'read' | 'write', verdict: PolicyDecision
     effect,
     schema: z.object({ n: z.number() }),
     describe: () => 'Counts its verdicts.',
+    summary: (i) => String(i.n),
     policy: (i) => {
       judged.push(`${name}:${i.n}`);
       return verdict;
@@ -86,7 +87,7 @@ describe('policy is decided once per call', () => {
     const second = await turn(h.host, reg, turns, resume(first, h));
     expect(ran).toEqual(['change:2']);
     expect(judged).toEqual(['change:2']);
-    const part = second.at(-1)!.parts.find((p) => p.type === 'tool-change') as { state: string; output: { output: string } };
+    const part = second.at(-1)!.parts.find((p) => (p.type as string) === 'tool-change') as unknown as { state: string; output: { output: string } };
     expect(part).toMatchObject({ state: 'output-available', output: { output: 'change ran 2' } });
   });
 });
@@ -101,7 +102,7 @@ describe('notes come before the exit clamp', () => {
     // run_command fits its own output to the cap; the note then has to fit inside it too
     h.answers.set('e1', { answer: 'edit', editedCommand: 'seq 1 200000' });
     const second = await turn(h.host, all, turns, resume(first, h));
-    const part = second.at(-1)!.parts.find((p) => p.type === 'tool-run_command') as { output: { output: string; truncation: { by: string } | null; meta: Record<string, unknown> } };
+    const part = second.at(-1)!.parts.find((p) => p.type === 'tool-run_command') as unknown as { output: { output: string; truncation: { by: string } | null; meta: Record<string, unknown> } };
     const out = part.output.output;
     expect(out.startsWith('The user edited the command before approving it. What ran: seq 1 200000\n(You proposed: touch x)\n\n')).toBe(true);
     expect(Buffer.byteLength(out)).toBeLessThanOrEqual(BUDGET.TOOL_OUTPUT_MAX_BYTES);

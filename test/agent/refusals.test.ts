@@ -28,6 +28,7 @@ const peek = defineTool({
   effect: 'read',
   schema: z.object({ n: z.number() }),
   describe: () => 'Reads nothing.',
+  summary: (i) => String(i.n),
   async run(i) {
     peeks++;
     return { output: `read ${i.n}` };
@@ -39,6 +40,7 @@ const append = defineTool({
   schema: z.object({ path: z.string(), text: z.string() }),
   paths: (i) => [{ path: i.path, access: 'write', field: 'path' }],
   describe: () => 'Appends text to a file.',
+  summary: (i) => i.path,
   async run(i, ctx) {
     fs.appendFileSync(path.join(ctx.workspace, i.path), i.text);
     return { output: `appended ${i.text}` };
@@ -175,7 +177,7 @@ describe('every call reaches dispatch and the model reads its text', () => {
     expect(fs.existsSync(path.join(ws.workspace, 'a.txt'))).toBe(false);
     expect(h.pending.size).toBe(0);
     expectNoProviderError(chunks);
-    const card = saved.at(-1)!.parts.find((p) => p.type === 'tool-append') as { state: string; output: { status: string } };
+    const card = saved.at(-1)!.parts.find((p) => (p.type as string) === 'tool-append') as unknown as { state: string; output: { status: string } };
     expect(card).toMatchObject({ state: 'output-available', output: { status: 'denied' } });
   });
 

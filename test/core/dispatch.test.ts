@@ -16,6 +16,7 @@ const echo = defineTool({
   schema: z.object({ text: z.string(), times: z.number().int().positive().optional() }),
   nonEmpty: ['text'],
   describe: () => 'Echoes text.',
+  summary: (i) => i.text,
   async run(input) {
     ioCalls++;
     return { output: input.text.repeat(input.times ?? 1) };
@@ -28,6 +29,7 @@ const touch = defineTool({
   nonEmpty: ['path'],
   paths: (i) => [{ path: i.path, access: 'write', field: 'path' }],
   describe: () => 'Creates an empty file.',
+  summary: (i) => i.path,
   async run(input, ctx) {
     ioCalls++;
     fs.writeFileSync(path.join(ctx.workspace, input.path), '');
@@ -39,6 +41,7 @@ const failing = defineTool({
   effect: 'read',
   schema: z.object({ kind: z.enum(['tool', 'enoent', 'huge']) }),
   describe: () => 'Fails.',
+  summary: (i) => i.kind,
   async run(input) {
     if (input.kind === 'tool') throw new ToolError('It broke.', 'Try again with kind=enoent.');
     if (input.kind === 'huge') throw new ToolError('E'.repeat(50_000) + ' the real error is here');

@@ -13,6 +13,7 @@ const where = defineTool({
   schema: z.object({ path: z.string(), other: z.string().optional() }),
   paths: (i) => [{ path: i.path, access: 'read', field: 'path' }],
   describe: () => 'Says where a path lies.',
+  summary: (i) => i.path,
   async run(i, ctx) {
     const p = confinedPath(ctx, i.path);
     // a path the tool did not declare was never confined: asking for it is the tool's bug, and fails

@@ -128,7 +128,11 @@ describe('a chat with an approval, across a crash and restart', () => {
     const chunks = await readChunks(chat);
     expect(chunks.some((c) => c.type === 'tool-approval-request')).toBe(true);
     const info = chunks.find((c) => c.type === 'data-approval-info') as { data: { summary: string; subcommands: string[]; decision: { action: string; reason: string; opaque?: boolean; ruleKey?: string } } };
-    expect(info.data.summary).toBe('echo hello > out.txt');
+    expect(info.data.summary).toBe('run_command echo hello > out.txt');
+    // the card's line comes from the tool's own summary(), sent with the call's input
+    expect(chunks.filter((c) => c.type === 'data-tool-summary').map((c) => (c as unknown as { data: unknown }).data)).toEqual([
+      { toolCallId: 'call_w1', summary: 'echo hello > out.txt' },
+    ]);
     // command safety really ran inside the server bundle (its wasm parser loads there too)
     expect(info.data.decision.opaque).toBeFalsy();
     expect(info.data.decision.reason).not.toMatch(/could not load/);
@@ -156,11 +160,15 @@ describe('a chat with an approval, across a crash and restart', () => {
     expect(answer.status).toBe(200);
     const again = await clamp.api(`/api/sessions/${session.id}/approvals/call_w1`, { json: { answer: 'once' } });
     expect(again.status).toBe(409);
+    // the 409 carries the approval with its earlier answer (the approval bar takes it from there)
+    expect(((await again.json()) as { approval: { toolCallId: string; answer: string } }).approval).toMatchObject({ toolCallId: 'call_w1', answer: 'once' });
 
     const cont = await clamp.api('/api/chat', { json: { sessionId: session.id, continue: { messageId: assistant.id } } });
     expect(cont.status).toBe(200);
     const contChunks = await readChunks(cont);
     expect(contChunks.some((c) => c.type === 'tool-output-available')).toBe(true);
+    // a call resumed after a restart still gets its summary again, now with its result
+    expect(contChunks.find((c) => c.type === 'data-tool-summary')).toMatchObject({ id: 'summary-call_w1', data: { toolCallId: 'call_w1', summary: 'echo hello > out.txt' } });
     expect(ws.read('out.txt')).toBe('hello\n');
     const toolMsg = fake.requests.at(-1)!.body.messages.find((m) => m.role === 'tool');
     expect(String(toolMsg?.content)).toMatch(/^exit code 0/);

@@ -9,6 +9,7 @@ import * as ruleRoute from '../../app/api/rules/[id]/route';
 import { errorResponse, HttpError, json, parseJson, serverConfig } from '../../lib/server/http';
 import { closeDb, openDb, StoreError } from '../../lib/store/db';
 import { ApprovalAnsweredError, recordPending } from '../../lib/store/approvals';
+import type { StoredApproval } from '../../lib/contract/protocol';
 import { appendMessage } from '../../lib/store/messages';
 import { addRule } from '../../lib/store/rules';
 import { ConfigError } from '../../lib/config';
@@ -276,9 +277,14 @@ describe('/api/rules', () => {
 
 describe('lib/server/http', () => {
   it('errorResponse maps known errors to their status', async () => {
-    expect(await read(errorResponse(new ApprovalAnsweredError('ap1', 'once')))).toEqual({
+    const answered: StoredApproval = {
+      approvalId: 'ap1', sessionId: 's1', toolCallId: 'c1', toolName: 'run_command', input: { command: 'ls' }, info: null,
+      status: 'answered', answer: 'once', editedCommand: null, reason: null, network: false, createdAt: 1, answeredAt: 2,
+    };
+    // the 409 carries the approval as it stands, so the page can take the earlier answer
+    expect(await read(errorResponse(new ApprovalAnsweredError(answered)))).toEqual({
       status: 409,
-      body: { error: 'Approval ap1 was already answered (once). Reload the session to see its current state.' },
+      body: { error: 'Approval ap1 was already answered (once). Reload the session to see its current state.', approval: answered },
     });
     expect((await read(errorResponse(new StoreError('bad', 'invalid')))).status).toBe(400);
     expect((await read(errorResponse(new StoreError('gone', 'not-found')))).status).toBe(404);

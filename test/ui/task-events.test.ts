@@ -48,8 +48,9 @@ describe('task events', () => {
   it('reads the list as an array or as { tasks }, newest first', () => {
     const a = task({ id: 't1', startedAt: 1 });
     const b = task({ id: 't2', startedAt: 2 });
-    expect(readTaskList([a, b]).map((t) => t.id)).toEqual(['t2', 't1']);
     expect(readTaskList({ tasks: [a, b] }).map((t) => t.id)).toEqual(['t2', 't1']);
+    // one shape per route: a bare list is not GET /api/tasks's answer
+    expect(() => readTaskList([a, b])).toThrow('not a list of tasks');
     expect(() => readTaskList({ nope: 1 })).toThrow('not a list of tasks');
   });
 

@@ -1,5 +1,6 @@
 import { errorResponse, json, serverConfig } from '@/lib/server/http';
 import { pageParams, readFilePage, viewerPath } from '@/lib/server/files';
+import type { FilePage } from '@/lib/contract/protocol';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -9,7 +10,7 @@ export async function GET(req: Request) {
     const url = new URL(req.url);
     const { offset, limit } = pageParams(url);
     const file = viewerPath(serverConfig().dataDir, url.searchParams.get('path') ?? '');
-    return json(readFilePage(file, offset, limit));
+    return json<FilePage>(readFilePage(file, offset, limit));
   } catch (err) {
     return errorResponse(err);
   }

@@ -2,6 +2,7 @@ import { errorResponse, json, serverConfig } from '@/lib/server/http';
 import { openDb } from '@/lib/store/db';
 import { listMemories, searchMemories } from '@/lib/store/memories';
 import { BUDGET } from '@/lib/contract/budget';
+import type { MemoryListAnswer } from '@/lib/contract/rest';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -16,7 +17,7 @@ export async function GET(req: Request): Promise<Response> {
     const db = openDb(cfg.dataDir);
     const q = new URL(req.url).searchParams.get('q')?.trim() ?? '';
     const found = q ? searchMemories(db, cfg.workspace, q, BUDGET.MEMORY_LIST_MAX_ITEMS) : listMemories(db, cfg.workspace, BUDGET.MEMORY_LIST_MAX_ITEMS);
-    return json({ memories: found.memories, total: found.total });
+    return json<MemoryListAnswer>({ memories: found.memories, total: found.total });
   } catch (err) {
     return errorResponse(err);
   }

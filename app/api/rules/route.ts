@@ -1,6 +1,7 @@
 import { errorResponse, json, serverConfig } from '@/lib/server/http';
 import { openDb } from '@/lib/store/db';
 import { listRules } from '@/lib/store/rules';
+import type { RuleListAnswer } from '@/lib/contract/rest';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -9,7 +10,7 @@ export const dynamic = 'force-dynamic';
 export async function GET(): Promise<Response> {
   try {
     const cfg = serverConfig();
-    return json({ rules: listRules(openDb(cfg.dataDir), cfg.workspace) });
+    return json<RuleListAnswer>({ rules: listRules(openDb(cfg.dataDir), cfg.workspace) });
   } catch (err) {
     return errorResponse(err);
   }

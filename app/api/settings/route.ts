@@ -1,6 +1,8 @@
 import { errorResponse, json, parseJson, serverConfig } from '@/lib/server/http';
 import { openDb } from '@/lib/store/db';
-import { settingsUpdateSchema, settingsView, updateSettings } from '@/lib/store/settings';
+import { settingsView, updateSettings } from '@/lib/store/settings';
+import { settingsUpdateBody } from '@/lib/contract/rest';
+import type { SettingsView } from '@/lib/contract/protocol';
 import { BUDGET } from '@/lib/contract/budget';
 
 export const runtime = 'nodejs';
@@ -10,7 +12,7 @@ export const dynamic = 'force-dynamic';
 export async function GET(): Promise<Response> {
   try {
     const cfg = serverConfig();
-    return json(settingsView(openDb(cfg.dataDir), cfg.dataDir, cfg.mode));
+    return json<SettingsView>(settingsView(openDb(cfg.dataDir), cfg.dataDir, cfg.mode));
   } catch (err) {
     return errorResponse(err);
   }
@@ -19,9 +21,9 @@ export async function GET(): Promise<Response> {
 /** Save any subset of the settings and keys (SettingsUpdate; a key set to null is removed): the new SettingsView. */
 export async function PUT(req: Request): Promise<Response> {
   try {
-    const body = await parseJson(req, settingsUpdateSchema, BUDGET.API_BODY_MAX_BYTES);
+    const body = await parseJson(req, settingsUpdateBody, BUDGET.API_BODY_MAX_BYTES);
     const cfg = serverConfig();
-    return json(updateSettings(openDb(cfg.dataDir), cfg.dataDir, body, cfg.mode));
+    return json<SettingsView>(updateSettings(openDb(cfg.dataDir), cfg.dataDir, body, cfg.mode));
   } catch (err) {
     return errorResponse(err);
   }

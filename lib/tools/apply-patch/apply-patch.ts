@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
-import { ToolError, type ToolContext, type ToolOutput } from '../../contract/types';
+import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
 import { confinedPath } from '../../contract/paths';
 import { notFoundError } from '../common/near-names';
@@ -226,7 +226,7 @@ interface PatchPlan {
   added: number;
   removed: number;
   diff: string;
-  result: ToolOutput;
+  result: ToolOutput<ApplyPatchMeta>;
 }
 
 /** Parse the patch, check every operation and compute the diffs; writes nothing. Throws the ToolErrors run() reports. */
@@ -273,7 +273,16 @@ function plan(input: Input, ctx: ToolContext): PatchPlan {
   };
 }
 
-async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
+/** What apply_patch tells the page: each file it changed and the combined diff. */
+export interface ApplyPatchMeta {
+  files: { action: 'A' | 'M' | 'R' | 'D'; path: string; moveTo?: string; added: number; removed: number }[];
+  /** every file's change as one unified diff */
+  diff: string;
+  added: number;
+  removed: number;
+}
+
+async function run(input: Input, ctx: ToolContext): Promise<ToolOutput<ApplyPatchMeta>> {
   const p = plan(input, ctx);
   if (ctx.signal.aborted) throw new ToolError(`apply_patch was stopped by the user before it wrote anything; ${NOTHING}.`);
   commit(ctx.workspace, p.touched);
@@ -303,6 +312,11 @@ export const applyPatchTool = defineTool({
   describe,
   nonEmpty: ['patch'],
   paths: (input) => patchPaths(input.patch).map((p) => ({ path: p.path, access: 'write' as const, field: 'patch' })),
+  summary: (input, r?: ToolResult<ApplyPatchMeta>) => {
+    const files = r?.meta?.files?.map((f) => f.path) ?? patchPaths(input.patch).map((p) => p.path);
+    const change = r?.meta?.added !== undefined && r.meta.removed !== undefined ? ` (${diffSummary(r.meta.added, r.meta.removed)})` : '';
+    return `${[...new Set(files)].join(', ')}${change}`;
+  },
   run,
   preview,
 });

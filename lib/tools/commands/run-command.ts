@@ -2,13 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
-import { ToolError, type ToolContext } from '../../contract/types';
+import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
 import { clipLine, formatBytes, formatCount, formatDuration } from '../../contract/text';
 import { confinedPath } from '../../contract/paths';
 import { assessCommand } from '../../policy/command-safety';
 import { commandEnv, runCommand } from '../../exec/runner';
 import { sandboxNote } from '../../exec/sandbox-note';
+import type { SandboxSpec } from '../../exec/sandbox';
 import { sandboxChoice, sandboxSpecFor, savedSandboxSettings, withApprovedNetwork, withSandbox, type SandboxChoice } from './sandbox-policy';
 import { formatRun } from '../../exec/format';
 import { tasksFor } from '../../tasks/manager';
@@ -75,7 +76,7 @@ function sandboxNotes(choice: SandboxChoice): string[] {
   return [];
 }
 
-function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel: string }, timeoutMs: number | undefined, notes: string[], choice: SandboxChoice) {
+function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel: string }, timeoutMs: number | undefined, notes: string[], choice: SandboxChoice): ToolOutput<RunCommandMeta> {
   const b = ctx.budget;
   let info;
   const sandbox = sandboxSpecFor(choice, ctx);
@@ -101,11 +102,41 @@ function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel
   };
 }
 
+/** What run_command tells the page: how a foreground command ended, or the task a background one started. */
+export interface RunCommandMeta {
+  command: string;
+  /** the working directory, relative to the workspace */
+  cwd: string;
+  pid?: number | null;
+  timeoutMs: number | null;
+  logPaths: { stdout: string; stderr: string };
+  /** foreground: how it ended */
+  exitCode?: number | null;
+  signal?: string | null;
+  timedOut?: boolean;
+  killedByUser?: boolean;
+  durationMs?: number;
+  /** foreground: the stdout log (the page's "Open full log") */
+  logPath?: string;
+  stdoutBytes?: number;
+  stderrBytes?: number;
+  /** foreground: the sandbox it ran in (null: none), and whether a failure looks like the sandbox's doing */
+  sandbox?: { level: SandboxSpec['level']; network: SandboxSpec['network'] } | null;
+  sandboxBlamed?: true;
+  /** background: the task it started */
+  taskId?: string;
+  background?: true;
+}
+
 export const runCommandTool = defineTool({
   name: 'run_command',
   effect: 'system',
   schema,
   nonEmpty: ['command'],
+  summary: (input, r?: ToolResult<RunCommandMeta>) => {
+    const extra = [input.cwd && input.cwd !== '.' ? `(in ${input.cwd})` : '', input.background ? '(background)' : '', r?.meta?.taskId ? `→ ${r.meta.taskId}` : ''];
+    return [r?.meta?.editedCommand ?? input.command, ...extra.filter(Boolean)].join(' ');
+  },
   paths: (input) => [{ path: input.cwd ?? '.', access: 'read', field: 'cwd' }],
   // every sub-command is judged before anything runs: tier 1 is refused, tier 2 and opaque ask, read-only runs
   policy: async (input, ctx) =>
@@ -120,7 +151,7 @@ export const runCommandTool = defineTool({
       'It runs in a sandbox: only the workspace (not .git/hooks or .git/config), a private /tmp and $CLAMP_SCRATCH are writable, secrets are hidden, there is no network. A failure the sandbox caused says so; only then retry with sandbox: "network" or "off" and a sandbox_reason, which the person must approve.',
       'For files use read_file, glob, grep (the tool) and edit_file, not cat, find, shell grep or sed.',
     ].join('\n'),
-  async run(input, ctx) {
+  async run(input, ctx): Promise<ToolOutput<RunCommandMeta>> {
     const b = ctx.budget;
     const cwd = workingDir(input, ctx);
     const background = input.background === true;

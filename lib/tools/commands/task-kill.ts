@@ -1,8 +1,19 @@
 import { z } from 'zod';
-import { defineTool } from '../../contract/types';
+import { defineTool, type ToolOutput } from '../../contract/types';
 import { formatBytes, formatDuration } from '../../contract/text';
-import { tasksFor } from '../../tasks/manager';
+import { tasksFor, type TaskInfo } from '../../tasks/manager';
 import { findTask } from './task-output';
+
+/** What task_kill tells the page: the task's state after the call and whether this call killed it. */
+export interface TaskKillMeta {
+  taskId: string;
+  status: TaskInfo['status'];
+  exitCode: number | null;
+  killed: boolean;
+  signal?: string | null;
+  durationMs?: number;
+  logPaths?: TaskInfo['logPaths'];
+}
 
 export const taskKillTool = defineTool({
   name: 'task_kill',
@@ -11,13 +22,14 @@ export const taskKillTool = defineTool({
     id: z.string().describe('The id of the background task to stop, e.g. "t1".'),
   }),
   nonEmpty: ['id'],
+  summary: (input) => input.id,
   describe: (b) =>
     [
       `Stop a background task: its whole process group (the command and everything it started) gets SIGTERM, then SIGKILL after ${formatDuration(b.COMMAND_KILL_GRACE_MS)}, and the result comes once all of it has exited.`,
       'Output it printed stays readable with task_output, and its log files stay on disk.',
       'To see task ids use task_list; a foreground run_command is stopped by its timeout instead.',
     ].join('\n'),
-  async run(input, ctx) {
+  async run(input, ctx): Promise<ToolOutput<TaskKillMeta>> {
     const mgr = tasksFor(ctx);
     const before = findTask(mgr, input.id, ctx);
     if (before.status !== 'running') {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../../contract/types';
+import { defineTool, type ToolOutput, type ToolResult } from '../../contract/types';
 import { clipLine, formatBytes, formatDuration } from '../../contract/text';
 import { tasksFor, type TaskInfo } from '../../tasks/manager';
 
@@ -13,17 +13,26 @@ function unreadWords(t: TaskInfo): string {
   return `unread: stdout ${formatBytes(t.unreadBytes.stdout)}, stderr ${formatBytes(t.unreadBytes.stderr)}`;
 }
 
+/** What task_list tells the page: every task, oldest first. */
+export interface TaskListMeta {
+  tasks: Pick<TaskInfo, 'id' | 'status' | 'exitCode' | 'startedAt' | 'durationMs' | 'unreadBytes' | 'command'>[];
+}
+
 export const taskListTool = defineTool({
   name: 'task_list',
   effect: 'read',
   schema: z.strictObject({}),
+  summary: (_input, r?: ToolResult<TaskListMeta>) => {
+    const n = r?.meta?.tasks?.length;
+    return n === undefined ? '' : `${n} task${n === 1 ? '' : 's'}`;
+  },
   describe: (b) =>
     [
       'List the background tasks started with run_command(background: true), oldest first: one line each with its id, status (running, exited with its exit code, killed, timed out), when it started, how much output is unread, and its command.',
       `Finished tasks stay listed (at most ${b.TASK_MAX_KEPT}; the oldest finished ones are forgotten first) until Clamp restarts.`,
       'To read a task\'s output use task_output; to stop one use task_kill.',
     ].join('\n'),
-  async run(_input, ctx) {
+  async run(_input, ctx): Promise<ToolOutput<TaskListMeta>> {
     const tasks = tasksFor(ctx).list(ctx.sessionId);
     if (tasks.length === 0) {
       return { output: 'No background tasks. Start one with run_command(background: true).', meta: { tasks: [] } };

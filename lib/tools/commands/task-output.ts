@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
-import { ToolError, type ToolContext, type Truncation } from '../../contract/types';
+import { ToolError, type ToolContext, type ToolOutput, type Truncation } from '../../contract/types';
 import { clipLine, fitWithNote, formatBytes, formatCount, formatDuration } from '../../contract/text';
 import type { UnreadSlice } from '../../exec/ring';
 import { tasksFor, type TaskInfo, type TaskManager, type TaskRead } from '../../tasks/manager';
@@ -50,11 +50,27 @@ function section(name: TaskStream, s: UnreadSlice, logPath: string, captureMax: 
   return lines.join('\n');
 }
 
+/** What task_output tells the page: the task's state after the read and how much was read, left and dropped. */
+export interface TaskOutputMeta {
+  taskId: string;
+  status: TaskInfo['status'];
+  exitCode: number | null;
+  signal: string | null;
+  durationMs: number;
+  logPaths: TaskInfo['logPaths'];
+  stdoutBytes: number;
+  stderrBytes: number;
+  remainingBytes: number;
+  droppedBytes: number;
+  waitedMs: number;
+}
+
 export const taskOutputTool = defineTool({
   name: 'task_output',
   effect: 'read',
   schema,
   nonEmpty: ['id'],
+  summary: (input) => (input.wait_ms ? `${input.id} (wait ${formatDuration(input.wait_ms)})` : input.id),
   describe: (b) =>
     [
       'Read what a background task (run_command with background: true) printed since the last read, with its status (running, exited, killed, timed out) and exit code.',
@@ -63,7 +79,7 @@ export const taskOutputTool = defineTool({
       `wait_ms (at most ${formatCount(b.TASK_WAIT_MAX_MS)}) returns as soon as new output or the exit comes: use it instead of polling.`,
       'To see every task use task_list; to stop one use task_kill; for a short command use run_command without background.',
     ].join('\n'),
-  async run(input, ctx) {
+  async run(input, ctx): Promise<ToolOutput<TaskOutputMeta>> {
     const b = ctx.budget;
     const mgr = tasksFor(ctx);
     findTask(mgr, input.id, ctx);

@@ -177,14 +177,14 @@ export function atomicWrite(abs: string, data: Buffer | string, mode?: number): 
 }
 
 /** What a single-file write tool's plan decided: the file, the bytes to write (none when nothing changes) and the result. */
-export interface PlannedWrite {
+export interface PlannedWrite<M> {
   abs: string;
   write?: { data: Buffer | string; mode?: number };
-  result: ToolOutput;
+  result: ToolOutput<M>;
 }
 
 /** Write what a plan decided unless the call was stopped first: the write tools' only side effect. */
-export function commitPlannedWrite(tool: string, p: PlannedWrite, signal: AbortSignal): ToolOutput {
+export function commitPlannedWrite<M>(tool: string, p: PlannedWrite<M>, signal: AbortSignal): ToolOutput<M> {
   if (p.write) {
     if (signal.aborted) throw new ToolError(`${tool} was stopped by the user before it wrote anything.`);
     atomicWrite(p.abs, p.write.data, p.write.mode);

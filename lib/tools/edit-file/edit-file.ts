@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
-import { ToolError, type ToolContext, type ToolOutput } from '../../contract/types';
+import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
 import { confinedPath } from '../../contract/paths';
 import { notFoundError } from '../common/near-names';
@@ -121,7 +121,7 @@ interface EditPlan {
   /** bytes to write and the mode to keep; undefined when the file already says new_string */
   write?: { data: Buffer | string; mode?: number };
   diff: FileDiff;
-  result: ToolOutput;
+  result: ToolOutput<EditFileMeta>;
 }
 
 /** Plan creating a missing file (or filling an empty one) from new_string. */
@@ -221,7 +221,24 @@ function plan(input: Input, ctx: ToolContext): EditPlan {
   };
 }
 
-async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
+/** What edit_file tells the page: the change as a diff, and how old_string was found. */
+export interface EditFileMeta {
+  path: string;
+  /** the whole change as a unified diff (the model may see a cut one) */
+  diff: string;
+  added: number;
+  removed: number;
+  /** the file did not exist (or was empty) and new_string became its content */
+  created: boolean;
+  /** which matcher found old_string (null when the file was created) */
+  matcher: MatcherName | null;
+  /** how many places matched (also on the "matches several places" error) */
+  matches: number;
+  /** the 1-based lines of the matches */
+  lines?: number[];
+}
+
+async function run(input: Input, ctx: ToolContext): Promise<ToolOutput<EditFileMeta>> {
   return commitPlannedWrite('edit_file', plan(input, ctx), ctx.signal);
 }
 
@@ -262,6 +279,8 @@ export const editFileTool = defineTool({
   describe,
   nonEmpty: ['path'],
   paths: (input) => [{ path: input.path, access: 'write', field: 'path' }],
+  summary: (input, r?: ToolResult<EditFileMeta>) =>
+    r?.meta?.added !== undefined && r.meta.removed !== undefined ? `${input.path} (${diffSummary(r.meta.added, r.meta.removed)})` : input.path,
   run,
   preview,
 });

@@ -1,14 +1,23 @@
 import { z } from 'zod';
-import { defineTool } from '../../contract/types';
+import { defineTool, type ToolOutput, type ToolResult } from '../../contract/types';
 import { ToolError } from '../../contract/types';
 import { clipLine } from '../../contract/text';
-import { diffFailure, gitFailure, gitOk, runGit } from './run';
+import { diffFailure, gitFailure, gitOk, runGit, type GitFailureMeta } from './run';
 
 const schema = z.strictObject({
   message: z.string().describe('Subject line; optionally a blank line and a body.'),
 });
 
 const AGAIN = 'Fix what git reported, stage any fixes with run_command (git add <paths>), then call git_commit again.';
+
+/** What git_commit tells the page: the new commit. */
+export interface GitCommitMeta extends GitFailureMeta {
+  hash: string;
+  shortHash: string;
+  branch: string;
+}
+
+const subjectOf = (message: string) => JSON.stringify(clipLine(message.trim().split('\n')[0], 120));
 
 export const gitCommitTool = defineTool({
   name: 'git_commit',
@@ -21,8 +30,9 @@ export const gitCommitTool = defineTool({
       'Commit the staged changes (git commit -m) and return the new hash. It stages nothing: run git add with run_command first.',
       'For other git commands (push, branch, amend), run_command.',
     ].join('\n'),
-  preview: async (input) => ({ summary: `git commit -m ${JSON.stringify(clipLine(input.message.trim().split('\n')[0], 120))}` }),
-  async run(input, ctx) {
+  summary: (input, r?: ToolResult<GitCommitMeta>) => `-m ${subjectOf(input.message)}${r?.meta?.shortHash ? ` → ${r.meta.shortHash}` : ''}`,
+  preview: async (input) => ({ summary: `git commit -m ${subjectOf(input.message)}` }),
+  async run(input, ctx): Promise<ToolOutput<GitCommitMeta>> {
     const message = input.message.trim();
     // exit 1 means something is staged; 0 means the index matches HEAD (or the empty tree before the first commit)
     const check = await runGit(['diff', '--cached', '--quiet', '--no-ext-diff'], ctx, { readOnly: true });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { defineTool } from '../../contract/types';
+import { defineTool, type ToolOutput } from '../../contract/types';
 import { byteLength, cutHead, fitWithNote, formatBytes, formatCount, type Cut } from '../../contract/text';
-import { diffFailure, gitOk, runGit } from './run';
+import { diffFailure, gitOk, runGit, type GitFailureMeta } from './run';
 import { confinedPath } from '../../contract/paths';
 
 const schema = z.strictObject({
@@ -9,18 +9,27 @@ const schema = z.strictObject({
   staged: z.boolean().optional().describe('true: staged changes (git diff --cached).'),
 });
 
+/** What git_diff tells the page: which diff, its size, and the log holding all of it. */
+export interface GitDiffMeta extends GitFailureMeta {
+  staged: boolean;
+  path: string | null;
+  bytes: number;
+  logPath: string;
+}
+
 export const gitDiffTool = defineTool({
   name: 'git_diff',
   effect: 'read',
   schema,
   nonEmpty: ['path'],
+  summary: (input) => [input.staged ? '--staged' : '', input.path ?? ''].filter(Boolean).join(' '),
   paths: (input) => (input.path !== undefined ? [{ path: input.path, access: 'read' as const, field: 'path' }] : []),
   describe: (b) =>
     [
       `Show the diff of unstaged changes (git diff), or of staged ones; untracked files are not in it. At most ${formatBytes(b.GIT_DIFF_MAX_BYTES)}: past that it is cut and the note gives the full diff's file.`,
       'For a file as it is now use read_file; for diffs between commits, run_command.',
     ].join('\n'),
-  async run(input, ctx) {
+  async run(input, ctx): Promise<ToolOutput<GitDiffMeta>> {
     const b = ctx.budget;
     const rel = input.path !== undefined ? confinedPath(ctx, input.path).rel : undefined;
     const staged = input.staged === true;

@@ -1,22 +1,29 @@
 import { z } from 'zod';
-import { defineTool } from '../../contract/types';
+import { defineTool, type ToolOutput } from '../../contract/types';
 import { clipLine, formatCount } from '../../contract/text';
-import { gitFailure, gitOk, runGit } from './run';
+import { gitFailure, gitOk, runGit, type GitFailureMeta } from './run';
 
 const schema = z.strictObject({
   n: z.number().int().min(1).optional().describe('How many commits.'),
 });
 
+/** What git_log tells the page: how many commits it listed of how many asked for. */
+export interface GitLogMeta extends GitFailureMeta {
+  commits: number;
+  total: number;
+}
+
 export const gitLogTool = defineTool({
   name: 'git_log',
   effect: 'read',
   schema,
+  summary: (input) => (input.n !== undefined ? `-n ${input.n}` : ''),
   describe: (b) =>
     [
       `List the latest commits of the current branch, newest first, one line each: short hash, date, author, subject. n: ${b.GIT_LOG_DEFAULT_COMMITS} by default, at most ${b.GIT_LOG_MAX_COMMITS}.`,
       'For a commit\'s changes, a file\'s history or other branches use run_command (git show <hash>, git log -- <path>).',
     ].join('\n'),
-  async run(input, ctx) {
+  async run(input, ctx): Promise<ToolOutput<GitLogMeta>> {
     const b = ctx.budget;
     const asked = input.n ?? b.GIT_LOG_DEFAULT_COMMITS;
     const n = Math.min(asked, b.GIT_LOG_MAX_COMMITS);

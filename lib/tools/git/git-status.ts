@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { defineTool } from '../../contract/types';
+import { defineTool, type ToolOutput, type ToolResult } from '../../contract/types';
 import { clipLine, formatCount } from '../../contract/text';
-import { gitFailure, gitOk, runGit } from './run';
+import { gitFailure, gitOk, runGit, type GitFailureMeta } from './run';
 
 /** "## main...origin/main [ahead 1]" → "main...origin/main [ahead 1]"; "## No commits yet on main" → "main (no commits yet)". */
 function branchWords(line: string | undefined): string {
@@ -11,17 +11,26 @@ function branchWords(line: string | undefined): string {
   return fresh ? `${fresh[1]} (no commits yet)` : b;
 }
 
+/** What git_status tells the page: the branch and how many paths changed. */
+export interface GitStatusMeta extends GitFailureMeta {
+  branch: string;
+  entries: number;
+  logPath?: string;
+}
+
 export const gitStatusTool = defineTool({
   name: 'git_status',
   // it only looks: optional locks are off, so it never even refreshes the index
   effect: 'read',
   schema: z.strictObject({}),
+  summary: (_input, r?: ToolResult<GitStatusMeta>) =>
+    r?.meta?.branch !== undefined && r.meta.entries !== undefined ? `${r.meta.branch} (${r.meta.entries} changed)` : '',
   describe: (b) =>
     [
       `Show the git branch and the changed paths (git status --short), at most ${formatCount(b.GIT_STATUS_MAX_ENTRIES)}; the rest are counted.`,
       'For the changes themselves use git_diff; for other git commands, run_command.',
     ].join('\n'),
-  async run(_input, ctx) {
+  async run(_input, ctx): Promise<ToolOutput<GitStatusMeta>> {
     const b = ctx.budget;
     const g = await runGit(['status', '--short', '--branch', '--untracked-files=normal', '--', '.'], ctx, { readOnly: true });
     if (!gitOk(g)) throw gitFailure('git_status', 'git status', g, ctx, 'Fix what git reported, then call git_status again.');

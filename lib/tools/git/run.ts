@@ -95,13 +95,20 @@ export async function diffFailure(tool: string, what: string, g: GitRun, ctx: To
   return gitFailure(tool, what, gitOk(repo) ? g : repo, ctx, nextStep);
 }
 
+/** What a failed git run's error tells the page (every git tool's meta may carry it). */
+export type GitFailureMeta = {
+  exitCode?: number | null;
+  killedBy?: RunResult['killedBy'];
+  logPaths?: RunResult['logPaths'];
+};
+
 /**
  * The error a failed git run becomes: what failed, git's own words (stderr, and stdout when
  * git spoke there), and the next step.
  */
 export function gitFailure(tool: string, what: string, g: GitRun, ctx: ToolContext, nextStep: string): ToolError {
   const { r } = g;
-  const meta = { exitCode: r.exitCode, killedBy: r.killedBy, logPaths: r.logPaths };
+  const meta: GitFailureMeta = { exitCode: r.exitCode, killedBy: r.killedBy, logPaths: r.logPaths };
   if (r.killedBy === 'user') return new ToolError(`${what} was stopped by the user before it finished.`, undefined, meta);
   if (r.killedBy || r.spawnError) {
     const step = r.killedBy === 'timeout' ? `Call ${tool} again; if git keeps hanging, run it with run_command to see why.` : nextStep;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
 import { nestedRepetition } from './regex-safety';
-import { ToolError, type Truncation } from '../../contract/types';
+import { ToolError, type ToolOutput, type ToolResult, type Truncation } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
 import { byteLength, fitWithNote, formatBytes, formatCount } from '../../contract/text';
 import { confinedPath } from '../../contract/paths';
@@ -217,14 +217,45 @@ function engineChoice(v: unknown): EngineChoice {
   return v === 'builtin' || v === 'rg' ? v : 'auto';
 }
 
+/** What grep tells the page: the counts, what was skipped and why it stopped. */
+export interface GrepMeta {
+  engine: SearchResult['engine'];
+  rgRuledOut?: number;
+  matches: number;
+  filesWithMatches: number;
+  filesSearched: number;
+  filesVisited: number;
+  skipped: { oversize: Skipped; binary: Skipped; unreadable: Skipped; unreadableDirs: Skipped };
+  ignored: { dirs: number; files: number };
+  stop?: NonNullable<SearchResult['stop']>;
+  totalIsLowerBound?: true;
+}
+
+/** `"pattern" src --include *.ts -i`; with a result, what it found. */
+function summary(input: z.infer<typeof schema>, r?: ToolResult<GrepMeta>): string {
+  const quote = (s: string) => (/[\s"]/.test(s) ? JSON.stringify(s) : s);
+  const parts = [quote(input.pattern)];
+  if (input.path) parts.push(input.path);
+  if (input.include) parts.push(`--include ${input.include}`);
+  if (input.ignore_case) parts.push('-i');
+  if (input.literal) parts.push('--literal');
+  const m = r?.meta;
+  if (m?.matches !== undefined && m.filesWithMatches !== undefined) {
+    const atLeast = m.totalIsLowerBound ? 'at least ' : '';
+    parts.push(`· ${atLeast}${m.matches === 1 ? '1 match' : `${formatCount(m.matches)} matches`} in ${plural(m.filesWithMatches, 'file')}`);
+  }
+  return parts.join(' ');
+}
+
 export const grepTool = defineTool({
   name: 'grep',
   effect: 'read',
   schema,
   describe,
+  summary,
   nonEmpty: ['pattern', 'include'],
   paths: (input) => [{ path: input.path ?? '.', access: 'read', field: 'path' }],
-  async run(input, ctx) {
+  async run(input, ctx): Promise<ToolOutput<GrepMeta>> {
     const b = ctx.budget;
     const pattern = compilePattern(input.pattern, input.literal ?? false, input.ignore_case ?? false);
     const include = input.include ? compileInclude(input.include) : undefined;
@@ -275,7 +306,7 @@ function keepLines(r: SearchResult, room: number): SearchResult & { trimmed: boo
 }
 
 /** Turn a search result into the text the model sees, with every cut and skip stated. */
-function present(r: SearchResult & { trimmed?: boolean }, s: Shown) {
+function present(r: SearchResult & { trimmed?: boolean }, s: Shown): ToolOutput<GrepMeta> {
   const where = s.rel === '.' ? 'the workspace' : s.rel;
   const notes: string[] = [];
   let truncation: Truncation | null = null;

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { defineTool } from '../../contract/types';
+import { defineTool, type ToolOutput } from '../../contract/types';
 import { ToolError, type ToolContext } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
 import { confinedPath } from '../../contract/paths';
@@ -196,7 +196,20 @@ function describe(b: Budget): string {
   ].join('\n');
 }
 
-async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
+/** What read_file tells the page about a window it read. */
+export interface ReadFileMeta {
+  /** the file, relative to the workspace */
+  path: string;
+  /** the window's first and last line, 1-based */
+  offset: number;
+  lastLine: number;
+  /** the file's lines (a lower bound when totalLinesExact is false) */
+  totalLines: number;
+  totalLinesExact: boolean;
+  sizeBytes: number;
+}
+
+async function run(input: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolOutput<ReadFileMeta>> {
   const b = ctx.budget;
   const { abs, rel } = confinedPath(ctx, input.path);
   let stat: fs.Stats;
@@ -255,7 +268,7 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext) {
 }
 
 /** The whole output, footer included, fits in outMax; lowered: an exit clamp below the window cap made it so. */
-function render(rel: string, input: z.infer<typeof schema>, offset: number, limit: number, s: Scan, size: number, b: Budget, outMax: number, lowered: boolean) {
+function render(rel: string, input: z.infer<typeof schema>, offset: number, limit: number, s: Scan, size: number, b: Budget, outMax: number, lowered: boolean): ToolOutput<ReadFileMeta> {
   if (s.lines === 0) {
     if (offset > 1) throw new ToolError(`Offset ${offset} is past the end of ${rel}: the file is empty (0 lines).`);
     return { output: `(${rel} is empty: 0 lines)` };
@@ -320,11 +333,23 @@ function render(rel: string, input: z.infer<typeof schema>, offset: number, limi
   };
 }
 
+/** `src/app.ts 1–200`; with a result, the lines read of how many. */
+function summary(input: z.infer<typeof schema>, r?: { meta?: Partial<ReadFileMeta> }): string {
+  const m = r?.meta;
+  if (m?.offset !== undefined && m.lastLine !== undefined && m.totalLines !== undefined) {
+    return `${input.path} ${m.offset}–${m.lastLine} of ${m.totalLinesExact === false ? 'at least ' : ''}${m.totalLines}`;
+  }
+  if (input.offset === undefined && input.limit === undefined) return input.path;
+  const start = input.offset ?? 1;
+  return `${input.path} ${start}–${input.limit !== undefined ? start + input.limit - 1 : 'end'}`;
+}
+
 export const readFileTool = defineTool({
   name: 'read_file',
   effect: 'read',
   schema,
   describe,
+  summary,
   nonEmpty: ['path'],
   paths: (input) => [{ path: input.path, access: 'read', field: 'path' }],
   run,

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
-import { ToolError } from '../../contract/types';
+import { ToolError, type ToolOutput } from '../../contract/types';
 import { byteLength, clipLine, countLines, cutHead, fitWithNote, formatBytes, formatCount, type Cut } from '../../contract/text';
 import { spillText } from '../../contract/spill';
 import { isInside } from '../../policy/workspace';
@@ -15,6 +15,12 @@ function shownPath(workspace: string, abs: string): string {
   return isInside(workspace, abs) ? path.relative(workspace, abs).split(path.sep).join('/') : abs;
 }
 
+/** What skill tells the page: the skill loaded and its SKILL.md. */
+export interface SkillMeta {
+  skill: string;
+  path: string;
+}
+
 export const skillTool = defineTool({
   name: 'skill',
   effect: 'read',
@@ -22,11 +28,12 @@ export const skillTool = defineTool({
     name: z.string().describe('A skill name from the system prompt\'s skills list.'),
   }),
   nonEmpty: ['name'],
+  summary: (input) => input.name.trim(),
   // listed only when a skill exists: a tool that can never succeed only costs context
   available: (ctx) => listSkills(ctx.workspace, ctx.dataDir).length > 0,
   describe: (b) =>
     `Load a skill's instructions (the body of its SKILL.md) by name; the skills and what each is for are listed in the system prompt. At most ${formatBytes(b.SKILL_BODY_MAX_BYTES)} of body; files the skill mentions are relative to its folder (read them with read_file).`,
-  async run(input, ctx) {
+  async run(input, ctx): Promise<ToolOutput<SkillMeta>> {
     const b = ctx.budget;
     const skills = scanSkills(ctx.workspace, ctx.dataDir, b).skills;
     const name = input.name.trim();

@@ -14,7 +14,7 @@
  */
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
-import { ToolError, type ToolContext, type ToolOutput, type Truncation } from '../../contract/types';
+import { ToolError, type ToolContext, type ToolOutput, type ToolResult, type Truncation } from '../../contract/types';
 import { BUDGET, type Budget } from '../../contract/budget';
 import { byteLength, clipLine, cutHead, fitWithNote, formatBytes, formatCount, formatDuration, type Cut } from '../../contract/text';
 import { spillText } from '../../contract/spill';
@@ -147,7 +147,25 @@ async function httpError(res: Response, url: URL, d: WebDeadline, b: Budget): Pr
   });
 }
 
-async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
+/** What web_fetch tells the page: where it went, what came back, and a redirect it did not follow. */
+export interface WebFetchMeta {
+  /** the URL asked for */
+  url: string;
+  finalUrl?: string;
+  redirects?: string[];
+  status?: number;
+  contentType?: string;
+  receivedBytes?: number;
+  /** the whole body arrived */
+  complete?: boolean;
+  title?: string;
+  /** the body's own cut, when the text was cut again */
+  bodyTruncation?: Truncation;
+  /** a redirect to another host, reported instead of followed */
+  redirect?: { status: number; location: string };
+}
+
+async function run(input: Input, ctx: ToolContext): Promise<ToolOutput<WebFetchMeta>> {
   const b = ctx.budget;
   const start = parseUrl(input.url);
   const d = new WebDeadline(ctx.signal, b);
@@ -186,7 +204,7 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
   }
 }
 
-function crossHostReport(from: URL, to: URL, res: Response): ToolOutput {
+function crossHostReport(from: URL, to: URL, res: Response): ToolOutput<WebFetchMeta> {
   const where = to.protocol !== 'http:' && to.protocol !== 'https:' ? `a ${to.protocol} address` : to.host !== from.host ? 'another host' : `${to.protocol.slice(0, -1)} on ${to.host}`;
   return {
     output:
@@ -198,7 +216,7 @@ function crossHostReport(from: URL, to: URL, res: Response): ToolOutput {
 }
 
 /** A 2xx answer: classify, read capped, convert, clip to max_bytes, and say every cut. */
-async function page(res: Response, input: Input, start: URL, url: URL, hops: string[], d: WebDeadline, ctx: ToolContext): Promise<ToolOutput> {
+async function page(res: Response, input: Input, start: URL, url: URL, hops: string[], d: WebDeadline, ctx: ToolContext): Promise<ToolOutput<WebFetchMeta>> {
   const b = ctx.budget;
   const ct = res.headers.get('content-type') ?? '';
   const mime = ct.split(';')[0].trim().toLowerCase();
@@ -300,5 +318,10 @@ export const webFetchTool = defineTool({
   schema,
   describe,
   nonEmpty: ['url'],
+  summary: (input, r?: ToolResult<WebFetchMeta>) => {
+    const m = r?.meta;
+    const end = m?.redirect ? ` → ${m.redirect.location} (not followed)` : m?.finalUrl && m.finalUrl !== input.url ? ` → ${m.finalUrl}` : '';
+    return `${input.url}${end}${m?.status !== undefined ? ` (${m.status})` : ''}`;
+  },
   run,
 });

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
-import type { ToolContext, ToolOutput } from '../../contract/types';
+import type { ToolContext, ToolOutput, ToolResult } from '../../contract/types';
 import { BUDGET, type Budget } from '../../contract/budget';
 import { clipLine, formatBytes, formatCount } from '../../contract/text';
 import { getOnce, readBody, stepError, WebDeadline } from './request';
@@ -67,7 +67,13 @@ function hitsOf(data: unknown): { hits: Hit[]; dropped: number } | undefined {
   return { hits, dropped: results.length - hits.length };
 }
 
-async function run(input: Input, ctx: ToolContext): Promise<ToolOutput> {
+/** What web_search tells the page: the results it showed. */
+export interface WebSearchMeta {
+  query: string;
+  results: Hit[];
+}
+
+async function run(input: Input, ctx: ToolContext): Promise<ToolOutput<WebSearchMeta>> {
   const b = ctx.budget;
   const endpoint = searchEndpoint(ctx);
   const notConfigured = 'Ask the user to set CLAMP_SEARCH_URL to a SearXNG-compatible JSON endpoint (for example http://localhost:8888/search), or use web_fetch on a URL you know.';
@@ -145,6 +151,8 @@ export const webSearchTool = defineTool({
   schema,
   describe,
   nonEmpty: ['query'],
+  summary: (input, r?: ToolResult<WebSearchMeta>) =>
+    `${JSON.stringify(clipLine(input.query, 120))}${r?.meta?.results ? ` (${formatCount(r.meta.results.length)} shown)` : ''}`,
   available: (ctx) => searchEndpoint(ctx) !== undefined,
   run,
 });

@@ -1,6 +1,7 @@
 import { errorResponse, HttpError, json, routeId, serverConfig } from '@/lib/server/http';
 import { openDb } from '@/lib/store/db';
 import { deleteMemory } from '@/lib/store/memories';
+import type { DeletedAnswer } from '@/lib/contract/rest';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -14,7 +15,7 @@ export async function DELETE(_req: Request, { params }: { params: Promise<{ id: 
     const id = Number(raw);
     const cfg = serverConfig();
     if (!deleteMemory(openDb(cfg.dataDir), cfg.workspace, id)) return json({ error: `Memory ${id} not found. List the memories with GET /api/memories.` }, 404);
-    return json({ deleted: id });
+    return json<DeletedAnswer<number>>({ deleted: id });
   } catch (err) {
     return errorResponse(err);
   }

@@ -1,6 +1,7 @@
 import { errorResponse, json, routeId, serverConfig } from '@/lib/server/http';
 import { openDb } from '@/lib/store/db';
 import { deleteRule } from '@/lib/store/rules';
+import type { DeletedAnswer } from '@/lib/contract/rest';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -11,7 +12,7 @@ export async function DELETE(_req: Request, { params }: { params: Promise<{ id: 
     const id = routeId((await params).id, 'Rule');
     const cfg = serverConfig();
     if (!deleteRule(openDb(cfg.dataDir), cfg.workspace, id)) return json({ error: `Rule ${id} not found. List the rules with GET /api/rules.` }, 404);
-    return json({ deleted: id });
+    return json<DeletedAnswer>({ deleted: id });
   } catch (err) {
     return errorResponse(err);
   }

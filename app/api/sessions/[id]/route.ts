@@ -1,28 +1,21 @@
-import { z } from 'zod';
 import { errorResponse, json, parseJson, routeId, serverConfig } from '@/lib/server/http';
 import { openDb } from '@/lib/store/db';
 import { deleteSession, loadSessionDetail, updateSession } from '@/lib/store/sessions';
 import { BUDGET } from '@/lib/contract/budget';
-import { PERMISSION_MODES, type PermissionMode } from '@/lib/contract/types';
+import { sessionPatchBody, type DeletedAnswer, type SessionAnswer } from '@/lib/contract/rest';
+import type { SessionDetail } from '@/lib/contract/protocol';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 type Params = { params: Promise<{ id: string }> };
 
-const patchBody = z
-  .strictObject({
-    title: z.string().trim().min(1).max(BUDGET.SESSION_TITLE_MAX_CHARS).optional(),
-    mode: z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]]).optional(),
-  })
-  .refine((b) => b.title !== undefined || b.mode !== undefined, { message: 'send a title, a mode, or both' });
-
 /** One session with its whole conversation and pending approvals (SessionDetail); 404 when unknown. */
 export async function GET(_req: Request, { params }: Params): Promise<Response> {
   try {
     const id = routeId((await params).id, 'Session');
     const cfg = serverConfig();
-    return json(loadSessionDetail(openDb(cfg.dataDir), cfg.workspace, id));
+    return json<SessionDetail>(loadSessionDetail(openDb(cfg.dataDir), cfg.workspace, id));
   } catch (err) {
     return errorResponse(err);
   }
@@ -32,9 +25,9 @@ export async function GET(_req: Request, { params }: Params): Promise<Response> 
 export async function PATCH(req: Request, { params }: Params): Promise<Response> {
   try {
     const id = routeId((await params).id, 'Session');
-    const body = await parseJson(req, patchBody, BUDGET.API_BODY_MAX_BYTES);
+    const body = await parseJson(req, sessionPatchBody, BUDGET.API_BODY_MAX_BYTES);
     const cfg = serverConfig();
-    return json({ session: updateSession(openDb(cfg.dataDir), cfg.workspace, id, body) });
+    return json<SessionAnswer>({ session: updateSession(openDb(cfg.dataDir), cfg.workspace, id, body) });
   } catch (err) {
     return errorResponse(err);
   }
@@ -46,7 +39,7 @@ export async function DELETE(_req: Request, { params }: Params): Promise<Respons
     const id = routeId((await params).id, 'Session');
     const cfg = serverConfig();
     if (!deleteSession(openDb(cfg.dataDir), cfg.workspace, id)) return json({ error: `Session ${id} not found.` }, 404);
-    return json({ deleted: id });
+    return json<DeletedAnswer>({ deleted: id });
   } catch (err) {
     return errorResponse(err);
   }

@@ -1,5 +1,6 @@
 import { errorResponse, json, routeId, serverConfig } from '@/lib/server/http';
 import { ledgerOfSession } from '@/lib/server/context';
+import type { SessionLedger } from '@/lib/contract/protocol';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -8,7 +9,7 @@ export const dynamic = 'force-dynamic';
 export async function GET(_req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
   try {
     const id = routeId((await params).id, 'Session');
-    return json(ledgerOfSession(serverConfig(), id));
+    return json<SessionLedger>(ledgerOfSession(serverConfig(), id));
   } catch (err) {
     return errorResponse(err);
   }

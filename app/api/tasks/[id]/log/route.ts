@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { errorResponse, HttpError, json, routeId, serverConfig } from '@/lib/server/http';
 import { pageParams, readFilePage } from '@/lib/server/files';
 import { getTaskManager, type TaskInfo } from '@/lib/tasks/manager';
+import type { FilePage } from '@/lib/contract/protocol';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -26,7 +27,7 @@ export async function GET(req: Request, { params }: { params: Promise<{ id: stri
     const file = logFile(task, stream);
     if (!fs.existsSync(file)) throw new HttpError(404, `Task ${id} has no ${stream} log on disk (it could not be written).`);
     const { offset, limit } = pageParams(url);
-    return json(readFilePage(file, offset, limit));
+    return json<FilePage>(readFilePage(file, offset, limit));
   } catch (err) {
     return errorResponse(err);
   }

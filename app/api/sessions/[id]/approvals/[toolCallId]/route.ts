@@ -1,5 +1,6 @@
 import { BUDGET } from '@/lib/contract/budget';
-import { answerToolCall, approvalAnswerSchema } from '@/lib/server/approvals';
+import { answerToolCall } from '@/lib/server/approvals';
+import { approvalAnswerBody, type ApprovalAnswerResult } from '@/lib/contract/rest';
 import { errorResponse, json, parseJson, routeId, serverConfig } from '@/lib/server/http';
 
 export const runtime = 'nodejs';
@@ -8,9 +9,9 @@ export const dynamic = 'force-dynamic';
 export async function POST(req: Request, { params }: { params: Promise<{ id: string; toolCallId: string }> }) {
   try {
     const { id, toolCallId } = await params;
-    const body = await parseJson(req, approvalAnswerSchema, BUDGET.APPROVAL_BODY_MAX_BYTES);
+    const body = await parseJson(req, approvalAnswerBody, BUDGET.APPROVAL_BODY_MAX_BYTES);
     const approval = answerToolCall(serverConfig(), routeId(id, 'Session'), routeId(toolCallId, 'Tool call'), body);
-    return json({ approval });
+    return json<ApprovalAnswerResult>({ approval });
   } catch (err) {
     return errorResponse(err);
   }
