@@ -14,8 +14,9 @@ import { finding, q, skipOptions, suffixWord, writeCheck, type Check, type Check
 import { EXEC_CHECKS, interpreterCheck, shellCheck } from './command-checks-exec';
 import { GIT_FIND_CHECKS } from './command-checks-git-find';
 import {
-  WRAPPER_CHECKS, awkCheck, containerCheck, execOptionCheck, outputOptionCheck, publishCheck, ruleKeyOf, runnerCheck, sedScriptCheck, uploadCheck,
+  WRAPPER_CHECKS, containerCheck, execOptionCheck, outputOptionCheck, publishCheck, ruleKeyOf, runnerCheck, uploadCheck,
 } from './command-checks-more';
+import { awkCheck, sedScriptCheck } from './command-checks-scripts';
 
 /** `command -v NAME` / `command -V NAME` (also -pv): a lookup only when the flag is among command's own leading options. */
 export function isCommandLookup(vals: readonly string[]): boolean {
