@@ -2,7 +2,8 @@
  * Checks for classes of commands that hide what they run or send: wrappers beyond the simple ones
  * (flock, taskset, strace, systemd-run, script -c, at, tmux, screen …), options that run a program
  * or write a file (in every spelling: clustered, with the value attached, GNU abbreviations), package
- * runners, awk and sed scripts, uploads of secret files, and publishing or infrastructure commands.
+ * runners, uploads of secret files, and publishing or infrastructure commands (awk and sed scripts:
+ * command-checks-scripts.ts).
  */
 import type { Word } from './shell-parse';
 import { placesOf } from './command-paths';
