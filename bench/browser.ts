@@ -92,7 +92,7 @@ async function startTurn(page: Page): Promise<string> {
   return page.evaluate(async () => {
     const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const s = (await (await post('/api/sessions', { title: 'bench' })).json()) as { id?: string; session?: { id: string } };
-    const r = await post('/api/chat', { sessionId: s.id ?? s.session?.id, message: { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'go' }] } });
+    const r = await post('/api/chat', { sessionId: s.id ?? s.session?.id, message: { id: 'u1', text: 'go' } });
     const body = await r.text();
     // the tool results (and any error) are what matters; the stream also carries the inputs and text
     return `${r.status} ${body.split('\n').filter((l) => /tool-output|"error"|approval/.test(l)).join('\n').slice(0, 4000)}`;
