@@ -21,6 +21,8 @@ import { todoReadTool, todoWriteTool } from '../tools/todo';
 import { memorySaveTool, memorySearchTool } from '../tools/memory';
 import { skillTool } from '../tools/skills/skills';
 import { webSearchTool } from '../tools/web/web-search';
+import { agentTool } from '../tools/agents/agent';
+import { askUserTool } from '../tools/agents/ask-user';
 
 /** Every built-in tool, in the order the model sees them. */
 export const ALL_TOOLS = [
@@ -46,6 +48,8 @@ export const ALL_TOOLS = [
   skillTool,
   webFetchTool,
   webSearchTool,
+  agentTool,
+  askUserTool,
 ] as const satisfies readonly AnyTool[];
 
 /** The built-in tools' inputs and outputs by name, for the page's message type. */

@@ -55,7 +55,8 @@ export async function handleChat(cfg: ServerConfig, body: ChatBody, requestSigna
   if (runningTurns().has(body.sessionId)) {
     throw new HttpError(409, 'This session is already working on a turn. Wait for it, or press Stop.');
   }
-  const host = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir) } });
+  if (requireSession(db, body.sessionId).parentId) throw new HttpError(409, "This is a subagent's transcript: it is read-only. Continue in its parent session.");
+  const host = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir) }, person: true });
   let messages: ClampMessage[];
   try {
     messages = mergeIncoming(loadMessages(db, body.sessionId), body, host.answerFor);
