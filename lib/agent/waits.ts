@@ -30,7 +30,12 @@ export function waitForAnswer(o: { sessionId: string; toolCallId: string; answer
     const set = hub().get(key) ?? new Set();
     hub().set(key, set);
     const check = () => {
-      const a = o.answerFor();
+      let a: RecordedAnswer | undefined;
+      try {
+        a = o.answerFor();
+      } catch {
+        // the store is closing (shutdown): the turn's signal ends the wait
+      }
       if (a) done(a);
     };
     const onAbort = () => done('stopped');
