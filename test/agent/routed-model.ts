@@ -16,8 +16,8 @@ export function promptText(o: LanguageModelV3CallOptions, role?: 'system' | 'use
  */
 export function routedModel(parent: ScriptTurn[], children: Record<string, ScriptTurn[]>) {
   const requests: { who: string; options: LanguageModelV3CallOptions; at: number }[] = [];
-  const models = new Map<string, LanguageModelV3>([['parent', createScriptedModel(parent)]]);
-  for (const [k, turns] of Object.entries(children)) models.set(k, createScriptedModel(turns));
+  // the scripted provider itself plays a subagent's turns by the key its task contains
+  const scripted = createScriptedModel(Object.assign([...parent], { subagents: children }));
   const pick = (o: LanguageModelV3CallOptions): string => {
     if (!promptText(o, 'system').includes('You are a subagent')) return 'parent';
     const task = o.prompt.find((m) => m.role === 'user');
@@ -29,11 +29,10 @@ export function routedModel(parent: ScriptTurn[], children: Record<string, Scrip
     provider: 'scripted',
     modelId: 'routed',
     supportedUrls: {},
-    doGenerate: (o) => models.get(pick(o))!.doGenerate(o),
+    doGenerate: (o) => scripted.doGenerate(o),
     doStream: (o) => {
-      const who = pick(o);
-      requests.push({ who, options: o, at: Date.now() });
-      return models.get(who)!.doStream(o);
+      requests.push({ who: pick(o), options: o, at: Date.now() });
+      return scripted.doStream(o);
     },
   };
   return { model, requests };
