@@ -5,9 +5,9 @@ import type { ClampMessage } from '../contract/protocol';
 import { runTurn } from '../agent/run-turn';
 import { openDb } from '../store/db';
 import { loadMessages, saveMessages } from '../store/messages';
-import { nameFromMessages, requireSession, touchSession } from '../store/sessions';
+import { getSession, nameFromMessages, requireSession, touchSession } from '../store/sessions';
+import { turnTools } from './mcp';
 import { getApprovalSecret } from '../store/secrets';
-import { createToolRegistry } from '../dispatch/all-tools';
 import { getTaskManager } from '../tasks/manager';
 import { storeHost } from './agent-host';
 import { HttpError, json } from './http';
@@ -55,7 +55,9 @@ export async function handleChat(cfg: ServerConfig, body: ChatBody, requestSigna
   if (runningTurns().has(body.sessionId)) {
     throw new HttpError(409, 'This session is already working on a turn. Wait for it, or press Stop.');
   }
-  const host = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir) } });
+  // built-ins and MCP tools (with deferral for the window), read afresh for every turn
+  const tools = await turnTools(cfg, { sessionId: body.sessionId, status: resolved.status, mode: () => getSession(db, body.sessionId)?.mode ?? 'default' });
+  const host = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir), ...tools.services } });
   let messages: ClampMessage[];
   try {
     messages = mergeIncoming(loadMessages(db, body.sessionId), body, host.answerFor);
@@ -78,7 +80,8 @@ export async function handleChat(cfg: ServerConfig, body: ChatBody, requestSigna
   };
   const stream = runTurn({
     host,
-    reg: createToolRegistry(),
+    reg: tools.reg,
+    systemExtra: tools.systemExtra,
     model: resolved.model,
     status: resolved.status,
     messages,
