@@ -134,6 +134,9 @@ export async function launch(argv: string[]): Promise<void> {
       `Open http://${shownHost}:${port}/?token=${token}\n`,
   );
 
+  const mcpLine = (await import('./mcp')).startMcpAtLaunch(cfg);
+  if (mcpLine) process.stdout.write(`${mcpLine}\n`);
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

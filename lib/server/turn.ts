@@ -7,9 +7,9 @@ import type { ResolvedModel, UnresolvedModel } from '../agent/providers';
 import { runTurn } from '../agent/run-turn';
 import { openDb } from '../store/db';
 import { loadMessages, saveMessages } from '../store/messages';
-import { nameFromMessages, requireSession, touchSession } from '../store/sessions';
+import { getSession, nameFromMessages, requireSession, touchSession } from '../store/sessions';
 import { getApprovalSecret } from '../store/secrets';
-import { createToolRegistry } from '../dispatch/all-tools';
+import { turnTools } from './mcp';
 import { getTaskManager } from '../tasks/manager';
 import { storeHost } from './agent-host';
 import { HttpError, type ServerConfig } from './http';
@@ -81,7 +81,9 @@ export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: Ses
   if (runningTurns().has(body.sessionId)) {
     throw new HttpError(409, 'This session is already working on a turn. Wait for it, or press Stop.');
   }
-  const stored = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir) } });
+  // built-ins and MCP tools (with deferral for the window), read afresh for every turn
+  const tools = await turnTools(cfg, { sessionId: body.sessionId, status: resolved.status, mode: () => getSession(db, body.sessionId)?.mode ?? 'default' });
+  const stored = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir), ...tools.services } });
   const host = o.host ? o.host(stored) : stored;
   let messages: ClampMessage[];
   try {
@@ -105,7 +107,8 @@ export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: Ses
   };
   const stream = runTurn({
     host,
-    reg: createToolRegistry(),
+    reg: tools.reg,
+    systemExtra: tools.systemExtra,
     model: resolved.model,
     status: resolved.status,
     messages,
