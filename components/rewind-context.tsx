@@ -87,7 +87,7 @@ export function RewindProvider({
   busy: boolean;
   send: (text: string) => void;
   setDraft: (text: string) => void;
-  children: ReactNode;
+  children?: ReactNode;
 }) {
   const qc = useQueryClient();
   // the context's functions read the latest conversation; the context does not change with every streamed chunk

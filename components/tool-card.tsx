@@ -81,7 +81,7 @@ export function cardState(part: ToolPart): CardState {
       break;
     }
     case 'output-error':
-      return isInterrupted(part) ? { label: 'interrupted by a restart', tone: 'wait', running: false } : { label: 'error', tone: 'error', running: false };
+      return isInterrupted(part) ? { label: 'interrupted by a restart', tone: 'muted', running: false } : { label: 'error', tone: 'error', running: false };
     case 'output-denied':
       return { label: 'denied', tone: 'denied', running: false };
     default: {

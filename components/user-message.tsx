@@ -67,7 +67,7 @@ function EditInPlace({ messageId, text, onDone }: { messageId: string; text: str
         <input type="checkbox" checked={restoreCode} onChange={(e) => setCode(e.target.checked)} />
         Also restore code
         <span className="text-zinc-500">
-          {preview.isLoading ? '(checking what would change…)' : preview.error ? `(the preview failed: ${preview.error.message})` : files > 0 ? `(${files} file${files === 1 ? '' : 's'} back to their state before this message)` : '(no file differs from before this message)'}
+          {preview.isLoading ? '(checking what would change…)' : preview.error ? `(the preview failed: ${preview.error.message})` : files > 0 ? `(${files === 1 ? '1 file back to its' : `${files} files back to their`} state before this message)` : '(no file differs from before this message)'}
         </span>
       </label>
       <p className="text-xs text-zinc-500">Sending rewinds the conversation to before this message; this message and everything after it are kept as a branch.</p>
