@@ -230,6 +230,21 @@ export const BUDGET = {
   WINDOW_DISCOVERY_TIMEOUT_MS: 2000,
   /** … and how long an answer (or the lack of one) is remembered per server and model. */
   WINDOW_DISCOVERY_CACHE_MS: 10 * 60_000,
+
+  /** Checkpoints: a file larger than this is left out of the snapshot (and listed as skipped). */
+  CHECKPOINT_FILE_MAX_BYTES: 10 * 1024 * 1024,
+  /** Checkpoints: the longest one git run of the shadow repository may take. */
+  CHECKPOINT_GIT_TIMEOUT_MS: 5 * 60_000,
+  /** Rewind preview and changes view: most files given a diff (the rest are listed without one, truncated: true). */
+  CHECKPOINT_DIFF_MAX_FILES: 200,
+  /** … a file larger than this on either side is listed without a diff. */
+  CHECKPOINT_DIFF_FILE_MAX_BYTES: 1024 * 1024,
+  /** … one file's diff is cut to this, with a note. */
+  CHECKPOINT_DIFF_MAX_BYTES: 64 * 1024,
+  /** … all diffs of one answer together at most this. */
+  CHECKPOINT_DIFFS_MAX_BYTES: 2 * 1024 * 1024,
+  /** An interrupted call's error quotes the end of its log, at most this much. */
+  INTERRUPTED_LOG_MAX_BYTES: 4000,
 } as const;
 
 export type Budget = { -readonly [K in keyof typeof BUDGET]: number };
