@@ -11,7 +11,8 @@ import { createToolRegistry } from '../dispatch/all-tools';
 import { getTaskManager } from '../tasks/manager';
 import { storeHost } from './agent-host';
 import { HttpError, json } from './http';
-import { currentModelWithWindow } from './model';
+import { sessionModel, sessionModelWithWindow, specOf } from './session-model';
+import { attachmentParts } from './attach';
 import type { ServerConfig } from './http';
 
 const RUNNING = Symbol.for('clamp.runningTurns');
@@ -47,8 +48,8 @@ export function stopTurn(sessionId: string): boolean {
  */
 export async function handleChat(cfg: ServerConfig, body: ChatBody, requestSignal: AbortSignal): Promise<Response> {
   const db = openDb(cfg.dataDir);
-  requireSession(db, body.sessionId, cfg.workspace);
-  const resolved = await currentModelWithWindow(cfg);
+  const session = requireSession(db, body.sessionId, cfg.workspace);
+  const resolved = await sessionModelWithWindow(cfg, body.sessionId);
   if (!resolved.ok) {
     return json({ error: resolved.status.help ?? 'No model is configured.' }, 409);
   }
@@ -57,8 +58,11 @@ export async function handleChat(cfg: ServerConfig, body: ChatBody, requestSigna
   }
   const host = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir) } });
   let messages: ClampMessage[];
+  const extra = body.message
+    ? await attachmentParts(body.message, { workspace: cfg.workspace, dataDir: cfg.dataDir, mode: session.mode, sessionId: body.sessionId, signal: requestSignal, imageInput: resolved.status.imageInput, modelLabel: resolved.status.label })
+    : [];
   try {
-    messages = mergeIncoming(loadMessages(db, body.sessionId), body, host.answerFor);
+    messages = mergeIncoming(loadMessages(db, body.sessionId), body, host.answerFor, extra);
   } catch (err) {
     if (err instanceof ChatRequestError) throw new HttpError(err.status, err.message);
     throw err;
@@ -85,6 +89,11 @@ export async function handleChat(cfg: ServerConfig, body: ChatBody, requestSigna
     signal: abort.signal,
     approvalSecret: getApprovalSecret(cfg.dataDir),
     maxSteps: maxSteps(),
+    // a model picked in the header mid-turn answers from the next step
+    stepModel: () => {
+      const r = sessionModel(cfg, body.sessionId);
+      return r.ok && specOf(r) ? { id: r.status.model!, model: r.model } : null;
+    },
     save: (all) => {
       try {
         saveMessages(db, body.sessionId, all);

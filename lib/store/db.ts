@@ -144,6 +144,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE approvals ADD COLUMN network INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 7,
+    name: "sessions: the session's own model (the header's picker)",
+    sql: `
+      -- provider:model, or NULL for the default model (the settings page, else the environment)
+      ALTER TABLE sessions ADD COLUMN model TEXT;
+    `,
+  },
 ];
 
 /** The schema version this code expects. */
