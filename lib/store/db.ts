@@ -193,6 +193,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tool_calls_running ON tool_calls(status, session_id);
     `,
   },
+  {
+    version: 7,
+    name: "sessions: the session's own model (the header's picker)",
+    sql: `
+      -- provider:model, or NULL for the default model (the settings page, else the environment)
+      ALTER TABLE sessions ADD COLUMN model TEXT;
+    `,
+  },
 ];
 
 /** The schema version this code expects. */
