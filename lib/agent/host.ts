@@ -30,4 +30,9 @@ export interface AgentHost {
   answerFor(toolCallId: string): RecordedAnswer | undefined;
   /** the approved call has run: its approval cannot be used again */
   markConsumed(toolCallId: string): void;
+  /**
+   * Nobody is there to approve (a headless run): the verdict, allow or deny, for a call that needs
+   * approval, made at once instead of waiting. Absent: the call waits for the person's answer.
+   */
+  unattended?(tool: ToolDefinition, decision: PolicyDecision): PolicyDecision;
 }
