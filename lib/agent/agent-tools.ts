@@ -87,6 +87,11 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
       verdicts.set(toolCallId, j.decision);
       return false;
     }
+    // no person to ask: the host decides now, and dispatch runs or refuses the call on that verdict
+    if (o.host.unattended) {
+      verdicts.set(toolCallId, o.host.unattended(j.tool, j.decision));
+      return false;
+    }
     const info = await approvalInfo(j.tool, j.input, j.decision, { ...ctx, paths: j.paths }, toolCallId);
     o.host.recordPending(info, j.input);
     o.onApprovalInfo?.(info);

@@ -34,6 +34,11 @@ export interface AgentHost {
   beforeRun?(call: RunningCall): Promise<void>;
   /** the call has ended, whatever its result */
   afterRun?(toolCallId: string): void;
+  /**
+   * Nobody is there to approve (a headless run): the verdict, allow or deny, for a call that needs
+   * approval, made at once instead of waiting. Absent: the call waits for the person's answer.
+   */
+  unattended?(tool: ToolDefinition, decision: PolicyDecision): PolicyDecision;
 }
 
 /** A call about to run, with where it sits in the conversation. */
