@@ -145,7 +145,8 @@ export async function turnTools(
   const turn = createTurnTools({
     builtins: ALL_TOOLS,
     mcp: () => hub.tools(),
-    windowTokens: o.status.windowTokens,
+    // built-ins are deferred on a window known to be small, not on the fallback guess for an unknown one
+    windowTokens: o.status.windowSource.kind === 'default' ? Number.POSITIVE_INFINITY : o.status.windowTokens,
     budget: o.budget ?? hub.budget,
     loaded: hub.loadedFor(o.sessionId),
     mode: o.mode,
