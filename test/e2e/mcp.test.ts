@@ -41,13 +41,14 @@ beforeAll(async () => {
   const replies = scriptedReplies(scripts);
   fake = await startFakeOpenAI((req, i) => {
     lastToolResults = toolResults(req);
-    return replies(req, i);
+    void i;
+    return replies(req);
   });
   [clamp, browser] = await Promise.all([
     startClamp({ CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake', CLAMP_BASE_URL: fake.url, CLAMP_MODE: 'default', CLAMP_MCP_CONFIG: config }),
     launchBrowser(),
   ]);
-  ctx = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  ctx = await browser.newContext();
 }, 300_000);
 
 afterAll(async () => {
