@@ -39,9 +39,8 @@ beforeAll(async () => {
   const config = path.join(ws.root, 'mcp.json');
   fs.writeFileSync(config, JSON.stringify({ mcpServers: { fixture: { command: process.execPath, args: [FIXTURE] } } }));
   const replies = scriptedReplies(scripts);
-  fake = await startFakeOpenAI((req, i) => {
+  fake = await startFakeOpenAI((req) => {
     lastToolResults = toolResults(req);
-    void i;
     return replies(req);
   });
   [clamp, browser] = await Promise.all([
