@@ -1,12 +1,12 @@
 import { dynamicTool, InvalidToolInputError, jsonSchema, tool, wrapLanguageModel, type LanguageModel, type ToolSet } from 'ai';
 import type { JSONSchema7, LanguageModelV3, LanguageModelV3ToolCall } from '@ai-sdk/provider';
 import type { Registry } from '../dispatch/registry';
-import { describeTool, modelSchema } from '../dispatch/registry';
+import { describeTool, lookupTool, modelSchema } from '../dispatch/registry';
 import { createContext } from '../dispatch/context';
 import { dispatch, judge, type Approver } from '../dispatch/dispatch';
 import type { Budget } from '../contract/budget';
 import type { PolicyDecision, ToolContext, ToolDefinition, ToolProgress, ToolResult } from '../contract/types';
-import type { AgentHost } from './host';
+import type { AgentHost, RunningCall } from './host';
 import type { ApprovalInfo } from '../contract/protocol';
 import type { CallScheduler } from './scheduler';
 import { APPROVED_NETWORK } from '../tools/commands/sandbox-policy';
@@ -22,6 +22,8 @@ export interface AgentToolsOptions {
   onApprovalInfo?: (info: ApprovalInfo) => void;
   /** every finished call's result (the plan panel follows todo_write through it) */
   onResult?: (toolCallId: string, toolName: string, result: ToolResult) => void;
+  /** where a call about to run sits in the conversation (for the host's write-ahead) */
+  callPlace?: () => Pick<RunningCall, 'messageId' | 'userMessageId' | 'stepParts'>;
   signal: AbortSignal;
 }
 
@@ -99,11 +101,15 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
     // a denied call never executes (the SDK reports it as denied); were one to, it would still not run
     const approved = !!answer && answer.answer !== 'deny';
     const startedAt = Date.now();
+    // write-ahead and the checkpoint before a change: stored before the call runs
+    const place = o.callPlace?.() ?? { messageId: '', userMessageId: null, stepParts: [] };
+    const ran = answer?.answer === 'edit' && answer.editedCommand ? { ...(input as object), command: answer.editedCommand } : input;
+    await o.host.beforeRun?.({ toolCallId, toolName: name, input: ran, effect: lookupTool(o.reg, name)?.effect, ...place });
     let r = await dispatch(o.reg, name, input, ctx, {
       approver: { ...approver, approved },
       verdict,
       editedCommand: answer?.answer === 'edit' && answer.editedCommand ? answer.editedCommand : undefined,
-    });
+    }).finally(() => o.host.afterRun?.(toolCallId));
     // the page shows every call's duration, also after a reload (metadata only: the model's text is not touched)
     if (typeof r.meta?.durationMs !== 'number') r = { ...r, meta: { ...r.meta, durationMs: Date.now() - startedAt } };
     if (answer) o.host.markConsumed(toolCallId);

@@ -187,7 +187,7 @@ export const BUDGET = {
   FILE_PAGE_MAX_BYTES: 512 * 1024,
   FILE_PAGE_DEFAULT_BYTES: 256 * 1024,
   /** The server's door: largest request body it lets through to any route (413 before a byte is read); a body must declare its length (411). */
-  DOOR_BODY_MAX_BYTES: 4 * 1024 * 1024,
+  DOOR_BODY_MAX_BYTES: 8 * 1024 * 1024,
   /** The launcher: how often it checks that the process that started it (npm, a shell) is still there. */
   LAUNCHER_PARENT_POLL_MS: 1000,
   /** Settings "Test connection": longest wait for a provider's model list, connecting included. */
@@ -262,6 +262,41 @@ export const BUDGET = {
   DEFERRED_TOOL_LINE_MAX_BYTES: 160,
   /** tool_search: most tool definitions one search returns. */
   TOOL_SEARCH_MAX_RESULTS: 5,
+  /** Checkpoints: a file larger than this is left out of the snapshot (and listed as skipped). */
+  CHECKPOINT_FILE_MAX_BYTES: 10 * 1024 * 1024,
+  /** Checkpoints: the longest one git run of the shadow repository may take. */
+  CHECKPOINT_GIT_TIMEOUT_MS: 5 * 60_000,
+  /** Rewind preview and changes view: most files given a diff (the rest are listed without one, truncated: true). */
+  CHECKPOINT_DIFF_MAX_FILES: 200,
+  /** … a file larger than this on either side is listed without a diff. */
+  CHECKPOINT_DIFF_FILE_MAX_BYTES: 1024 * 1024,
+  /** … one file's diff is cut to this, with a note. */
+  CHECKPOINT_DIFF_MAX_BYTES: 64 * 1024,
+  /** … all diffs of one answer together at most this. */
+  CHECKPOINT_DIFFS_MAX_BYTES: 2 * 1024 * 1024,
+  /** An interrupted call's error quotes the end of its log, at most this much. */
+  INTERRUPTED_LOG_MAX_BYTES: 4000,
+  /** Composer: most @-mentioned files attached to one message (each is one read_file, under read_file's caps). */
+  MENTION_MAX_COUNT: 10,
+  /** Composer: most paths one @-completion answers with … */
+  MENTION_COMPLETIONS_MAX_ITEMS: 50,
+  /** … and most workspace files it walks to find them (through glob's ignore rules). */
+  MENTION_SCAN_MAX_FILES: 20_000,
+  /** Composer: largest image attached (decoded bytes; the page scales a larger one down first) … */
+  ATTACH_IMAGE_MAX_BYTES: 1024 * 1024,
+  /** … and most images in one message. */
+  ATTACH_IMAGES_MAX_COUNT: 4,
+  /** Composer: most text files attached to one message (each is cut like a read, to TOOL_OUTPUT_MAX_BYTES). */
+  ATTACH_TEXT_FILES_MAX_COUNT: 10,
+  /** POST /api/chat with images: largest body (text bodies stay under CHAT_BODY_MAX_BYTES); 413 past it. */
+  CHAT_BODY_WITH_IMAGES_MAX_BYTES: 6 * 1024 * 1024,
+  /** Composer: the text of a /<skill> command's arguments, at most this many bytes. */
+  SKILL_ARGS_MAX_BYTES: 4000,
+  /** Session import: largest JSON export accepted, and most messages in it. */
+  SESSION_IMPORT_MAX_BYTES: 6 * 1024 * 1024,
+  SESSION_IMPORT_MAX_MESSAGES: 20_000,
+  /** The per-session model picker: how long a provider's model list is remembered. */
+  MODEL_PICKER_CACHE_MS: 60_000,
 } as const;
 
 export type Budget = { -readonly [K in keyof typeof BUDGET]: number };

@@ -14,6 +14,7 @@ const LAYERS: Record<string, number> = {
   store: 1,
   tasks: 2,
   mcp: 2,
+  checkpoints: 2,
   tools: 3,
   dispatch: 4,
   agent: 5,
