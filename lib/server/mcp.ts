@@ -121,8 +121,9 @@ export function startMcpAtLaunch(cfg: ServerConfig): string | null {
   }
 }
 
-/** Whether the model in use takes images in tool results (an MCP tool's images are sent as image parts then). */
-export function modelTakesImages(status: Pick<ModelStatus, 'provider'>): boolean {
+/** Whether the model in use takes images in tool results (as it takes them attached: lib/agent/vision.ts); an MCP tool's images are sent as image parts then. */
+export function modelTakesImages(status: Pick<ModelStatus, 'provider' | 'imageInput'>): boolean {
+  if (status.imageInput) return status.imageInput.accepted;
   return status.provider === 'anthropic' || status.provider === 'openai' || status.provider === 'scripted';
 }
 
