@@ -121,10 +121,14 @@ export function startMcpAtLaunch(cfg: ServerConfig): string | null {
   }
 }
 
-/** Whether the model in use takes images in tool results (as it takes them attached: lib/agent/vision.ts); an MCP tool's images are sent as image parts then. */
+/**
+ * Whether the model in use takes images in tool results: a vision model (lib/agent/vision.ts) on a provider whose
+ * tool results carry images (Anthropic, OpenAI's Responses API); an MCP tool's images are sent as image parts then.
+ */
 export function modelTakesImages(status: Pick<ModelStatus, 'provider' | 'imageInput'>): boolean {
-  if (status.imageInput) return status.imageInput.accepted;
-  return status.provider === 'anthropic' || status.provider === 'openai' || status.provider === 'scripted';
+  // Chat Completions (openai-compatible, Ollama) carry only text in a tool message: the SDK would send the image as base64 text
+  if (status.provider !== 'anthropic' && status.provider !== 'openai' && status.provider !== 'scripted') return false;
+  return status.imageInput ? status.imageInput.accepted : true;
 }
 
 /**

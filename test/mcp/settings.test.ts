@@ -65,3 +65,16 @@ describe("the settings page's servers (lib/server/mcp.ts)", () => {
     expect(mcpView(cfg).servers).toEqual([]);
   });
 });
+
+describe('images in tool results', () => {
+  it('go to vision models on providers whose tool results carry images, never as text to Chat Completions', async () => {
+    const { modelTakesImages } = await import('../../lib/server/mcp');
+    const vision = { accepted: true, source: 'test' } as never;
+    const blind = { accepted: false, source: 'test' } as never;
+    expect(modelTakesImages({ provider: 'anthropic', imageInput: vision })).toBe(true);
+    expect(modelTakesImages({ provider: 'openai', imageInput: vision })).toBe(true);
+    expect(modelTakesImages({ provider: 'openai', imageInput: blind })).toBe(false);
+    expect(modelTakesImages({ provider: 'openai-compatible', imageInput: vision })).toBe(false);
+    expect(modelTakesImages({ provider: 'ollama', imageInput: vision })).toBe(false);
+  });
+});
