@@ -43,7 +43,7 @@ export function toolOutputOf(r: CallToolResult, o: { server: string; tool: strin
         break;
       case 'image': {
         const size = base64Bytes(c.data);
-        if (!o.takesImages) texts.push(`[image: ${c.mimeType}, ${formatBytes(size)} — not shown: the model in use does not take images]`);
+        if (!o.takesImages) texts.push(`[image: ${c.mimeType}, ${formatBytes(size)} — not shown: the model in use takes no images in tool results]`);
         else if (size > o.budget.MCP_IMAGE_MAX_BYTES) texts.push(`[image: ${c.mimeType}, ${formatBytes(size)} — not shown: over the ${formatBytes(o.budget.MCP_IMAGE_MAX_BYTES)} image limit]`);
         else if (images.length >= o.budget.MCP_IMAGES_MAX_COUNT) texts.push(`[image: ${c.mimeType}, ${formatBytes(size)} — not shown: only ${o.budget.MCP_IMAGES_MAX_COUNT} images per result]`);
         else {

@@ -19,7 +19,7 @@ export function convertInputSchema(raw: unknown, maxBytes: number): ConvertedSch
   if (typeof raw !== 'object' || Array.isArray(raw)) return { ok: false, reason: 'its input schema is not a JSON object' };
   const size = JSON.stringify(raw).length;
   if (size > maxBytes) return { ok: false, reason: `its input schema is ${size} bytes, over the ${maxBytes}-byte limit (MCP_TOOL_SCHEMA_MAX_BYTES)` };
-  const { $schema: _dialect, ...s } = raw as Record<string, unknown>;
+  const { $schema: _dialect, ...s } = structuredClone(raw) as Record<string, unknown>;
   const repairs: string[] = [];
   for (const c of COMBINERS) {
     if (!Array.isArray(s[c])) continue;
@@ -47,7 +47,29 @@ export function convertInputSchema(raw: unknown, maxBytes: number): ConvertedSch
   }
   if (s.properties === undefined) s.properties = {};
   else if (!s.properties || typeof s.properties !== 'object' || Array.isArray(s.properties)) return { ok: false, reason: 'its input schema\'s "properties" is not an object' };
+  const badKey = Object.keys(s.properties as object).find((k) => !PROPERTY_KEY.test(k));
+  if (badKey !== undefined) return { ok: false, reason: `its argument name ${JSON.stringify(badKey)} is refused by Anthropic (letters, digits, "_", "." and "-", at most 64)` };
+  const fixedArrays = addMissingItems(s);
+  if (fixedArrays) repairs.push(`"items" added to ${fixedArrays} array schema${fixedArrays === 1 ? '' : 's'} (OpenAI refuses an array without it)`);
   return { ok: true, schema: s, repairs };
+}
+
+/** What Anthropic accepts as a property name of input_schema. */
+const PROPERTY_KEY = /^[a-zA-Z0-9_.-]{1,64}$/;
+
+/** Give every array schema without `items` an empty one, in place; returns how many were fixed. */
+function addMissingItems(node: unknown): number {
+  if (Array.isArray(node)) return node.reduce((n: number, x) => n + addMissingItems(x), 0);
+  if (!node || typeof node !== 'object') return 0;
+  const o = node as Record<string, unknown>;
+  let n = 0;
+  const isArray = o.type === 'array' || (Array.isArray(o.type) && o.type.includes('array'));
+  if (isArray && o.items === undefined && o.prefixItems === undefined) {
+    o.items = {};
+    n++;
+  }
+  for (const v of Object.values(o)) n += addMissingItems(v);
+  return n;
 }
 
 const validators = new AjvJsonSchemaValidator();

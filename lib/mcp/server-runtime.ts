@@ -76,7 +76,7 @@ export class ServerRuntime {
         this.changed();
       })
       .catch((err: unknown) => {
-        this.error = err instanceof Error ? err.message : String(err);
+        this.error = startError(this.entry, err);
         this.log(`clamp: could not start: ${this.error}`);
         this.crashed();
         throw err;
@@ -177,7 +177,7 @@ export class ServerRuntime {
     const max = this.o.budget.MCP_RESTART_MAX_ATTEMPTS;
     if (this.crashes >= max) {
       this.status = 'failed';
-      this.error = `${this.error ?? 'it stopped'}; gave up after ${this.crashes} tries in a row (restart it on the settings page)`;
+      this.error = `${this.error ?? 'it stopped'}; gave up after ${this.crashes} ${this.crashes === 1 ? "try" : "tries in a row"} (restart it on the settings page)`;
       this.changed();
       return;
     }
@@ -252,4 +252,15 @@ async function listAllTools(client: Client, timeout: number): Promise<Tool[]> {
     cursor = page.nextCursor;
   } while (cursor);
   return out;
+}
+
+/** Why a server did not start, in words with the fix. */
+function startError(entry: McpServerEntry, err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const def = entry.def;
+  if ('command' in def && e?.code === 'ENOENT') return `the command "${def.command}" was not found: install it, or give its full path`;
+  if ('command' in def && e?.code === 'EACCES') return `the command "${def.command}" cannot be run (permission denied)`;
+  const msg = err instanceof Error ? err.message : String(err);
+  if (!('command' in def) && /ECONNREFUSED|fetch failed/i.test(msg)) return `nothing answers at ${def.url} (${msg}): is the server running?`;
+  return msg;
 }

@@ -121,9 +121,14 @@ export function startMcpAtLaunch(cfg: ServerConfig): string | null {
   }
 }
 
-/** Whether the model in use takes images in tool results (an MCP tool's images are sent as image parts then). */
-export function modelTakesImages(status: Pick<ModelStatus, 'provider'>): boolean {
-  return status.provider === 'anthropic' || status.provider === 'openai' || status.provider === 'scripted';
+/**
+ * Whether the model in use takes images in tool results: a vision model (lib/agent/vision.ts) on a provider whose
+ * tool results carry images (Anthropic, OpenAI's Responses API); an MCP tool's images are sent as image parts then.
+ */
+export function modelTakesImages(status: Pick<ModelStatus, 'provider' | 'imageInput'>): boolean {
+  // Chat Completions (openai-compatible, Ollama) carry only text in a tool message: the SDK would send the image as base64 text
+  if (status.provider !== 'anthropic' && status.provider !== 'openai' && status.provider !== 'scripted') return false;
+  return status.imageInput ? status.imageInput.accepted : true;
 }
 
 /**
@@ -145,7 +150,8 @@ export async function turnTools(
   const turn = createTurnTools({
     builtins: ALL_TOOLS,
     mcp: () => hub.tools(),
-    windowTokens: o.status.windowTokens,
+    // built-ins are deferred on a window known to be small, not on the fallback guess for an unknown one
+    windowTokens: o.status.windowSource.kind === 'default' ? Number.POSITIVE_INFINITY : o.status.windowTokens,
     budget: o.budget ?? hub.budget,
     loaded: hub.loadedFor(o.sessionId),
     mode: o.mode,

@@ -56,3 +56,16 @@ describe("a workspace's .mcp.json", () => {
     expect(bed.hub.states()[0].target).toBe('echo ${HOME}');
   });
 });
+
+describe('a server that cannot start', () => {
+  it('says why, with the fix, and offers no tools', async () => {
+    const bed = hubBed({ missing: { command: 'clamp-no-such-mcp-server-xyz' } }, { budget: { MCP_RESTART_MAX_ATTEMPTS: 1 } });
+    try {
+      await bed.hub.prepare();
+      expect(bed.hub.states()[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('the command "clamp-no-such-mcp-server-xyz" was not found: install it, or give its full path') });
+      expect(bed.hub.tools()).toEqual([]);
+    } finally {
+      await bed.close();
+    }
+  });
+});

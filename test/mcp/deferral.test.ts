@@ -87,7 +87,15 @@ describe('schemas for the providers', () => {
     expect(convertInputSchema(undefined, 16_000)).toMatchObject({ ok: true, schema: { type: 'object', properties: {} } });
   });
 
+  it('gives an array without items an empty one (OpenAI refuses it), without touching the server\'s schema', () => {
+    const raw = { type: 'object', properties: { tags: { type: 'array' }, deep: { type: 'object', properties: { ids: { type: ['array', 'null'] } } } } };
+    const c = convertInputSchema(raw, 16_000);
+    expect(c).toMatchObject({ ok: true, schema: { properties: { tags: { type: 'array', items: {} }, deep: { properties: { ids: { items: {} } } } } }, repairs: ['"items" added to 2 array schemas (OpenAI refuses an array without it)'] });
+    expect(raw.properties.tags).toEqual({ type: 'array' });
+  });
+
   it('refuses what cannot be repaired, with the reason', () => {
+    expect(convertInputSchema({ type: 'object', properties: { 'has space': { type: 'string' } } }, 16_000)).toMatchObject({ ok: false, reason: expect.stringContaining('refused by Anthropic') });
     expect(convertInputSchema({ type: 'string' }, 16_000)).toEqual({ ok: false, reason: 'its input schema\'s top level is "string"; providers need an object' });
     expect(convertInputSchema({ oneOf: [{ type: 'string' }, { type: 'object' }] }, 16_000)).toMatchObject({ ok: false, reason: expect.stringContaining('oneOf of non-object schemas') });
     expect(convertInputSchema({ type: 'object', properties: { a: { description: 'x'.repeat(200) } } }, 100)).toMatchObject({ ok: false, reason: expect.stringContaining('MCP_TOOL_SCHEMA_MAX_BYTES') });

@@ -55,7 +55,7 @@ describe('MCP: server-everything over stdio', () => {
     expect(r.output).toMatch(/\[image 1: image\/png, .* attached\]/);
     const text = await bed.call('mcp__everything__get_tiny_image', {}, { takesImages: false });
     expect(text.meta).not.toHaveProperty('images');
-    expect(text.output).toContain('not shown: the model in use does not take images');
+    expect(text.output).toContain('not shown: the model in use takes no images in tool results');
   });
 
   it('embedded resources: text bounded, blobs named', async () => {
