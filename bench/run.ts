@@ -3,7 +3,7 @@
  * process so one's heap and memory peaks never colour another's, writes bench/results/<name>.json
  * and regenerates BENCHMARKS.md from every result file present.
  *
- * Names: grep, glob, read-file, run-command, dispatch, parallel-reads, browser, context, sandbox.
+ * Names: grep, glob, read-file, run-command, dispatch, parallel-reads, browser, context, sandbox, checkpoint.
  * Environment: BENCH_REPEATS (timed rounds per case; each benchmark has its own default).
  */
 import { spawnSync } from 'node:child_process';
@@ -22,6 +22,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   browser: async () => (await import('./browser')).browserBench,
   context: async () => (await import('./context')).contextBench,
   sandbox: async () => (await import('./sandbox')).sandboxBench,
+  checkpoint: async () => (await import('./checkpoint')).checkpointBench,
 };
 const ORDER = Object.keys(BENCHMARKS);
 const command = (name: string) => `npm run bench -- ${name}`;
