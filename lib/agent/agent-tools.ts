@@ -114,9 +114,10 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
       approver: { ...approver, approved },
       verdict,
       editedCommand: answer?.answer === 'edit' && answer.editedCommand ? answer.editedCommand : undefined,
-    }).finally(() => o.host.afterRun?.(toolCallId));
+    });
     // the page shows every call's duration, also after a reload (metadata only: the model's text is not touched)
     if (typeof r.meta?.durationMs !== 'number') r = { ...r, meta: { ...r.meta, durationMs: Date.now() - startedAt } };
+    o.host.afterRun?.(toolCallId, r);
     if (answer) o.host.markConsumed(toolCallId);
     o.onResult?.(toolCallId, name, r);
     return r;

@@ -186,6 +186,8 @@ export const MIGRATIONS: readonly Migration[] = [
         status             TEXT NOT NULL CHECK (status IN ('running', 'done', 'interrupted')),
         boot_id            TEXT NOT NULL,
         checkpoint_id      TEXT,
+        -- the ToolResult once it ended (so a step the crash cut short keeps its finished calls)
+        result_json        TEXT,
         started_at         INTEGER NOT NULL,
         finished_at        INTEGER,
         PRIMARY KEY (session_id, tool_call_id)
