@@ -147,7 +147,7 @@ describe('rewind in the browser', () => {
 
     const row = userRow(page, 'Write the answer.');
     await row.hover();
-    await row.getByRole('button', { name: 'Edit and resend this message' }).click();
+    await row.getByRole('button', { name: 'Edit this message' }).click();
     const editor = page.locator('[data-editing]');
     await editor.waitFor();
     const restore = editor.getByRole('checkbox', { name: /Also restore code/ });

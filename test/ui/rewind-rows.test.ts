@@ -47,7 +47,7 @@ describe('rewind on the rows of the conversation', () => {
     expect(rows[0]).toMatchObject({ kind: 'user', messageId: 'u1' });
     const html = render(0);
     expect(html).toContain('aria-label="Rewind to before this message"');
-    expect(html).toContain('aria-label="Edit and resend this message"');
+    expect(html).toContain('aria-label="Edit this message"');
     expect(html).not.toContain('disabled=""');
     // while a turn runs they are disabled, and say why
     const busy = render(0, { busy: true });
@@ -89,6 +89,6 @@ describe('rewind on the rows of the conversation', () => {
     expect(html).toContain('Restored 2 files: a.txt, b.txt.');
     expect(html).toContain('open it');
     expect(html).toContain('Undo the code rewind');
-    expect(html).not.toContain('Edit and resend');
+    expect(html).not.toContain('Edit this message');
   });
 });
