@@ -159,9 +159,11 @@ export function ChangesPanel({ sessionId, onClose }: { sessionId: string; onClos
         <p className="flex-1 text-xs text-zinc-600 dark:text-zinc-400">
           {changes.isLoading
             ? 'Loading…'
-            : changes.data?.baselineId === null
+            : !changes.data
+              ? ''
+              : changes.data.baselineId === null
               ? 'Nothing changed yet: no checkpoint has been taken in this session.'
-              : `${files.length} file${files.length === 1 ? '' : 's'} changed since this session started${changes.data?.truncated ? ' (more than listed: the list was cut)' : ''}.`}
+              : `${files.length} file${files.length === 1 ? '' : 's'} changed since this session started${changes.data.truncated ? ' (more than listed: the list was cut)' : ''}.`}
         </p>
         <button type="button" className={btnCls} onClick={() => void changes.refetch()} disabled={changes.isFetching}>
           {changes.isFetching ? 'Refreshing…' : 'Refresh'}

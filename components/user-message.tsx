@@ -112,7 +112,7 @@ export function UserMessage({ messageId, text }: { messageId: string; text: stri
           <button type="button" className={ctlCls} disabled={!!blocked} title={blocked ?? 'Restore code, conversation or both to before this message'} onClick={() => openRewind(messageId)} aria-label="Rewind to before this message">
             ↶ Rewind
           </button>
-          <button type="button" className={ctlCls} disabled={!!blocked} title={blocked ?? 'Edit this message and send it again from here'} onClick={() => setEditing(true)} aria-label="Edit and resend this message">
+          <button type="button" className={ctlCls} disabled={!!blocked} title={blocked ?? 'Edit this message and send it again from here'} onClick={() => setEditing(true)} aria-label="Edit this message">
             ✎ Edit
           </button>
         </div>
