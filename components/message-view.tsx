@@ -10,7 +10,7 @@ import type { ChatRow } from './chat-rows';
 import { CompactionDivider } from './compaction-divider';
 import { RewindDivider } from './rewind-divider';
 import { ToolCard } from './tool-card';
-import { UserMessage } from './user-message';
+import { ModelSwitchDivider, UserMessage } from './user-message';
 
 const remarkPlugins = [remarkGfm];
 const rehypePlugins = [[rehypeHighlight, { detect: false }]] as const;
@@ -63,7 +63,9 @@ function Notice({ notice }: { notice: ClampDataParts['notice'] }) {
 export const RowView = memo(function RowView({ row, cuts, pruned, idle }: { row: ChatRow; cuts: ReadonlyMap<string, TurnCut>; pruned: ReadonlyMap<string, PrunedMark>; idle: boolean }) {
   switch (row.kind) {
     case 'user':
-      return <UserMessage messageId={row.messageId} text={row.text} />;
+      return <UserMessage row={row} />;
+    case 'model-switch':
+      return <ModelSwitchDivider from={row.from} to={row.to} />;
     case 'text':
       return <Markdown text={row.text} />;
     case 'reasoning':

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { BUDGET } from './budget';
 import { PERMISSION_MODES, type PermissionMode } from './types';
-import type { ClampMessage, ModelStatus, SandboxView, SavedRule, SessionSummary, StoredApproval, TaskSummary } from './protocol';
+import type { ClampMessage, ImageInput, ModelStatus, SandboxView, SavedRule, SessionSummary, StoredApproval, TaskSummary } from './protocol';
 
 const mode = z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]]);
 const title = z.string().trim().min(1).max(BUDGET.SESSION_TITLE_MAX_CHARS);
@@ -330,4 +330,11 @@ export interface SteerAnswer {
 /** GET /api/skills */
 export interface SkillListAnswer {
   skills: { name: string; description: string }[];
+}
+/** GET /api/models?spec=provider:model: the model's label and whether it takes images (ok: it can be used as configured). */
+export interface ModelCapabilityAnswer {
+  spec: string;
+  ok: boolean;
+  label: string;
+  imageInput: ImageInput;
 }
