@@ -3,6 +3,7 @@
 import { useEffect, useRef } from 'react';
 import { useDeleteRule, useRules, useSettings } from './api';
 import { MemoriesList } from './memories-list';
+import { DiagnosticsSettings } from './diagnostics-settings';
 import { btnPlainCls, SettingsForm } from './settings-form';
 
 function RulesList() {
@@ -53,6 +54,7 @@ export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () =
     <>
       <RulesList />
       <MemoriesList />
+      <DiagnosticsSettings />
     </>
   );
   return (

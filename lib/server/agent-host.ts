@@ -5,6 +5,7 @@ import { getByToolCallId, markConsumed, recordPending } from '../store/approvals
 import { ruleVerdict } from '../store/rules';
 import { getSandboxSettings } from '../store/settings';
 import type { ToolServices } from '../contract/types';
+import { diagnosticsFor } from './diagnostics';
 
 /** The approval id Clamp's store uses for a tool call of a session (the page answers by tool call id). */
 export function approvalKey(sessionId: string, toolCallId: string): string {
@@ -18,7 +19,7 @@ export function storeHost(db: Db, o: { sessionId: string; workspace: string; dat
     workspace: o.workspace,
     dataDir: o.dataDir,
     // the sandbox settings are read at each call, so saving them changes the next command
-    services: { sandboxSettings: () => getSandboxSettings(db), ...(o.services ?? {}) },
+    services: { sandboxSettings: () => getSandboxSettings(db), diagnostics: diagnosticsFor(db, o.workspace, o.dataDir), ...(o.services ?? {}) },
     mode: () => getSession(db, o.sessionId)?.mode ?? 'default',
     ruleVerdict: (tool, _input, d) => {
       const keys = tool.effect === 'system' && d.subRuleKeys ? d.subRuleKeys : tool.name === 'run_command' ? [] : null;
