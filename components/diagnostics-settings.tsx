@@ -1,5 +1,6 @@
 'use client';
 
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { DiagnosticsSettingsUpdate, DiagnosticsSettingsView, LanguageServerView } from '@/lib/contract/diagnostics';
 import { fetchJson } from './api';
@@ -32,6 +33,8 @@ export function DiagnosticsSettings() {
     mutationFn: (body: DiagnosticsSettingsUpdate) => fetchJson<DiagnosticsSettingsView>(URL, { method: 'PUT', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
     onSuccess: (v) => qc.setQueryData(KEY, v),
   });
+  // the switch shows the person's choice at once; the server's answer replaces it
+  const [wanted, setWanted] = useState<boolean | undefined>(undefined);
   const v = view.data;
   const envDecides = v?.env !== undefined && v.envProblem === undefined;
   return (
@@ -44,7 +47,16 @@ export function DiagnosticsSettings() {
       {v && (
         <>
           <label className="flex items-center gap-2 text-sm">
-            <input type="checkbox" checked={v.enabled} disabled={envDecides || save.isPending} onChange={(e) => save.mutate({ enabled: e.target.checked })} aria-label="Check edited files with language servers" />
+            <input
+              type="checkbox"
+              checked={wanted ?? v.enabled}
+              disabled={envDecides || save.isPending}
+              onChange={(e) => {
+                setWanted(e.target.checked);
+                save.mutate({ enabled: e.target.checked }, { onSettled: () => setWanted(undefined) });
+              }}
+              aria-label="Check edited files with language servers"
+            />
             Check each edited file with its language server and tell the model about new errors
           </label>
           {envDecides && <p className="text-xs text-zinc-500">Set by CLAMP_DIAGNOSTICS={v.env}, which wins over this setting.</p>}

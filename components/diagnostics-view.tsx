@@ -23,7 +23,8 @@ export function DiagnosticsBadge({ d }: { d: DiagnosticsMeta }) {
 
 /** The card body's list of a change's new errors (all of them; the model saw the first `shown`). */
 export function DiagnosticsList({ d }: { d: DiagnosticsMeta }) {
-  if (d.state !== 'checked') return <p className="text-xs text-zinc-500">Diagnostics: {d.note ?? d.state}; this change was not checked.</p>;
+  if (d.state === 'not-ready') return <p className="text-xs text-zinc-500">Diagnostics not ready: the {d.servers.join(', ')} language server did not answer in time ({d.note ?? 'starting'}); this change was not checked.</p>;
+  if (d.state === 'failed') return <p className="text-xs text-zinc-500">Diagnostics unavailable: {d.note ?? 'the language server failed'}; this change was not checked.</p>;
   if (d.newErrors.length === 0) return null;
   return (
     <div className="text-xs" data-diagnostics-list>
