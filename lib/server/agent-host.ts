@@ -6,6 +6,7 @@ import { ruleVerdict } from '../store/rules';
 import { getSandboxSettings } from '../store/settings';
 import type { PolicyDecision, ToolDefinition, ToolServices } from '../contract/types';
 import { writeAheadHooks } from './write-ahead';
+import { diagnosticsFor } from './diagnostics';
 
 /** The approval id Clamp's store uses for a tool call of a session (the page answers by tool call id). */
 export function approvalKey(sessionId: string, toolCallId: string): string {
@@ -24,7 +25,7 @@ export function storeHost(db: Db, o: { sessionId: string; workspace: string; dat
     workspace: o.workspace,
     dataDir: o.dataDir,
     // the sandbox settings are read at each call, so saving them changes the next command
-    services: { sandboxSettings: () => getSandboxSettings(db), ...(o.services ?? {}) },
+    services: { sandboxSettings: () => getSandboxSettings(db), diagnostics: diagnosticsFor(db, o.workspace, o.dataDir), ...(o.services ?? {}) },
     mode: () => getSession(db, o.sessionId)?.mode ?? 'default',
     ruleVerdict: (tool, _input, d) => ruleVerdict(db, o.workspace, o.sessionId, tool.name, ruleKeysOf(tool, d), !!d.opaque),
     recordPending: (info, input) => {
