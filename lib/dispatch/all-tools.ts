@@ -23,6 +23,7 @@ import { skillTool } from '../tools/skills/skills';
 import { webSearchTool } from '../tools/web/web-search';
 import { agentTool } from '../tools/agents/agent';
 import { askUserTool } from '../tools/agents/ask-user';
+import { toolSearchTool } from '../tools/tool-search';
 
 /** Every built-in tool, in the order the model sees them. */
 export const ALL_TOOLS = [
@@ -50,6 +51,7 @@ export const ALL_TOOLS = [
   webSearchTool,
   agentTool,
   askUserTool,
+  toolSearchTool,
 ] as const satisfies readonly AnyTool[];
 
 /** The built-in tools' inputs and outputs by name, for the page's message type. */

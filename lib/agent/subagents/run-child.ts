@@ -40,7 +40,8 @@ const stateOf = (r: ToolResult): SubagentCall['state'] => (r.status === 'ok' ? '
 export async function runChild(d: SubagentDeps, req: SubagentRequest, parentCallId: string, signal: AbortSignal): Promise<SubagentOutcome> {
   const b = d.budget;
   const child = d.host.spawnChild?.({ parentCallId, type: req.type, description: req.description }) ?? memoryChild(d.host, parentCallId);
-  const ch = child.host;
+  // nobody to ask (a headless run): the parent's host decides the child's calls too
+  const ch: AgentHost = d.host.unattended ? { ...child.host, unattended: d.host.unattended } : child.host;
   const reg = childRegistry(d.reg, req.type);
   const view: SubagentView = { toolCallId: parentCallId, sessionId: ch.sessionId, type: req.type, description: req.description, status: 'running', steps: 0, tokens: 0, calls: [], callsTotal: 0, startedAt: Date.now() };
   const calls = new Map<string, SubagentCall>();
