@@ -1,15 +1,5 @@
 import type { RewindNote } from '../contract/protocol';
 
-/**
- * Data parts the model is told about: a rewind (which files were restored, so earlier reads of them
- * are stale, and what a rewind cannot undo). Every other data part is the page's alone.
- */
-
-/** Whether a part is one the model reads (as text). */
-export function isModelNote(p: { type: string }): boolean {
-  return p.type === 'data-rewind';
-}
-
 /** What the model reads for a rewind. */
 export function rewindText(n: RewindNote): string {
   const what = [n.code ? 'the code' : '', n.conversation ? 'the conversation' : ''].filter(Boolean).join(' and ');
@@ -27,10 +17,4 @@ export function rewindText(n: RewindNote): string {
   if (n.cannotUndo.length) lines.push(`A rewind cannot undo: ${n.cannotUndo.join(' ')}`);
   lines[lines.length - 1] += ']';
   return lines.join('\n');
-}
-
-/** convertToModelMessages' convertDataPart: a model note becomes text; other data parts are left out. */
-export function modelNoteText(p: { type: `data-${string}`; data: unknown }): { type: 'text'; text: string } | undefined {
-  if (p.type === 'data-rewind') return { type: 'text', text: rewindText(p.data as RewindNote) };
-  return undefined;
 }

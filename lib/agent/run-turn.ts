@@ -13,7 +13,9 @@ import { cachedSystem } from './context/cache';
 import { stepCount } from './context/view';
 import { withToolSummaries } from './tool-summaries';
 import { StepDraft } from './step-draft';
-import { isModelNote, modelNoteText } from './model-notes';
+import { dataPartForModel, isModelNote } from './data-parts';
+import { stepModelSwitcher, type StepModel } from './model-switch';
+import { clearSteer, steered } from './steer';
 
 export const DEFAULT_MAX_STEPS = 100;
 const OVERFLOW_MARK = '\u0000clamp:context-overflow';
@@ -38,6 +40,8 @@ export interface TurnOptions {
   budget?: Budget;
   /** more system prompt sections (skills, memories) */
   systemExtra?: string[];
+  /** the model the session wants for its next step (the header's picker), read before each step */
+  stepModel?: () => StepModel | null;
   /** called after each step and at the end with the whole conversation */
   save: (messages: ClampMessage[]) => void;
 }
@@ -115,10 +119,18 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
       const listed = () => listedTools(o.reg, o.host.mode(), ctxInfo).map((t) => t.name);
       // the model is told about the mode's tools; the SDK knows them all, so dispatch refuses the rest
       const model = withListedTools(o.model, () => new Set(listed()));
+      const switcher = stepModelSwitcher({
+        turnModelId: o.status.model,
+        stored: o.messages,
+        want: o.stepModel ?? (() => null),
+        wrap: (m) => withListedTools(m, () => new Set(listed())),
+        record: (from, to) => writer.write({ type: 'data-model-switch', id: `model-switch-${Date.now()}`, data: { from, to } }),
+      });
+      clearSteer(o.host.sessionId);
       const anthropic = o.status.provider === 'anthropic';
       // the system prompt holds nothing that changes per step, so the prefix stays byte-stable for provider caches
       const system = anthropic ? cachedSystem(sys.prompt) : sys.prompt;
-      let input = await convertToModelMessages(withModelContent(o.messages), { tools, ignoreIncompleteToolCalls: true, convertDataPart: modelNoteText });
+      let input = await convertToModelMessages(withModelContent(o.messages), { tools, ignoreIncompleteToolCalls: true, convertDataPart: dataPartForModel });
       let stepsLeft = o.maxSteps ?? DEFAULT_MAX_STEPS;
       let retriedStep = -1;
       for (let attempt = 0; ; attempt++) {
@@ -130,19 +142,20 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           system,
           messages: input,
           tools,
-          stopWhen: stepCountIs(stepsLeft),
+          stopWhen: [stepCountIs(stepsLeft), steered(o.host.sessionId)],
           abortSignal: o.signal,
           maxRetries: o.maxRetries ?? 2,
           experimental_toolApprovalSecret: o.approvalSecret,
           experimental_repairToolCall: repairMalformedCall,
           prepareStep: async ({ messages }) => {
             stepInput = messages;
-            return { messages: await keeper.prepare(messages, listed()) };
+            const stepModel = switcher.forStep();
+            return { messages: await keeper.prepare(messages, listed()), ...(stepModel ? { model: stepModel } : {}) };
           },
           onStepFinish: ({ usage, providerMetadata }) => {
             stepsDone++;
             const entry = keeper.finishStep(usage, providerMetadata as Record<string, Record<string, unknown>> | undefined);
-            if (entry) writer.write({ type: 'data-ledger', id: `ledger-${entry.step}`, data: entry });
+            if (entry) writer.write({ type: 'data-ledger', id: `ledger-${entry.step}`, data: { ...entry, model: switcher.id() ?? entry.model } });
           },
           onError: ({ error }) => {
             if (isContextOverflow(error)) {

@@ -15,10 +15,22 @@ const title = z.string().trim().min(1).max(BUDGET.SESSION_TITLE_MAX_CHARS);
 export const sessionCreateBody = z.strictObject({ title: title.optional(), mode: mode.optional() });
 export type SessionCreateBody = z.infer<typeof sessionCreateBody>;
 
-/** PATCH /api/sessions/[id]: a title, a mode, or both. */
+/** PATCH /api/sessions/[id]: a title, a mode, the session's model, or several. */
 export const sessionPatchBody = z
-  .strictObject({ title: title.optional(), mode: mode.optional() })
-  .refine((b) => b.title !== undefined || b.mode !== undefined, { message: 'send a title, a mode, or both' });
+  .strictObject({
+    title: title.optional(),
+    mode: mode.optional(),
+    /** the session's own model as provider:model (GET /api/models lists them); null goes back to the default */
+    model: z
+      .string()
+      .trim()
+      .regex(/^[a-z-]+:.+$/, 'must be provider:model, as GET /api/models lists them')
+      .max(4200)
+      .refine((m) => (PROVIDERS as readonly string[]).includes(m.slice(0, m.indexOf(':'))), { message: `names an unknown provider; use one of: anthropic, openai, openai-compatible, ollama, scripted` })
+      .nullable()
+      .optional(),
+  })
+  .refine((b) => b.title !== undefined || b.mode !== undefined || b.model !== undefined, { message: 'send a title, a mode, a model, or several' });
 export type SessionPatchBody = z.infer<typeof sessionPatchBody>;
 
 /** POST /api/sessions/[id]/compact: what the summary should keep in particular (`/compact <focus>`). */
@@ -50,6 +62,8 @@ export const settingsUpdateBody = z
     defaultMode: mode,
     keys: z.strictObject({ anthropic: apiKey, openai: apiKey, 'openai-compatible': apiKey }).optional(),
     sandbox: z.strictObject({ level: z.enum(SANDBOX_SETTING_LEVELS), network: z.boolean() }).partial().optional(),
+    /** whether the model takes images: 'auto' decides from the catalogue and known vision families */
+    imageInput: z.enum(['auto', 'yes', 'no']),
   })
   .partial()
   .strict();
@@ -278,4 +292,42 @@ export interface CommitChangesAnswer {
   ok: boolean;
   /** git_commit's result text, or the refusal */
   text: string;
+}
+
+/** One provider's models in the per-session picker (GET /api/models). */
+export interface ModelChoiceGroup {
+  provider: Provider;
+  models: string[];
+  /** why the list is empty (the provider did not answer, or lists none) */
+  error?: string;
+}
+/** GET /api/models: the default model (settings, else the environment) and what each configured provider offers. */
+export interface ModelChoicesAnswer {
+  default: { spec: string; label: string } | null;
+  providers: ModelChoiceGroup[];
+}
+
+/** GET /api/paths?q=: workspace paths for an @-mention, best first (glob's ignore rules apply). */
+export interface PathCompletionAnswer {
+  items: { path: string; dir: boolean }[];
+  /** more paths matched than are listed */
+  more: boolean;
+  /** the walk stopped at MENTION_SCAN_MAX_FILES entries: deeper paths may be missing */
+  scanCapped: boolean;
+}
+/** GET /api/paths?check=: whether a mentioned path is a file inside the workspace. */
+export interface MentionCheckAnswer {
+  path: string;
+  ok: boolean;
+  /** what is wrong, when not ok */
+  error?: string;
+}
+
+/** POST /api/sessions/[id]/steer: whether a running turn will end at its next safe point. */
+export interface SteerAnswer {
+  steering: boolean;
+}
+/** GET /api/skills */
+export interface SkillListAnswer {
+  skills: { name: string; description: string }[];
 }

@@ -50,8 +50,16 @@ function modelProblem(help: string | undefined): string {
   return !first || first.startsWith('No model is configured') ? 'none configured (the page says how to set one)' : `none usable: ${first}`;
 }
 
-/** Start Clamp: configuration, build if needed, the Next.js app behind the door, shutdown on signals. */
+/** Start Clamp: configuration, build if needed, the Next.js app behind the door, shutdown on signals; `clamp run …` runs one headless turn instead. */
 export async function launch(argv: string[]): Promise<void> {
+  if (argv[0] === 'run') {
+    // the headless run: no server, no build; loaded only here, so the server's start stays as it was
+    const { runHeadless } = await import('./headless/run');
+    const code = await runHeadless(argv.slice(1));
+    // the transcript may still sit in a pipe's buffer: let it drain before exiting
+    await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+    process.exit(code);
+  }
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   let cfg;
   try {
@@ -138,6 +146,9 @@ export async function launch(argv: string[]): Promise<void> {
       `${sandboxLine(sandboxView())}\n` +
       `Open http://${shownHost}:${port}/?token=${token}\n`,
   );
+
+  const mcpLine = (await import('./mcp')).startMcpAtLaunch(cfg);
+  if (mcpLine) process.stdout.write(`${mcpLine}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -186,11 +186,21 @@ export const MIGRATIONS: readonly Migration[] = [
         status             TEXT NOT NULL CHECK (status IN ('running', 'done', 'interrupted')),
         boot_id            TEXT NOT NULL,
         checkpoint_id      TEXT,
+        -- the ToolResult once it ended (so a step the crash cut short keeps its finished calls)
+        result_json        TEXT,
         started_at         INTEGER NOT NULL,
         finished_at        INTEGER,
         PRIMARY KEY (session_id, tool_call_id)
       );
       CREATE INDEX tool_calls_running ON tool_calls(status, session_id);
+    `,
+  },
+  {
+    version: 7,
+    name: "sessions: the session's own model (the header's picker)",
+    sql: `
+      -- provider:model, or NULL for the default model (the settings page, else the environment)
+      ALTER TABLE sessions ADD COLUMN model TEXT;
     `,
   },
 ];
