@@ -105,6 +105,8 @@ export function Composer({
   async function send(force = false) {
     const raw = text.trim();
     if ((!raw && files.length === 0) || disabled) return;
+    setPopup(null);
+    completion.current?.abort();
     if (raw.startsWith('/') && !raw.startsWith('//')) {
       const cmd = parseCommand(raw);
       if (cmd && (await run(cmd.name, cmd.args))) {
@@ -201,7 +203,9 @@ export function Composer({
         setActive((a) => (a + (e.key === 'ArrowDown' ? 1 : n - 1)) % n);
         return;
       }
-      if (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey)) {
+      // Enter on a command typed in full runs it; otherwise Enter, like Tab, takes the highlighted choice
+      const typedInFull = popup.kind === 'slash' && text.trim() === `/${popup.items[active]?.key}`;
+      if (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey && !typedInFull)) {
         e.preventDefault();
         pick(active);
         return;
