@@ -14,8 +14,8 @@ import { e2eSuite } from './suite';
 
 const APP_TS = 'export function greet(name: string): string {\n  return `Hello ${name}`;\n}\n\nconsole.log(greet("world"));\n';
 const SKILL = '---\nname: release-notes\ndescription: Write release notes from the git log\n---\nRead the log, then write the notes.\n';
-// a 2×2 red PNG
-const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEklEQVR4nGP4z8DAwMDAwMDAAAAeAAH/sPqbAAAAAElFTkSuQmCC';
+// an 8×8 red PNG
+const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEUlEQVR4nGO4o6aGFTEMLQkAF/tKAS/fz4YAAAAASUVORK5CYII=';
 
 const scripts = {
   mention: [{ text: 'I read the attached file.' }],
