@@ -27,6 +27,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   browser: async () => (await import('./browser')).browserBench,
   context: async () => (await import('./context')).contextBench,
   sandbox: async () => (await import('./sandbox')).sandboxBench,
+  turn: async () => (await import('./turn')).turnBench,
 };
 const ORDER = Object.keys(BENCHMARKS);
 const command = (name: string) => `npm run bench -- ${name}`;
