@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { ROOT } from '../../lib/server/build';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,15 +105,21 @@ function toolTexts(req: FakeRequest): Record<string, string> {
 }
 
 describe('the launcher', () => {
-  it('explains a port that is taken instead of crashing', { timeout: 120_000 }, () => {
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/clamp.mjs')], {
+  it('explains a port that is taken instead of crashing', { timeout: 120_000 }, async () => {
+    // spawned, not spawnSync: a blocked event loop would leave undici a keep-alive socket the server has
+    // closed meanwhile, and the next test's request would fail on it
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/clamp.mjs')], {
       cwd: ROOT,
       env: { ...process.env, ...env, CLAMP_PORT: String(clamp.port), NEXT_TELEMETRY_DISABLED: '1' },
-      encoding: 'utf8',
-      timeout: 110_000,
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
-    expect(r.status).toBe(2);
-    expect(r.stderr).toContain(`clamp: cannot listen: port ${clamp.port} on 127.0.0.1 is already in use (another Clamp?). Stop it, or start with CLAMP_PORT=<another port>.`);
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 110_000);
+    const status = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    clearTimeout(killer);
+    expect(status).toBe(2);
+    expect(stderr).toContain(`clamp: cannot listen: port ${clamp.port} on 127.0.0.1 is already in use (another Clamp?). Stop it, or start with CLAMP_PORT=<another port>.`);
   });
 });
 
@@ -181,8 +187,7 @@ describe('a chat with an approval, across a crash and restart', () => {
   });
 });
 
-// these run after the crash test, on the server it restarted: the launcher test's spawnSync blocks this
-// process, and a keep-alive socket left idle meanwhile is closed by the server under the next request
+// these run after the crash test, on the server it restarted
 describe('the continuation after an approval carries ids, not the message', () => {
   it('approving a 3 MB write: the old body with the whole message is refused (413), the slim continuation runs the write', { timeout: 120_000 }, async () => {
     const sessionId = await newSession();
