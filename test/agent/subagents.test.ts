@@ -181,6 +181,25 @@ describe('subagents', () => {
   });
 });
 
+describe('subagents with nobody there', () => {
+  it("a headless host decides a general child's call at once with its unattended verdict: no wait, no pending record", async () => {
+    const { model } = routedModel([{ toolCalls: [agentCall('p1', 'general', 'unattended-w')] }, { text: 'ok' }], {
+      'unattended-w': [{ toolCalls: [{ name: 'write_file', id: 'u1', args: { path: 'u.txt', content: 'auto\n' } }, { name: 'write_file', id: 'u2', args: { path: 'no.txt', content: 'x' } }] }, { text: 'done' }],
+    });
+    const m = memoryHost(ws.workspace, ws.dataDir, 'default');
+    const host = { ...m.host, unattended: (_t: unknown, d: { reason: string }) => ({ ...d, action: (m.children.length && !fs.existsSync(`${ws.workspace}/u.txt`) ? 'allow' : 'deny') as 'allow' | 'deny', reason: 'decided by the run' }) };
+    const { last } = await turn(host as typeof m.host, model, 'go').done;
+    expect(ws.read('u.txt')).toBe('auto\n');
+    expect(fs.existsSync(`${ws.workspace}/no.txt`)).toBe(false);
+    expect(m.children[0].pending.size).toBe(0);
+    const view = last!.parts.find((p) => p.type === 'data-subagent') as unknown as { data: SubagentView };
+    expect(view.data.calls.map((c) => [c.toolCallId, c.state])).toEqual([
+      ['u1', 'ok'],
+      ['u2', 'denied'],
+    ]);
+  });
+});
+
 describe('ask_user', () => {
   it("waits for the person's answer, which is the tool's result the model reads next", async () => {
     const { model, requests } = routedModel([{ toolCalls: [{ name: 'ask_user', id: 'q1', args: { question: 'Which colour?', choices: ['red', 'blue'] } }] }, { text: 'Blue it is.' }], {});
