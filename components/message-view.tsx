@@ -8,7 +8,9 @@ import type { ClampDataParts, TurnCut } from '@/lib/contract/protocol';
 import type { PrunedMark } from './chat-derive';
 import type { ChatRow } from './chat-rows';
 import { CompactionDivider } from './compaction-divider';
+import { RewindDivider } from './rewind-divider';
 import { ToolCard } from './tool-card';
+import { ModelSwitchDivider, UserMessage } from './user-message';
 
 const remarkPlugins = [remarkGfm];
 const rehypePlugins = [[rehypeHighlight, { detect: false }]] as const;
@@ -61,11 +63,9 @@ function Notice({ notice }: { notice: ClampDataParts['notice'] }) {
 export const RowView = memo(function RowView({ row, cuts, pruned, idle }: { row: ChatRow; cuts: ReadonlyMap<string, TurnCut>; pruned: ReadonlyMap<string, PrunedMark>; idle: boolean }) {
   switch (row.kind) {
     case 'user':
-      return (
-        <div className="flex justify-end" data-message-id={row.messageId} data-role="user">
-          <div className="max-w-[85%] whitespace-pre-wrap rounded-lg bg-zinc-800 px-3 py-2 text-sm text-zinc-50 dark:bg-zinc-700">{row.text}</div>
-        </div>
-      );
+      return <UserMessage row={row} />;
+    case 'model-switch':
+      return <ModelSwitchDivider from={row.from} to={row.to} />;
     case 'text':
       return <Markdown text={row.text} />;
     case 'reasoning':
@@ -81,6 +81,8 @@ export const RowView = memo(function RowView({ row, cuts, pruned, idle }: { row:
       return <Notice notice={row.notice} />;
     case 'compaction':
       return <CompactionDivider compaction={row.compaction} />;
+    case 'rewind':
+      return <RewindDivider note={row.note} />;
     case 'working':
       return <p className="text-xs text-zinc-500">Working…</p>;
     default: {
