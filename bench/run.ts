@@ -3,7 +3,7 @@
  * process so one's heap and memory peaks never colour another's, writes bench/results/<name>.json
  * and regenerates BENCHMARKS.md from every result file present.
  *
- * Names: the keys of BENCHMARKS below.
+ * Names: the keys of BENCHMARKS below. `--summary`: only regenerate BENCHMARKS.md from the result files.
  * Environment: BENCH_REPEATS (timed rounds per case; each benchmark has its own default); the quiet
  * wait's BENCH_QUIET_LOAD, BENCH_QUIET_WAIT_S and BENCH_QUIET_OTHERS_CORES (bench/conditions.ts).
  * Before each benchmark this process waits for quiet, and after it records the conditions in its
@@ -126,6 +126,12 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === '--child') {
     await runOne(argv[1]);
+    return;
+  }
+  if (argv[0] === '--summary') {
+    // BENCHMARKS.md again from the result files, nothing run (after a merge, or to read older results)
+    writeSummary();
+    console.log('BENCHMARKS.md regenerated from bench/results/*.json.');
     return;
   }
   const unknown = argv.filter((a) => !Object.hasOwn(BENCHMARKS, a));

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import type { StreamName } from './run-types';
 
 /**
@@ -7,16 +8,20 @@ import type { StreamName } from './run-types';
  * Most commands print to one stream only, and then the combined log is byte for byte that stream's
  * log. So it starts as a hard link to the stdout log (relinked to stderr if stderr speaks first):
  * the file exists from the start, live readers see it grow, and no byte is written twice. When the
- * second stream first prints, the combined log becomes a file of its own: the pipes are held, the
- * first stream's log is flushed and copied, and from then on chunks are appended as they arrive.
+ * second stream first prints, the combined log becomes a file of its own: the first stream's bytes
+ * so far are copied from its log, while the chunks that keep coming wait in memory in arrival order
+ * (past SPLIT_QUEUE_MAX_BYTES the stream that adds more is paused), then are appended as they came.
  * Where hard links are not possible, it is a file of its own from the start.
  */
+
+/** Chunks held in memory while the combined log is being split off; past it the pipe that adds more waits. */
+const SPLIT_QUEUE_MAX_BYTES = 1024 * 1024;
 
 type State =
   /** a hard link to `to`'s log; only `to` has printed (or nothing has) */
   | { kind: 'linked'; to: StreamName }
   /** becoming a file of its own; chunks wait in `queue` */
-  | { kind: 'splitting'; queue: Array<{ name: StreamName; chunk: Buffer }> }
+  | { kind: 'splitting'; queue: Array<{ name: StreamName; chunk: Buffer }>; bytes: number }
   | { kind: 'own'; log: fs.WriteStream }
   /** no combined log (it could not be made, or it failed) */
   | { kind: 'none' };
@@ -28,8 +33,8 @@ export interface CombinedLogHooks {
   streamPath(name: StreamName): string;
   /** bytes a stream has printed so far */
   printed(name: StreamName): number;
-  /** hold both pipes (the split copies a log) and let them go */
-  hold(): void;
+  /** pause one stream's pipe (the split's queue is full) and let every held pipe go */
+  hold(name: StreamName): void;
   release(): void;
   /** write a stream's chunk to a log, with backpressure into that stream's pipe (the RunSinks gate) */
   write(name: StreamName, log: fs.WriteStream, chunk: Buffer): void;
@@ -68,6 +73,8 @@ export class CombinedLog {
     if (s.kind === 'own') return this.hooks.write(name, s.log, chunk);
     if (s.kind === 'splitting') {
       s.queue.push({ name, chunk });
+      s.bytes += chunk.length;
+      if (s.bytes > SPLIT_QUEUE_MAX_BYTES) this.hooks.hold(name);
       return;
     }
     if (s.kind !== 'linked' || s.to === name) return;
@@ -77,9 +84,8 @@ export class CombinedLog {
       this.relink(name);
       return;
     }
-    this.state = { kind: 'splitting', queue: [{ name, chunk }] };
-    this.hooks.hold();
-    this.split = this.materialize(other).finally(() => this.hooks.release());
+    this.state = { kind: 'splitting', queue: [{ name, chunk }], bytes: chunk.length };
+    this.split = this.materialize(other, this.hooks.printed(other)).finally(() => this.hooks.release());
   }
 
   private relink(to: StreamName): void {
@@ -94,14 +100,16 @@ export class CombinedLog {
     }
   }
 
-  /** Copy `first`'s log (flushed) to a new file, append what waited, and put it in place. */
-  private async materialize(first: StreamName): Promise<void> {
+  /** Copy the first `bytes` of `first`'s log to a new file, append what waited, and put it in place. */
+  private async materialize(first: StreamName, bytes: number): Promise<void> {
     const tmp = `${this.file}.part`;
     const log = this.hooks.streamLog(first);
     try {
-      if (log) await flushed(log);
-      await fs.promises.copyFile(this.hooks.streamPath(first), tmp);
-      const own = this.hooks.open(tmp, 'a');
+      if (!log) throw new Error('the first stream has no log to copy');
+      // its log keeps growing meanwhile: only the bytes printed before the other stream spoke are copied
+      await flushed(log);
+      const own = this.hooks.open(tmp, 'w');
+      await pipeline(fs.createReadStream(this.hooks.streamPath(first), { start: 0, end: bytes - 1 }), own, { end: false });
       fs.renameSync(tmp, this.file);
       const queue = this.state.kind === 'splitting' ? this.state.queue : [];
       this.state = { kind: 'own', log: own };

@@ -82,7 +82,7 @@ export class RunSinks {
         streamLog: (name) => this.streams[name].log,
         streamPath: (name) => paths.logPaths[name],
         printed: (name) => this.streams[name].capture.totalBytes,
-        hold: () => STREAMS.forEach((n) => this.streams[n].gate?.hold(this.holdKey)),
+        hold: (name) => this.streams[name].gate?.hold(this.holdKey),
         release: () => STREAMS.forEach((n) => this.streams[n].gate?.release(this.holdKey)),
         write: (name, log, chunk) => {
           const gate = this.streams[name].gate;

@@ -109,9 +109,15 @@ export function createSession(
   return requireSession(db, id);
 }
 
+/** getSession's statement per database. */
+const BY_ID = new WeakMap<Db, ReturnType<Db['prepare']>>();
+
 /** A session by id, or undefined. */
 export function getSession(db: Db, id: string): SessionRecord | undefined {
-  const row = db.prepare(`${SELECT} WHERE s.id = ?`).get(id) as SessionRow | undefined;
+  // prepared once per database: every step of a turn reads its session
+  let stmt = BY_ID.get(db);
+  if (!stmt) BY_ID.set(db, (stmt = db.prepare(`${SELECT} WHERE s.id = ?`)));
+  const row = stmt.get(id) as SessionRow | undefined;
   return row && toRecord(row);
 }
 

@@ -93,9 +93,18 @@ function search(providers: string[], id: string): CatalogueEntry | null {
  */
 export function lookupCatalogue(provider: string | null, modelId: string | null | undefined): CatalogueEntry | null {
   if (!modelId) return null;
+  // the catalogue never changes while the process runs, and every step of a turn asks again
+  const key = `${provider ?? ''}\0${modelId}`;
+  const hit = LOOKUPS.get(key);
+  if (hit !== undefined) return hit;
   const id = normaliseModelId(modelId);
   const home = provider ? HOME[provider] : undefined;
-  if (home) return search(home, id);
-  const e = search(Object.keys(CATALOGUE), id);
-  return e && { ...e, prices: null };
+  const e = home ? search(home, id) : search(Object.keys(CATALOGUE), id);
+  const found = home ? e : e && { ...e, prices: null };
+  if (LOOKUPS.size > 256) LOOKUPS.clear();
+  LOOKUPS.set(key, found);
+  return found;
 }
+
+/** Answers of lookupCatalogue by provider and model id. */
+const LOOKUPS = new Map<string, CatalogueEntry | null>();
