@@ -7,8 +7,24 @@ import type { Registry } from './registry';
 import { describeTool, modelSchema } from './registry';
 import { definitionTokens, definitionsTokens } from './tool-cost';
 
-/** The built-ins a small window defers first: the least used (skills, web, memory, git), in this order. */
-export const DEFERRABLE_BUILTINS: readonly string[] = ['skill', 'web_search', 'web_fetch', 'memory_save', 'memory_search', 'git_commit', 'git_log', 'git_diff', 'git_status'];
+/**
+ * The built-ins a small window defers, least used first: skills, web, memory, git, then the task
+ * controls and the plan's reader (the tools a coding turn cannot do without are never deferred).
+ */
+export const DEFERRABLE_BUILTINS: readonly string[] = [
+  'skill',
+  'web_search',
+  'web_fetch',
+  'memory_save',
+  'memory_search',
+  'git_commit',
+  'git_log',
+  'git_diff',
+  'git_status',
+  'task_kill',
+  'task_list',
+  'todo_read',
+];
 
 /** Which listed tools are not sent this step, and what the definitions cost. */
 export interface DeferralPlan {

@@ -3,6 +3,7 @@ import { BUDGET } from '../contract/budget';
 import { chatBodySchema } from '../contract/chat-body';
 import { approvalAnswerBody, compactBody, modelCheckBody, sessionCreateBody, sessionPatchBody, settingsUpdateBody } from '../contract/rest';
 import * as A from '../contract/rest-answers';
+import { mcpPatchBody, mcpServerBody } from '../contract/mcp-rest';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -32,6 +33,8 @@ export const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   CompactBody: compactBody,
   SettingsUpdate: settingsUpdateBody,
   ModelCheckRequest: modelCheckBody,
+  McpServerBody: mcpServerBody,
+  McpPatchBody: mcpPatchBody,
 };
 
 /** Answers with a declared schema (lib/contract/rest-answers.ts, checked against the routes' types). */
@@ -150,6 +153,14 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
   },
   '/api/status': {
     get: { tag: 'status', summary: 'The workspace, data dir, model, default mode and sandbox', answer: { described: 'StatusAnswer (lib/contract/rest.ts)' } },
+  },
+  '/api/mcp': {
+    get: { tag: 'mcp', summary: 'The configured MCP servers with status, tools and what their definitions cost (starts nothing)', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' } },
+    post: { tag: 'mcp', summary: "Add or replace one of your servers (env values and headers go to the 0600 secrets file); it starts unless set to first use", body: 'McpServerBody', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' }, errors: { 409: 'the name is defined by CLAMP_MCP_CONFIG or .mcp.json' } },
+  },
+  '/api/mcp/{name}': {
+    patch: { tag: 'mcp', summary: "Enable or disable a server, its startup, approve a .mcp.json server's definition, restart it, or change one tool (offered, policy, read-only trust)", body: 'McpPatchBody', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' }, errors: { 404: 'no such server' } },
+    delete: { tag: 'mcp', summary: 'Remove one of your servers and its secrets', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' }, errors: { 404: 'no such server', 409: 'it comes from CLAMP_MCP_CONFIG or .mcp.json' } },
   },
   '/api/openapi.json': {
     get: { tag: 'status', summary: 'This document', answer: { described: 'an OpenAPI 3.1 document' } },
