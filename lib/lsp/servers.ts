@@ -39,7 +39,9 @@ const serverEntry = z.strictObject({
   sandbox: z.boolean().default(true),
 });
 const disabledEntry = z.strictObject({ disabled: z.literal(true) });
-const configFile = z.strictObject({ servers: z.record(z.string().regex(/^[\w.-]+$/, 'use letters, digits, -, _ and .'), z.union([disabledEntry, serverEntry])) });
+const configFile = z.strictObject({ servers: z.record(z.string().regex(/^[\w.-]+$/, 'use letters, digits, -, _ and .'), z.unknown()) });
+/** Each entry is checked on its own schema, so an error names the field that is wrong. */
+const entryOf = (v: unknown) => (v && typeof v === 'object' && 'disabled' in v ? disabledEntry : serverEntry);
 
 /** The servers in effect for a data dir, and what is wrong with the configuration file, if anything. */
 export interface ServerList {
@@ -90,8 +92,8 @@ export function typescriptServer(): ServerSpec | undefined {
 export function loadServers(dataDir: string, env: NodeJS.ProcessEnv = process.env): ServerList {
   const configPath = lspConfigPath(dataDir, env);
   const builtin = typescriptServer();
-  let configured: ServerSpec[] = [];
-  let disabled = new Set<string>();
+  const configured: ServerSpec[] = [];
+  const disabled = new Set<string>();
   let configProblem: string | undefined;
   let text: string | undefined;
   try {
@@ -102,12 +104,17 @@ export function loadServers(dataDir: string, env: NodeJS.ProcessEnv = process.en
   if (text !== undefined) {
     try {
       const parsed = configFile.safeParse(JSON.parse(text));
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
+      const entries = parsed.success ? Object.entries(parsed.data.servers).map(([name, v]) => ({ name, r: entryOf(v).safeParse(v) })) : [];
+      const bad = parsed.success ? entries.find((e) => !e.r.success) : undefined;
+      const issue = !parsed.success ? parsed.error.issues[0] : bad && !bad.r.success ? { ...bad.r.error.issues[0], path: ['servers', bad.name, ...bad.r.error.issues[0].path] } : undefined;
+      if (issue) {
         configProblem = `${configPath}: ${issue.path.join('.') || '(top)'}: ${issue.message}. Expected {"servers": {"<name>": {"command": "...", "args": [...], "patterns": ["*.py"]}}}`;
       } else {
-        disabled = new Set(Object.entries(parsed.data.servers).filter(([, v]) => 'disabled' in v).map(([k]) => k));
-        configured = Object.entries(parsed.data.servers).flatMap(([name, v]) => ('disabled' in v ? [] : [{ name, ...v, kind: 'generic' as const }]));
+        for (const { name, r } of entries) {
+          if (!r.success) continue;
+          if ('disabled' in r.data) disabled.add(name);
+          else configured.push({ name, ...(r.data as z.infer<typeof serverEntry>), kind: 'generic' });
+        }
       }
     } catch (err) {
       configProblem = `${configPath} is not valid JSON (${(err as Error).message})`;

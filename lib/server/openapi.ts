@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BUDGET } from '../contract/budget';
 import { chatBodySchema } from '../contract/chat-body';
 import { approvalAnswerBody, compactBody, modelCheckBody, sessionCreateBody, sessionPatchBody, settingsUpdateBody } from '../contract/rest';
+import { diagnosticsSettingsBody } from '../contract/diagnostics';
 import * as A from '../contract/rest-answers';
 import { mcpPatchBody, mcpServerBody } from '../contract/mcp-rest';
 
@@ -35,6 +36,7 @@ export const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   ModelCheckRequest: modelCheckBody,
   McpServerBody: mcpServerBody,
   McpPatchBody: mcpPatchBody,
+  DiagnosticsSettingsUpdate: diagnosticsSettingsBody,
 };
 
 /** Answers with a declared schema (lib/contract/rest-answers.ts, checked against the routes' types). */
@@ -150,6 +152,10 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
   },
   '/api/settings/check': {
     post: { tag: 'settings', summary: "Reach a provider with these settings and list its models", body: 'ModelCheckRequest', answer: { described: 'ModelCheck (lib/contract/protocol.ts)' } },
+  },
+  '/api/settings/diagnostics': {
+    get: { tag: 'settings', summary: 'Diagnostics after edits: on or off (and whether CLAMP_DIAGNOSTICS decides), and every language server with its state', answer: { described: 'DiagnosticsSettingsView (lib/contract/diagnostics.ts)' } },
+    put: { tag: 'settings', summary: 'Turn diagnostics after edits on or off; off stops the running language servers', body: 'DiagnosticsSettingsUpdate', answer: { described: 'DiagnosticsSettingsView (lib/contract/diagnostics.ts)' } },
   },
   '/api/status': {
     get: { tag: 'status', summary: 'The workspace, data dir, model, default mode and sandbox', answer: { described: 'StatusAnswer (lib/contract/rest.ts)' } },
