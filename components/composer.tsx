@@ -118,6 +118,8 @@ export function Composer({
   async function send(force = false) {
     const raw = text.trim();
     if ((!raw && files.length === 0) || disabled) return;
+    setPopup(null);
+    completion.current?.abort();
     if (raw.startsWith('/') && !raw.startsWith('//')) {
       const cmd = parseCommand(raw);
       if (cmd && (await run(cmd.name, cmd.args))) {
@@ -214,7 +216,9 @@ export function Composer({
         setActive((a) => (a + (e.key === 'ArrowDown' ? 1 : n - 1)) % n);
         return;
       }
-      if (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey)) {
+      // Enter on a command typed in full runs it; otherwise Enter, like Tab, takes the highlighted choice
+      const typedInFull = popup.kind === 'slash' && text.trim() === `/${popup.items[active]?.key}`;
+      if (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey && !typedInFull)) {
         e.preventDefault();
         pick(active);
         return;
@@ -315,7 +319,7 @@ export function Composer({
             <li key={f.id} data-attachment={f.name} className="flex items-center gap-1.5 rounded border border-zinc-300 bg-white px-1.5 py-1 text-xs dark:border-zinc-700 dark:bg-zinc-900">
               {/* a data: URL the person attached: nothing to optimise or fetch */}
               {/* eslint-disable-next-line @next/next/no-img-element */}
-              {f.image ? <img src={f.url} alt={f.name} className="h-8 w-8 rounded object-cover" /> : <span aria-hidden="true">📄</span>}
+              {f.image ? <img src={f.url} alt={f.name} className="h-8 w-8 rounded object-cover" /> : <span aria-hidden="true" className="rounded bg-zinc-200 px-1 font-mono text-[10px] dark:bg-zinc-700">txt</span>}
               <span className="max-w-[12rem] truncate">{f.name}</span>
               <span className="text-zinc-500">{formatBytes(f.bytes)}</span>
               <button type="button" aria-label={`Remove ${f.name}`} onClick={() => setFiles((l) => l.filter((x) => x.id !== f.id))} className="rounded px-1 hover:bg-zinc-100 dark:hover:bg-zinc-800">
@@ -339,7 +343,9 @@ export function Composer({
           e.target.value = '';
         }} />
         <button type="button" aria-label="Attach images or files" title="Attach images or text files (or paste, or drop them here)" disabled={!!disabled} onClick={() => fileInput.current?.click()} className="h-[2.75rem] rounded-md border border-zinc-300 bg-white px-2.5 text-base text-zinc-700 hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200">
-          <span aria-hidden="true">📎</span>
+          <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round">
+            <path d="M13.5 6.5 7.8 12.2a1.6 1.6 0 0 0 2.3 2.3l6-6a3.2 3.2 0 0 0-4.6-4.6l-6.2 6.2a4.8 4.8 0 0 0 6.8 6.8l5.4-5.4" />
+          </svg>
         </button>
         <label htmlFor="chat-input" className="sr-only">
           Message

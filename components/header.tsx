@@ -116,6 +116,7 @@ export function Header({
         <label className="flex items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400">
           Mode
           <select
+            id="mode-picker"
             value={session?.mode ?? status?.defaultMode ?? 'default'}
             disabled={!session}
             onChange={(e) => onModeChange(e.target.value as PermissionMode)}
