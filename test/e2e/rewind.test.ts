@@ -86,6 +86,14 @@ describe('rewind in the browser', () => {
     expect(diffText).toContain('line 2, rewritten');
     await expect(dialog.getByTestId('cannot-undo').innerText()).resolves.toMatch(/cannot undo/i);
     await screenshot(page, 'rewind-preview');
+    // narrow and dark: the dialog fits the window
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.setViewportSize({ width: 420, height: 820 });
+    const box = await dialog.boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 420).toBe(true);
+    await screenshot(page, 'rewind-preview-narrow-dark');
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.emulateMedia({ colorScheme: 'light' });
 
     await dialog.getByRole('button', { name: 'Restore code and conversation' }).click();
     await dialog.waitFor({ state: 'detached', timeout: 30_000 });
