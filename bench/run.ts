@@ -28,6 +28,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   context: async () => (await import('./context')).contextBench,
   sandbox: async () => (await import('./sandbox')).sandboxBench,
   checkpoint: async () => (await import('./checkpoint')).checkpointBench,
+  diagnostics: async () => (await import('./diagnostics')).diagnosticsBench,
 };
 const ORDER = Object.keys(BENCHMARKS);
 const command = (name: string) => `npm run bench -- ${name}`;
