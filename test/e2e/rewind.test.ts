@@ -52,7 +52,7 @@ const userRow = (page: Page, text: string) => page.locator('[data-role="user"]')
 describe('rewind in the browser', () => {
   it('rewind from a message: preview with files and diffs, confirm, files restored on disk, conversation shortened, the branch openable', { timeout: 180_000 }, async () => {
     const { page } = await s.start('rewind');
-    await page.selectOption('header select', 'accept-edits');
+    await page.selectOption('#mode-picker', 'accept-edits');
     await expect.poll(() => modeOf('rewind'), { timeout: 10_000 }).toBe('accept-edits');
 
     await send(page, '[e2e:first] Make the greeting longer.');
@@ -146,7 +146,7 @@ describe('rewind in the browser', () => {
 
   it('edit and resend: the edited text is sent after a rewind of the conversation and the code', { timeout: 120_000 }, async () => {
     const { page } = await s.start('edit-resend');
-    await page.selectOption('header select', 'accept-edits');
+    await page.selectOption('#mode-picker', 'accept-edits');
     await expect.poll(() => modeOf('edit-resend'), { timeout: 10_000 }).toBe('accept-edits');
     await send(page, '[e2e:er-one] Write the answer.');
     await page.getByText('Wrote v1.').waitFor({ timeout: 30_000 });
