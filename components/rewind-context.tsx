@@ -1,7 +1,7 @@
 'use client';
 
 import { useQueryClient } from '@tanstack/react-query';
-import { createContext, useCallback, useContext, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type Ref } from 'react';
 import type { ClampMessage } from '@/lib/contract/protocol';
 import { queryKeys } from './api';
 import { postRewind, type RewindRequest, type RewindResult } from './checkpoint-api';
@@ -61,7 +61,8 @@ export function turnOf(messages: readonly ClampMessage[], toolCallId: string): s
  * Rewind for one conversation: the dialog (preview, choices, confirmation) and edit-and-resend.
  * After a rewind the chat shows the answer's conversation (shortened by a conversation rewind, and
  * ending with the rewind's note, a divider in the list); the rewound message's text goes back to the
- * composer (`setDraft`), so it can be changed and sent again. Children read it with useRewind(); `/rewind` calls openRewind().
+ * composer (`setDraft`), so it can be changed and sent again. Children read it with useRewind();
+ * the component that renders the provider reaches openRewind through `handle` (for `/rewind`).
  */
 export function RewindProvider({
   sessionId,
@@ -70,6 +71,7 @@ export function RewindProvider({
   busy,
   send,
   setDraft,
+  handle,
   children,
 }: {
   sessionId: string;
@@ -78,6 +80,8 @@ export function RewindProvider({
   busy: boolean;
   send: (text: string) => void;
   setDraft: (text: string) => void;
+  /** for the chat itself (it renders the provider, so it cannot read the context): openRewind */
+  handle?: Ref<Pick<RewindApi, 'openRewind'>>;
   children?: ReactNode;
 }) {
   const qc = useQueryClient();
@@ -117,6 +121,8 @@ export function RewindProvider({
     }),
     [sessionId, rewind, busy],
   );
+
+  useImperativeHandle(handle, () => ({ openRewind: api.openRewind }), [api]);
 
   const onRewound = useCallback((text: string | null) => {
     setTarget(null);

@@ -53,7 +53,7 @@ async function modeOf(title: string): Promise<string | undefined> {
 const exists = (rel: string) => fs.existsSync(path.join(s.ws.workspace, rel));
 
 async function makeChanges(page: Page): Promise<void> {
-  await page.selectOption('header select', 'accept-edits');
+  await page.selectOption('#mode-picker', 'accept-edits');
   await expect.poll(() => modeOf('changes'), { timeout: 10_000 }).toBe('accept-edits');
   await send(page, '[e2e:work] Change three things.');
   const bar = await approvalFor(page, 'ch-rm');
@@ -121,13 +121,13 @@ describe('the changes panel in the browser', () => {
 
   it('commit these in plan mode: the refusal is shown and nothing is committed', { timeout: 120_000 }, async () => {
     const { page } = await s.start('changes-plan');
-    await page.selectOption('header select', 'accept-edits');
+    await page.selectOption('#mode-picker', 'accept-edits');
     await expect.poll(() => modeOf('changes-plan'), { timeout: 10_000 }).toBe('accept-edits');
     await send(page, '[e2e:plan-work] Write one file.');
     await page.getByText('The new file is written.').waitFor({ timeout: 30_000 });
     await waitIdle(page);
     const head = git('rev-parse', 'HEAD').trim();
-    await page.selectOption('header select', 'plan');
+    await page.selectOption('#mode-picker', 'plan');
     await expect.poll(() => modeOf('changes-plan'), { timeout: 10_000 }).toBe('plan');
     await page.getByRole('button', { name: /^Changes/ }).click();
     const panel = page.getByRole('dialog', { name: 'Changes in this session' });

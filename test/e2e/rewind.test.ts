@@ -52,7 +52,7 @@ const userRow = (page: Page, text: string) => page.locator('[data-role="user"]')
 describe('rewind in the browser', () => {
   it('rewind from a message: preview with files and diffs, confirm, files restored on disk, conversation shortened, the branch openable', { timeout: 180_000 }, async () => {
     const { page } = await s.start('rewind');
-    await page.selectOption('header select', 'accept-edits');
+    await page.selectOption('#mode-picker', 'accept-edits');
     await expect.poll(() => modeOf('rewind'), { timeout: 10_000 }).toBe('accept-edits');
 
     await send(page, '[e2e:first] Make the greeting longer.');
@@ -86,6 +86,14 @@ describe('rewind in the browser', () => {
     expect(diffText).toContain('line 2, rewritten');
     await expect(dialog.getByTestId('cannot-undo').innerText()).resolves.toMatch(/cannot undo/i);
     await screenshot(page, 'rewind-preview');
+    // narrow and dark: the dialog fits the window
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.setViewportSize({ width: 420, height: 820 });
+    const box = await dialog.boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 420).toBe(true);
+    await screenshot(page, 'rewind-preview-narrow-dark');
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.emulateMedia({ colorScheme: 'light' });
 
     await dialog.getByRole('button', { name: 'Restore code and conversation' }).click();
     await dialog.waitFor({ state: 'detached', timeout: 30_000 });
@@ -138,7 +146,7 @@ describe('rewind in the browser', () => {
 
   it('edit and resend: the edited text is sent after a rewind of the conversation and the code', { timeout: 120_000 }, async () => {
     const { page } = await s.start('edit-resend');
-    await page.selectOption('header select', 'accept-edits');
+    await page.selectOption('#mode-picker', 'accept-edits');
     await expect.poll(() => modeOf('edit-resend'), { timeout: 10_000 }).toBe('accept-edits');
     await send(page, '[e2e:er-one] Write the answer.');
     await page.getByText('Wrote v1.').waitFor({ timeout: 30_000 });
