@@ -1,5 +1,5 @@
 import { getToolName, isToolUIPart, type DynamicToolUIPart, type ToolUIPart } from 'ai';
-import type { AttachmentInfo, ClampDataParts, ClampMessage, CompactionInfo } from '@/lib/contract/protocol';
+import type { AttachmentInfo, ClampDataParts, ClampMessage, CompactionInfo, RewindNote } from '@/lib/contract/protocol';
 import type { ClampUITools } from '@/lib/contract/tool-types';
 
 type ToolPart = ToolUIPart<ClampUITools> | DynamicToolUIPart;
@@ -27,6 +27,8 @@ export type ChatRow =
   | (RowBase & { kind: 'notice'; notice: ClampDataParts['notice'] })
   /** where older messages were summarised for the model (they stay in the list above it) */
   | (RowBase & { kind: 'compaction'; compaction: CompactionInfo })
+  /** where a rewind happened (the server's note, a user message of its own): what it restored, the branch */
+  | (RowBase & { kind: 'rewind'; note: RewindNote })
   /** "Working…" while a request waits for its first chunk */
   | (RowBase & { kind: 'working' });
 
@@ -43,7 +45,9 @@ export function rowsOf(messages: readonly ClampMessage[], { hideErrorNoticeOf, w
   const compactions = new Set<string>();
   for (const m of messages) {
     const start = rows.length;
-    if (m.role === 'user') {
+    const rewound = m.role === 'user' ? m.parts.find((p) => p.type === 'data-rewind') : undefined;
+    if (rewound) rows.push({ kind: 'rewind', key: `${m.id}:w`, messageId: m.id, last: false, note: rewound.data });
+    else if (m.role === 'user') {
       rows.push({ kind: 'user', key: `${m.id}:u`, messageId: m.id, last: false, text: m.parts.map((p) => (p.type === 'text' ? p.text : '')).join(''), ...userExtras(m) });
     } else {
       // a system message shows only its compaction divider, if it carries one
@@ -90,7 +94,8 @@ function userExtras(m: ClampMessage): { attachments?: AttachmentInfo[]; images?:
 export function estimateRowPx(row: ChatRow | undefined): number {
   switch (row?.kind) {
     case 'user':
-      return 52;
+      // the text and its rewind controls
+      return 74;
     case 'text':
       return 24 + Math.min(400, Math.ceil(row.text.length / 90) * 22);
     case 'reasoning':
@@ -102,6 +107,8 @@ export function estimateRowPx(row: ChatRow | undefined): number {
       return 64;
     case 'compaction':
       return 56;
+    case 'rewind':
+      return 60;
     case 'model-switch':
       return 32;
     default:

@@ -1,6 +1,6 @@
 'use client';
 
-import { useEffect, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent, type MutableRefObject } from 'react';
 import { BUDGET } from '@/lib/contract/budget';
 import { looksLikePath, mentionAtCaret, parseMentions } from '@/lib/contract/mentions';
 import type { ImageInput, SessionSummary } from '@/lib/contract/protocol';
@@ -12,6 +12,7 @@ import { readPendingFile, type PendingFile } from './composer-files';
 import { ComposerPopup, type PopupItem } from './composer-popup';
 import { ComposerQueue, type QueuedMessage } from './composer-queue';
 import { useComposerCommands, type InfoPanel } from './use-composer-commands';
+import { useRewind } from './rewind-context';
 
 /** What the composer hands the chat to send. */
 export interface ComposerMessage {
@@ -40,6 +41,7 @@ export function Composer({
   onStop,
   onCompact,
   onRewind,
+  draftRef,
 }: {
   session: SessionSummary;
   busy: boolean;
@@ -52,7 +54,10 @@ export function Composer({
   onSend: (m: ComposerMessage) => void;
   onStop: () => void;
   onCompact: (focus: string) => void;
+  /** /rewind: by default the rewind dialog's picker of user messages */
   onRewind?: () => void;
+  /** filled with a setter that puts text into the composer when it is empty (a rewound message's text comes back) */
+  draftRef?: MutableRefObject<((text: string) => void) | null>;
 }) {
   const session = useSessions().data?.find((s) => s.id === initial.id) ?? initial;
   const status = useStatus().data;
@@ -63,6 +68,13 @@ export function Composer({
   const commands = useMemo(() => allCommands(skills), [skills]);
 
   const [text, setText] = useState('');
+  useEffect(() => {
+    if (!draftRef) return;
+    draftRef.current = (t) => setText((cur) => (cur.trim() ? cur : t));
+    return () => {
+      draftRef.current = null;
+    };
+  }, [draftRef]);
   const [files, setFiles] = useState<PendingFile[]>([]);
   const [queue, setQueue] = useState<QueuedMessage[]>([]);
   const [popup, setPopup] = useState<Popup | null>(null);
@@ -74,7 +86,8 @@ export function Composer({
   const fileInput = useRef<HTMLInputElement>(null);
 
   const sendSkill = (name: string, args: string) => submit({ text: `/${name}${args ? ` ${args}` : ''}`, files, skill: { name, args } });
-  const run = useComposerCommands({ session, skills, onCompact, onRewind, sendSkill, show: setPanel });
+  const { openRewind } = useRewind();
+  const run = useComposerCommands({ session, skills, onCompact, onRewind: onRewind ?? (() => openRewind()), sendSkill, show: setPanel });
 
   // a message queued while the turn ran goes once it ends (and nothing else waits)
   const inflight = useRef(false);

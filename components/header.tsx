@@ -1,6 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { PERMISSION_MODES } from '@/lib/contract/types';
 import { fetchTasks, TASKS_KEY } from '@/lib/ui/tasks-api';
 import type { PermissionMode, SessionSummary } from '@/lib/contract/protocol';
@@ -77,6 +78,7 @@ export function Header({
   onOpenSettings,
   tasksOpen,
   onOpenTasks,
+  changes,
 }: {
   status: StatusAnswer | undefined;
   session: SessionSummary | null;
@@ -85,6 +87,8 @@ export function Header({
   onOpenSettings: () => void;
   tasksOpen: boolean;
   onOpenTasks: () => void;
+  /** the Changes button (components/changes-panel.tsx) */
+  changes?: ReactNode;
 }) {
   const scripted = status?.model.scripted;
   return (
@@ -126,6 +130,7 @@ export function Header({
             ))}
           </select>
         </label>
+        {changes}
         <TasksButton open={tasksOpen} onOpen={onOpenTasks} />
         <button
           type="button"

@@ -8,6 +8,7 @@ import type { ClampDataParts, TurnCut } from '@/lib/contract/protocol';
 import type { PrunedMark } from './chat-derive';
 import type { ChatRow } from './chat-rows';
 import { CompactionDivider } from './compaction-divider';
+import { RewindDivider } from './rewind-divider';
 import { ToolCard } from './tool-card';
 import { ModelSwitchDivider, UserMessage } from './user-message';
 
@@ -80,6 +81,8 @@ export const RowView = memo(function RowView({ row, cuts, pruned, idle }: { row:
       return <Notice notice={row.notice} />;
     case 'compaction':
       return <CompactionDivider compaction={row.compaction} />;
+    case 'rewind':
+      return <RewindDivider note={row.note} />;
     case 'working':
       return <p className="text-xs text-zinc-500">Working…</p>;
     default: {

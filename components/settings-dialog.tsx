@@ -3,6 +3,8 @@
 import { useEffect, useRef } from 'react';
 import { useDeleteRule, useRules, useSettings } from './api';
 import { MemoriesList } from './memories-list';
+import { McpServers } from './mcp-servers';
+import { DiagnosticsSettings } from './diagnostics-settings';
 import { btnPlainCls, SettingsForm } from './settings-form';
 
 function RulesList() {
@@ -51,8 +53,10 @@ export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () =
   }, [open]);
   const lists = (
     <>
+      <McpServers />
       <RulesList />
       <MemoriesList />
+      <DiagnosticsSettings />
     </>
   );
   return (

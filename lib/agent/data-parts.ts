@@ -1,5 +1,6 @@
 import type { TextPart } from 'ai';
-import type { ClampDataParts } from '../contract/protocol';
+import type { ClampDataParts, RewindNote } from '../contract/protocol';
+import { rewindText } from './model-notes';
 
 /** What the model reads for an attachment: the path, the lines asked for, and the read's own text (its notes included). */
 export function attachmentText(a: ClampDataParts['attachment']): string {
@@ -9,10 +10,12 @@ export function attachmentText(a: ClampDataParts['attachment']): string {
 }
 
 /**
- * The data parts a model reads, as text (convertToModelMessages' convertDataPart): attachments, and a
- * /<skill> request. Every other data part is the page's (context, ledger, dividers) and is left out.
+ * The data parts a model reads, as text (convertToModelMessages' convertDataPart): attachments, a
+ * /<skill> request, and a rewind (which files were restored, so earlier reads of them are stale, and
+ * what a rewind cannot undo). Every other data part is the page's (context, ledger, dividers) and is left out.
  */
 export function dataPartForModel(part: { type: string; data: unknown }): TextPart | undefined {
+  if (part.type === 'data-rewind') return { type: 'text', text: rewindText(part.data as RewindNote) };
   if (part.type === 'data-attachment') return { type: 'text', text: attachmentText(part.data as ClampDataParts['attachment']) };
   if (part.type === 'data-skill-request') {
     const { name, args } = part.data as ClampDataParts['skill-request'];
@@ -22,4 +25,11 @@ export function dataPartForModel(part: { type: string; data: unknown }): TextPar
     };
   }
   return undefined;
+}
+
+const MODEL_DATA_PARTS = new Set(['data-rewind', 'data-attachment', 'data-skill-request']);
+
+/** Whether a part is one the model reads (as text), so a message of such parts alone still reaches it. */
+export function isModelNote(p: { type: string }): boolean {
+  return MODEL_DATA_PARTS.has(p.type);
 }

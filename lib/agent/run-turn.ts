@@ -1,4 +1,4 @@
-import { convertToModelMessages, createUIMessageStream, stepCountIs, streamText, type InferUIMessageChunk, type LanguageModel, type ModelMessage, type UIMessageChunk } from 'ai';
+import { convertToModelMessages, createUIMessageStream, generateId, stepCountIs, streamText, type InferUIMessageChunk, type LanguageModel, type ModelMessage, type UIMessageChunk } from 'ai';
 import type { Registry } from '../dispatch/registry';
 import { listedTools } from '../dispatch/registry';
 import { budgetTable, type Budget } from '../contract/budget';
@@ -12,7 +12,8 @@ import { ContextKeeper } from './context/keeper';
 import { cachedSystem } from './context/cache';
 import { stepCount } from './context/view';
 import { withToolSummaries } from './tool-summaries';
-import { dataPartForModel } from './data-parts';
+import { StepDraft } from './step-draft';
+import { dataPartForModel, isModelNote } from './data-parts';
 import { stepModelSwitcher, type StepModel } from './model-switch';
 import { clearSteer, steered } from './steer';
 
@@ -21,7 +22,7 @@ const OVERFLOW_MARK = '\u0000clamp:context-overflow';
 
 /** Messages the model has something to read in: a message of data parts only (a compaction made by hand) is the page's, not the model's. */
 export function withModelContent(messages: ClampMessage[]): ClampMessage[] {
-  return messages.filter((m) => m.parts.some((p) => !p.type.startsWith('data-') && p.type !== 'step-start'));
+  return messages.filter((m) => m.parts.some((p) => (!p.type.startsWith('data-') || isModelNote(p)) && p.type !== 'step-start'));
 }
 
 export interface TurnOptions {
@@ -65,7 +66,11 @@ export function markStopped(messages: ClampMessage[]): ClampMessage[] {
 export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
   const budget = o.budget ?? budgetTable();
   const label = o.status.label;
+  // known before the stream starts, so a call stored before it runs names its message
+  const responseId = generateId();
+  const draft = new StepDraft();
   return createUIMessageStream<ClampMessage>({
+    generateId: () => responseId,
     originalMessages: o.messages,
     onError: (err) => {
       const p = describeProviderError(err, label);
@@ -91,10 +96,11 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           const todos = r.meta?.todos;
           if (Array.isArray(todos)) writer.write({ type: 'data-todos', id: 'todos', data: { items: todos } });
         },
+        callPlace: () => ({ messageId, userMessageId: o.messages.findLast((m) => m.role === 'user')?.id ?? null, stepParts: draft.snapshot() }),
       });
       const sys = buildSystemPrompt({ workspace: o.host.workspace, dataDir: o.host.dataDir, extra: o.systemExtra });
       const last = o.messages.at(-1);
-      let messageId = last?.role === 'assistant' ? last.id : '';
+      let messageId = last?.role === 'assistant' ? last.id : responseId;
       const keeper = new ContextKeeper({
         model: o.model,
         status: o.status,
@@ -178,6 +184,7 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           // an overflow is recovered below: its error never reaches the page as one
           if (chunk.type === 'error' && chunk.errorText === OVERFLOW_MARK) continue;
           if (chunk.type === 'start' && chunk.messageId) messageId = chunk.messageId;
+          draft.see(chunk);
           writer.write(chunk);
           if (chunk.type === 'start' && !started) {
             started = true;

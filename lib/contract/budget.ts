@@ -231,6 +231,51 @@ export const BUDGET = {
   /** … and how long an answer (or the lack of one) is remembered per server and model. */
   WINDOW_DISCOVERY_CACHE_MS: 10 * 60_000,
 
+  /** MCP: longest wait for one tool call (the turn's Stop ends it sooner); a server's progress does not extend it. */
+  MCP_CALL_TIMEOUT_MS: 120_000,
+  /** MCP: longest wait for a server to start and answer its handshake and tool list. */
+  MCP_CONNECT_TIMEOUT_MS: 30_000,
+  /** MCP: a crashed server is restarted after this wait, doubled at each crash in a row up to the max … */
+  MCP_RESTART_BACKOFF_MIN_MS: 1000,
+  MCP_RESTART_BACKOFF_MAX_MS: 60_000,
+  /** … and given up on after this many crashes in a row (the page's Restart tries again). */
+  MCP_RESTART_MAX_ATTEMPTS: 5,
+  /** MCP: a server's stderr log is started afresh past this size. */
+  MCP_LOG_MAX_BYTES: 1024 * 1024,
+  /** MCP: a tool's description from its server is cut to this many bytes. */
+  MCP_TOOL_DESCRIPTION_MAX_BYTES: 2000,
+  /** MCP: a tool whose input schema is larger than this (JSON bytes) is skipped, with a note on the page. */
+  MCP_TOOL_SCHEMA_MAX_BYTES: 16_000,
+  /** MCP: longest tool name a provider takes (mcp__<server>__<tool>, in characters); longer names are cut. */
+  MCP_TOOL_NAME_MAX_CHARS: 64,
+  /** MCP: an image in a result is passed to the model up to this size (bytes of image data) … */
+  MCP_IMAGE_MAX_BYTES: 1024 * 1024,
+  /** … and at most this many images per result; the rest are named in a note. */
+  MCP_IMAGES_MAX_COUNT: 4,
+  /** MCP: an embedded resource's text in a result, at most this many bytes (then cut with a note). */
+  MCP_RESOURCE_MAX_BYTES: 16_000,
+  /** Deferred tools: when the enabled MCP tools' definitions cost more than this (o200k_base tokens), they are not sent; tool_search loads them. */
+  MCP_TOOLS_ALWAYS_LOADED_MAX_TOKENS: 4000,
+  /** Deferred tools: the built-in definitions always sent stay within this share of the model's window (the least-used are deferred past it). */
+  BUILTIN_TOOLS_WINDOW_MAX_RATIO: 0.1,
+  /** Deferred tools: each one's line in the system prompt (name and first sentence), at most this many bytes. */
+  DEFERRED_TOOL_LINE_MAX_BYTES: 160,
+  /** tool_search: most tool definitions one search returns. */
+  TOOL_SEARCH_MAX_RESULTS: 5,
+  /** Checkpoints: a file larger than this is left out of the snapshot (and listed as skipped). */
+  CHECKPOINT_FILE_MAX_BYTES: 10 * 1024 * 1024,
+  /** Checkpoints: the longest one git run of the shadow repository may take. */
+  CHECKPOINT_GIT_TIMEOUT_MS: 5 * 60_000,
+  /** Rewind preview and changes view: most files given a diff (the rest are listed without one, truncated: true). */
+  CHECKPOINT_DIFF_MAX_FILES: 200,
+  /** … a file larger than this on either side is listed without a diff. */
+  CHECKPOINT_DIFF_FILE_MAX_BYTES: 1024 * 1024,
+  /** … one file's diff is cut to this, with a note. */
+  CHECKPOINT_DIFF_MAX_BYTES: 64 * 1024,
+  /** … all diffs of one answer together at most this. */
+  CHECKPOINT_DIFFS_MAX_BYTES: 2 * 1024 * 1024,
+  /** An interrupted call's error quotes the end of its log, at most this much. */
+  INTERRUPTED_LOG_MAX_BYTES: 4000,
   /** Composer: most @-mentioned files attached to one message (each is one read_file, under read_file's caps). */
   MENTION_MAX_COUNT: 10,
   /** Composer: most paths one @-completion answers with … */
@@ -252,6 +297,20 @@ export const BUDGET = {
   SESSION_IMPORT_MAX_MESSAGES: 20_000,
   /** The per-session model picker: how long a provider's model list is remembered. */
   MODEL_PICKER_CACHE_MS: 60_000,
+  /** Diagnostics after edits: longest wait for a language server's answer per write call (its start included); past it the result says they were not ready. */
+  DIAGNOSTICS_TIMEOUT_MS: 10_000,
+  /** Diagnostics after edits: most new errors listed in a result (the rest are counted). */
+  DIAGNOSTICS_MAX_SHOWN: 10,
+  /** Diagnostics after edits: each listed error's message is cut to this many bytes. */
+  DIAGNOSTICS_MESSAGE_MAX_BYTES: 400,
+  /** Diagnostics after edits: a file larger than this is not sent to a language server. */
+  DIAGNOSTICS_FILE_MAX_BYTES: 2 * 1024 * 1024,
+  /** Diagnostics after edits: a server that pushes diagnostics is given this long of quiet after its last push before its answer counts as complete. */
+  DIAGNOSTICS_SETTLE_MS: 300,
+  /** Language servers: longest a server may take to start and answer initialize (it keeps starting past DIAGNOSTICS_TIMEOUT_MS; past this it is given up). */
+  LSP_START_TIMEOUT_MS: 60_000,
+  /** Language servers: grace between the shutdown request and a kill, when Clamp stops or a server is turned off. */
+  LSP_SHUTDOWN_GRACE_MS: 2000,
 } as const;
 
 export type Budget = { -readonly [K in keyof typeof BUDGET]: number };

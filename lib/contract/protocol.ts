@@ -33,6 +33,10 @@ export type ClampDataParts = {
   notice: { level: 'error' | 'warning' | 'info'; message: string; next?: string };
   /** the todo list the model keeps (todo_write) */
   todos: { items: TodoItem[] };
+  /** a rewind happened here: alone in a user message after the conversation; the model's next request reads it as text */
+  rewind: RewindNote;
+  /** a call the server was running when it died (its tool part is output-error "Interrupted by a restart …") */
+  interrupted: InterruptedNote;
   /** a file attached to a user message (an @-mention read through read_file, or a text file dropped on the composer): what the model sees */
   attachment: AttachmentInfo;
   /** a user message sent as /<skill> [args]: the model is asked to load that skill */
@@ -54,6 +58,33 @@ export interface AttachmentInfo {
   /** what the model is sent for this attachment */
   text: string;
   truncation: Truncation | null;
+}
+
+/** data-rewind: what a rewind restored, and what it could not undo (the loop tells the model). */
+export interface RewindNote {
+  /** the user message rewound to (the conversation now continues from before it, when conversation is true) */
+  messageId: string | null;
+  code: boolean;
+  conversation: boolean;
+  /** files restored to their earlier state (earlier reads of them are stale) */
+  restored: string[];
+  /** the branch the later messages moved to */
+  branchId: string | null;
+  /** the checkpoint of the workspace just before the restore (rewinding to it undoes this one) */
+  undoCheckpointId: string | null;
+  cannotUndo: string[];
+  createdAt: number;
+}
+
+/** data-interrupted: a call that was running when the server died, and the checkpoint taken before it. */
+export interface InterruptedNote {
+  toolCallId: string;
+  toolName: string;
+  /** the user message of that turn (rewinding to it restores the checkpoint) */
+  userMessageId: string | null;
+  checkpointId: string | null;
+  /** the command's combined log, when it had one */
+  logPath: string | null;
 }
 
 /** A result the per-step budget cut further than its own caps. */

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { BUDGET } from './budget';
 import { PERMISSION_MODES, type PermissionMode } from './types';
-import type { ImageInput, ModelStatus, SandboxView, SavedRule, SessionSummary, StoredApproval, TaskSummary } from './protocol';
+import type { ClampMessage, ImageInput, ModelStatus, SandboxView, SavedRule, SessionSummary, StoredApproval, TaskSummary } from './protocol';
 
 const mode = z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]]);
 const title = z.string().trim().min(1).max(BUDGET.SESSION_TITLE_MAX_CHARS);
@@ -150,6 +150,148 @@ export interface ApprovalConflictAnswer extends ApprovalAnswerResult {
 /** POST /api/sessions/[id]/stop */
 export interface StopAnswer {
   stopped: boolean;
+}
+
+/* Checkpoints, rewind, branches and the changes view (issue 13). */
+
+/** A file skipped by a checkpoint because it is over CHECKPOINT_FILE_MAX_BYTES. */
+export interface SkippedFile {
+  path: string;
+  bytes: number;
+}
+/** One checkpoint: a snapshot of the workspace taken before a turn's first change (or before a rewind or a revert). */
+export interface CheckpointView {
+  id: string;
+  /** the user message whose turn it was taken in (null: none was stored yet) */
+  messageId: string | null;
+  /** the tool call it was taken before (absent for one taken before a rewind or a revert) */
+  toolCallId?: string;
+  /** why it was taken: before a turn's first change, before a rewind restored code, before a per-file revert */
+  kind: 'turn' | 'rewind' | 'revert';
+  createdAt: number;
+  /** files in the snapshot */
+  fileCount: number;
+  skipped: SkippedFile[];
+}
+/** GET /api/sessions/[id]/checkpoints: oldest first. */
+export interface CheckpointListAnswer {
+  checkpoints: CheckpointView[];
+}
+/** How a file differs: what restoring (or reverting) does to it. */
+export type FileChangeKind = 'added' | 'modified' | 'deleted' | 'mode' | 'type';
+/** One file of a rewind's preview: current workspace → the state before the message. */
+export interface RewindFile {
+  path: string;
+  change: FileChangeKind;
+  binary: boolean;
+  /** unified diff (bounded, with a note when cut; '' for a binary file or a mode change) */
+  diff: string;
+}
+/** A background task that keeps a rewind from running until it is stopped. */
+export interface RunningTaskView {
+  id: string;
+  command: string;
+}
+/** GET /api/sessions/[id]/rewind?messageId=M: what a rewind to before M would do. */
+export interface RewindPreview {
+  messageId: string;
+  /** the checkpoint holding the files as they were before M (null: Clamp changed nothing since, so there is nothing to restore) */
+  checkpointId: string | null;
+  files: RewindFile[];
+  /** more files changed than are listed, or diffs were cut */
+  truncated: boolean;
+  /** what a rewind cannot undo, in plain sentences */
+  cannotUndo: string[];
+  runningTasks: RunningTaskView[];
+  /** messages from M on, which a conversation rewind moves to a branch */
+  laterMessages: number;
+}
+/**
+ * POST /api/sessions/[id]/rewind: restore code, conversation or both to before a user message.
+ * checkpointId instead of messageId restores the code of that checkpoint (undoing a rewind: the
+ * checkpoint taken before it); conversation must then be false.
+ */
+export const rewindBody = z
+  .strictObject({
+    messageId: z.string().min(1).max(200).optional(),
+    checkpointId: z.string().min(1).max(200).optional(),
+    code: z.boolean(),
+    conversation: z.boolean(),
+    /** stop the session's running background tasks first (else a rewind refuses while they run) */
+    stopTasks: z.boolean().optional(),
+  })
+  .refine((b) => (b.messageId === undefined) !== (b.checkpointId === undefined), { message: 'send either messageId or checkpointId' })
+  .refine((b) => b.code || b.conversation, { message: 'restore code, conversation, or both: set code or conversation to true' })
+  .refine((b) => b.checkpointId === undefined || !b.conversation, { message: 'a checkpointId restores code only; send messageId to rewind the conversation' });
+export type RewindBody = z.infer<typeof rewindBody>;
+/** The answer of POST …/rewind. */
+export interface RewindAnswer {
+  /** the paths whose files were restored */
+  restored: string[];
+  /** the branch holding the messages a conversation rewind took out (null: the conversation was not rewound) */
+  branchId: string | null;
+  /** the conversation as it is now */
+  messages: ClampMessage[];
+  /** the checkpoint taken of the workspace just before the restore (null when code was not restored): rewinding to it undoes the rewind */
+  undoCheckpointId: string | null;
+}
+/** Its 409 while background tasks run and stopTasks is not true. */
+export interface RewindTasksConflict {
+  error: string;
+  runningTasks: RunningTaskView[];
+}
+/** A stored branch: the messages a conversation rewind took out. */
+export interface BranchView {
+  id: string;
+  createdAt: number;
+  /** the user message the rewind went back to (the branch's first message) */
+  fromMessageId: string;
+  messageCount: number;
+  /** the first user message's text, cut */
+  preview: string;
+}
+/** GET /api/sessions/[id]/branches: newest first. */
+export interface BranchListAnswer {
+  branches: BranchView[];
+}
+/** GET /api/sessions/[id]/branches/[branchId]: read-only. */
+export interface BranchAnswer {
+  branch: BranchView;
+  messages: ClampMessage[];
+}
+/** One file of the changes view: its state at the session's start → now. */
+export interface ChangedFile {
+  path: string;
+  change: FileChangeKind;
+  binary: boolean;
+  additions: number;
+  deletions: number;
+  diff: string;
+}
+/** GET /api/sessions/[id]/changes: every file that differs from the session's first checkpoint (the baseline). */
+export interface ChangesAnswer {
+  /** null before the session's first change: nothing changed yet */
+  baselineId: string | null;
+  files: ChangedFile[];
+  truncated: boolean;
+}
+const workspacePath = z.string().trim().min(1).max(4096);
+/** POST /api/sessions/[id]/changes/revert: the file back to its state at the session's start (one the session created is removed). */
+export const revertBody = z.strictObject({ path: workspacePath });
+export type RevertBody = z.infer<typeof revertBody>;
+export interface RevertAnswer {
+  reverted: string;
+}
+/** POST /api/sessions/[id]/changes/commit: commit these paths through git_commit (the click is the approval; policy still applies). */
+export const commitChangesBody = z.strictObject({
+  paths: z.array(workspacePath).min(1).max(1000),
+  message: z.string().trim().min(1).max(10_000),
+});
+export type CommitChangesBody = z.infer<typeof commitChangesBody>;
+export interface CommitChangesAnswer {
+  ok: boolean;
+  /** git_commit's result text, or the refusal */
+  text: string;
 }
 
 /** One provider's models in the per-session picker (GET /api/models). */

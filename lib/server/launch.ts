@@ -6,6 +6,8 @@ import { checkDoor } from './door';
 import { runShutdownHooks } from '../contract/shutdown';
 import { ensureBuild, ROOT } from './build';
 import { reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } from '../exec/leftovers';
+import { openDb } from '../store/db';
+import { recoverInterrupted } from './write-ahead';
 import { parseSandboxLevel, SandboxConfigError, sandboxLine, sandboxView } from '../exec/sandbox';
 import { BUDGET } from '../contract/budget';
 import { watchParents } from './parent-watch';
@@ -48,8 +50,16 @@ function modelProblem(help: string | undefined): string {
   return !first || first.startsWith('No model is configured') ? 'none configured (the page says how to set one)' : `none usable: ${first}`;
 }
 
-/** Start Clamp: configuration, build if needed, the Next.js app behind the door, shutdown on signals. */
+/** Start Clamp: configuration, build if needed, the Next.js app behind the door, shutdown on signals; `clamp run …` runs one headless turn instead. */
 export async function launch(argv: string[]): Promise<void> {
+  if (argv[0] === 'run') {
+    // the headless run: no server, no build; loaded only here, so the server's start stays as it was
+    const { runHeadless } = await import('./headless/run');
+    const code = await runHeadless(argv.slice(1));
+    // the transcript may still sit in a pipe's buffer: let it drain before exiting
+    await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+    process.exit(code);
+  }
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   let cfg;
   try {
@@ -79,6 +89,9 @@ export async function launch(argv: string[]): Promise<void> {
   if (reaped > 0) process.stdout.write(`Stopped ${reaped} command(s) left running by a Clamp that did not shut down.\n`);
   setGroupJournal(groupsDir);
   startWatchdog(groupsDir, BUDGET.COMMAND_KILL_GRACE_MS);
+  // calls the dead server was running are written into their conversations as interrupted
+  const interrupted = recoverInterrupted(openDb(cfg.dataDir), cfg.dataDir);
+  if (interrupted > 0) process.stdout.write(`${interrupted} tool call(s) were interrupted by the restart; their sessions say so.\n`);
 
   const { default: next } = await import('next');
   const app = next({ dev, dir: ROOT, hostname: cfg.host, port: cfg.port });
@@ -133,6 +146,9 @@ export async function launch(argv: string[]): Promise<void> {
       `${sandboxLine(sandboxView())}\n` +
       `Open http://${shownHost}:${port}/?token=${token}\n`,
   );
+
+  const mcpLine = (await import('./mcp')).startMcpAtLaunch(cfg);
+  if (mcpLine) process.stdout.write(`${mcpLine}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -13,12 +13,15 @@ const LAYERS: Record<string, number> = {
   exec: 1,
   store: 1,
   tasks: 2,
+  mcp: 2,
+  checkpoints: 2,
   tools: 3,
   dispatch: 4,
   agent: 5,
   server: 6,
   cli: 6,
   ui: 1,
+  lsp: 2,
 };
 const ROOT = path.resolve(__dirname, '../..');
 const LIB = path.join(ROOT, 'lib');

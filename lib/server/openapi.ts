@@ -1,0 +1,226 @@
+import { z } from 'zod';
+import { BUDGET } from '../contract/budget';
+import { chatBodySchema } from '../contract/chat-body';
+import { approvalAnswerBody, compactBody, modelCheckBody, sessionCreateBody, sessionPatchBody, settingsUpdateBody } from '../contract/rest';
+import * as A from '../contract/rest-answers';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** What an operation answers with: a declared schema, a stream, or a shape described in words (named by its type). */
+type Answer = { schema: string; status?: number } | { stream: string } | { described: string; status?: number };
+
+interface Operation {
+  summary: string;
+  tag: string;
+  /** the zod schema the route parses its JSON body with, by its component name */
+  body?: string;
+  bodyMaxBytes?: number;
+  /** what the body's schema cannot say (a refinement) */
+  bodyNote?: string;
+  query?: Array<{ name: string; description: string; type?: 'string' | 'integer' }>;
+  answer: Answer;
+  /** the error statuses worth knowing beyond 400/401/403 */
+  errors?: Record<number, string>;
+}
+
+/** Request bodies, by component name: exactly the schemas the routes parse with. */
+export const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
+  ChatBody: chatBodySchema,
+  SessionCreateBody: sessionCreateBody,
+  SessionPatchBody: sessionPatchBody,
+  ApprovalAnswerBody: approvalAnswerBody,
+  CompactBody: compactBody,
+  SettingsUpdate: settingsUpdateBody,
+  ModelCheckRequest: modelCheckBody,
+};
+
+/** Answers with a declared schema (lib/contract/rest-answers.ts, checked against the routes' types). */
+const ANSWER_SCHEMAS: Record<string, z.ZodType> = {
+  Error: A.errorAnswerSchema,
+  SessionSummary: A.sessionSummarySchema,
+  SessionListAnswer: A.sessionListAnswerSchema,
+  SessionAnswer: A.sessionAnswerSchema,
+  SessionDetail: A.sessionDetailSchema,
+  DeletedAnswer: A.deletedAnswerSchema,
+  DeletedMemoryAnswer: A.deletedMemoryAnswerSchema,
+  StopAnswer: A.stopAnswerSchema,
+  SavedRule: A.savedRuleSchema,
+  RuleListAnswer: A.ruleListAnswerSchema,
+  TaskSummary: A.taskSummarySchema,
+  TaskListAnswer: A.taskListAnswerSchema,
+  TaskAnswer: A.taskAnswerSchema,
+  StoredApproval: A.storedApprovalSchema,
+  ApprovalAnswerResult: A.approvalAnswerResultSchema,
+  FilePage: A.filePageSchema,
+};
+
+const page = [
+  { name: 'offset', description: 'byte offset to start at (default 0)', type: 'integer' as const },
+  { name: 'limit', description: `most bytes to return (default ${BUDGET.FILE_PAGE_DEFAULT_BYTES}, at most ${BUDGET.FILE_PAGE_MAX_BYTES})`, type: 'integer' as const },
+];
+const busy = 'the session is working on a turn';
+
+/**
+ * Every route under app/api, by path and method (test/server/openapi.test.ts fails when a route file or
+ * one of its methods has no entry here, or a body differs from the schema the route parses with).
+ */
+export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
+  '/api/sessions': {
+    get: { tag: 'sessions', summary: "The workspace's sessions, newest first", answer: { schema: 'SessionListAnswer' } },
+    post: { tag: 'sessions', summary: 'Create a session (in the mode given, else the default mode)', body: 'SessionCreateBody', answer: { schema: 'SessionAnswer', status: 201 } },
+  },
+  '/api/sessions/{id}': {
+    get: { tag: 'sessions', summary: 'A session, its whole conversation and its pending approvals', answer: { schema: 'SessionDetail' }, errors: { 404: 'no such session' } },
+    patch: { tag: 'sessions', summary: "Rename a session or switch its mode (the mode applies from the next tool call)", body: 'SessionPatchBody', bodyNote: 'a title, a mode, or both', answer: { schema: 'SessionAnswer' }, errors: { 404: 'no such session' } },
+    delete: { tag: 'sessions', summary: 'Delete a session and its messages', answer: { schema: 'DeletedAnswer' }, errors: { 404: 'no such session', 409: busy } },
+  },
+  '/api/chat': {
+    post: {
+      tag: 'chat',
+      summary: 'Run a turn: send a user message, or continue after answering approvals',
+      body: 'ChatBody',
+      bodyMaxBytes: BUDGET.CHAT_BODY_MAX_BYTES,
+      bodyNote: 'send either "message" ({ id, text }: a user message; the id is yours, unique in the session) or "continue" ({ messageId }: the latest assistant message, once its approvals are answered), not both',
+      answer: {
+        stream:
+          "The AI SDK's UI message stream as server-sent events: `data: <chunk JSON>` lines (start, text-delta, tool-input-available, tool-output-available with the whole ToolResult, data-* parts, finish or abort), then `data: [DONE]`. A call that needs approval ends the stream with its tool part in state approval-requested: answer it at /api/sessions/{id}/approvals/{toolCallId}, then POST a continuation.",
+      },
+      errors: { 404: 'no such session', 409: `no model is configured, ${busy}, or the message was already sent`, 413: `the body is over ${BUDGET.CHAT_BODY_MAX_BYTES} bytes` },
+    },
+  },
+  '/api/sessions/{id}/approvals/{toolCallId}': {
+    post: {
+      tag: 'approvals',
+      summary: "Answer a pending call: once, this session, always (saves a rule), edit (a command), or deny with a reason the model reads",
+      body: 'ApprovalAnswerBody',
+      bodyMaxBytes: BUDGET.APPROVAL_BODY_MAX_BYTES,
+      answer: { schema: 'ApprovalAnswerResult' },
+      errors: { 404: 'no such pending call', 409: 'already answered: the body is { error, approval } with the earlier answer' },
+    },
+  },
+  '/api/sessions/{id}/stop': {
+    post: { tag: 'chat', summary: "Stop the session's running turn and every command it runs", answer: { schema: 'StopAnswer' } },
+  },
+  '/api/sessions/{id}/compact': {
+    post: { tag: 'sessions', summary: 'Compact the conversation now (what the model is sent; the store keeps every message)', body: 'CompactBody', answer: { described: 'CompactionInfo (lib/contract/protocol.ts)' }, errors: { 404: 'no such session', 409: busy } },
+  },
+  '/api/sessions/{id}/ledger': {
+    get: { tag: 'sessions', summary: "Each step's tokens and tool bytes, and the session's totals", answer: { described: 'SessionLedger (lib/contract/protocol.ts)' }, errors: { 404: 'no such session' } },
+  },
+  '/api/tasks': {
+    get: { tag: 'tasks', summary: 'Background tasks', answer: { schema: 'TaskListAnswer' } },
+  },
+  '/api/tasks/{id}': {
+    get: { tag: 'tasks', summary: 'One background task', answer: { schema: 'TaskAnswer' }, errors: { 404: 'no such task' } },
+    delete: { tag: 'tasks', summary: 'Kill a background task (its whole process group)', answer: { schema: 'TaskAnswer' }, errors: { 404: 'no such task' } },
+  },
+  '/api/tasks/{id}/log': {
+    get: {
+      tag: 'tasks',
+      summary: "A page of a task's log",
+      query: [{ name: 'stream', description: 'combined (the default when it exists), stdout or stderr' }, ...page],
+      answer: { schema: 'FilePage' },
+      errors: { 404: 'no such task, or no such log' },
+    },
+  },
+  '/api/tasks/events': {
+    get: { tag: 'tasks', summary: "Live task events (start, output, exit) for the tasks panel", answer: { stream: 'Server-sent events: `data: <TaskStreamEvent JSON>` (lib/contract/protocol.ts) for each task start, output and exit.' } },
+  },
+  '/api/rules': {
+    get: { tag: 'rules', summary: "The workspace's saved (\"always\") rules", answer: { schema: 'RuleListAnswer' } },
+  },
+  '/api/rules/{id}': {
+    delete: { tag: 'rules', summary: 'Delete a saved rule', answer: { schema: 'DeletedAnswer' }, errors: { 404: 'no such rule' } },
+  },
+  '/api/memories': {
+    get: { tag: 'memories', summary: 'Saved memories, newest first (best first with q)', query: [{ name: 'q', description: 'search text' }], answer: { described: 'MemoryListAnswer (lib/contract/rest.ts): { memories: { id, content, createdAt }[], total }' } },
+  },
+  '/api/memories/{id}': {
+    delete: { tag: 'memories', summary: 'Delete a memory', answer: { schema: 'DeletedMemoryAnswer' }, errors: { 404: 'no such memory' } },
+  },
+  '/api/files': {
+    get: { tag: 'files', summary: 'A page of a spilled output or log file in the data dir (the full-output viewer)', query: [{ name: 'path', description: 'the file, as a result named it' }, ...page], answer: { schema: 'FilePage' }, errors: { 404: 'no such file in the data dir' } },
+  },
+  '/api/settings': {
+    get: { tag: 'settings', summary: 'The model settings, the sandbox settings and which keys are stored', answer: { described: 'SettingsView (lib/contract/protocol.ts)' } },
+    put: { tag: 'settings', summary: 'Change any subset of the settings; keys go to the 0600 secrets file', body: 'SettingsUpdate', answer: { described: 'SettingsView (lib/contract/protocol.ts)' } },
+  },
+  '/api/settings/check': {
+    post: { tag: 'settings', summary: "Reach a provider with these settings and list its models", body: 'ModelCheckRequest', answer: { described: 'ModelCheck (lib/contract/protocol.ts)' } },
+  },
+  '/api/status': {
+    get: { tag: 'status', summary: 'The workspace, data dir, model, default mode and sandbox', answer: { described: 'StatusAnswer (lib/contract/rest.ts)' } },
+  },
+  '/api/openapi.json': {
+    get: { tag: 'status', summary: 'This document', answer: { described: 'an OpenAPI 3.1 document' } },
+  },
+};
+
+/** A zod schema as the JSON Schema the document holds (the request side for bodies: what a client may send). */
+export function documentedSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const jsonContent = (name: string) => ({ 'application/json': { schema: ref(name) } });
+
+function operationObject(path: string, method: Method, op: Operation): Record<string, unknown> {
+  const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+  for (const q of op.query ?? []) params.push({ name: q.name, in: 'query', required: false, schema: { type: q.type ?? 'string' }, description: q.description } as never);
+  const a = op.answer;
+  const ok: Record<string, unknown> =
+    'schema' in a
+      ? { description: a.schema, content: jsonContent(a.schema) }
+      : 'stream' in a
+        ? { description: a.stream, content: { 'text/event-stream': { schema: { type: 'string' } } } }
+        : { description: a.described, content: { 'application/json': { schema: { type: 'object' } } } };
+  const status = String(('status' in a && a.status) || 200);
+  const errors: Record<string, unknown> = {
+    400: { description: 'a malformed or invalid request (the message names the field)', content: jsonContent('Error') },
+    401: { description: 'no token: send the launch token (Authorization: Bearer, or the cookie)' },
+    403: { description: 'a foreign Host, or a state-changing request without a same-origin Origin' },
+  };
+  for (const [code, why] of Object.entries(op.errors ?? {})) errors[code] = { description: why, content: jsonContent('Error') };
+  return {
+    operationId: `${method}${path.replace(/\/api/, '').replace(/\{(\w+)\}/g, 'By-$1').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    summary: op.summary,
+    tags: [op.tag],
+    ...(params.length ? { parameters: params } : {}),
+    ...(op.body
+      ? { requestBody: { required: true, description: `${op.bodyNote ? `${op.bodyNote}; ` : ''}at most ${op.bodyMaxBytes ?? BUDGET.API_BODY_MAX_BYTES} bytes`, content: jsonContent(op.body) } }
+      : {}),
+    responses: { [status]: ok, ...errors },
+  };
+}
+
+/** The OpenAPI 3.1 document of Clamp's HTTP API (GET /api/openapi.json), built from the routes' schemas. */
+export function openApiDocument(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [p, ops] of Object.entries(API_ROUTES)) {
+    paths[p] = {};
+    for (const [m, op] of Object.entries(ops) as Array<[Method, Operation]>) paths[p][m] = operationObject(p, m, op);
+  }
+  const schemas: Record<string, unknown> = {};
+  for (const [name, s] of Object.entries(REQUEST_SCHEMAS)) schemas[name] = documentedSchema(s, 'input');
+  for (const [name, s] of Object.entries(ANSWER_SCHEMAS)) schemas[name] = documentedSchema(s, 'output');
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Clamp',
+      version: '1',
+      description:
+        'The HTTP API of a local Clamp server (the page uses the same routes). Every request needs the launch token: `Authorization: Bearer <CLAMP_TOKEN>`, or the `clamp_token` cookie the page gets from `?token=`. The Host must be 127.0.0.1, localhost or [::1] with the port; a POST, PUT, PATCH or DELETE must send `Origin: http://127.0.0.1:<port>` (or the Host it used), and a body with a Content-Length.',
+    },
+    servers: [{ url: 'http://127.0.0.1:3000', description: 'CLAMP_HOST and CLAMP_PORT; the launcher prints the URL' }],
+    security: [{ bearer: [] }, { cookie: [] }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'the launch token (CLAMP_TOKEN, or the one the launcher printed)' },
+        cookie: { type: 'apiKey', in: 'cookie', name: 'clamp_token' },
+      },
+    },
+  };
+}
