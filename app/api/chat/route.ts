@@ -10,7 +10,8 @@ export const dynamic = 'force-dynamic';
 export async function POST(req: Request) {
   try {
     // a body without images is held to CHAT_BODY_MAX_BYTES; one with images to the larger cap
-    const body = await parseJson(await capTextBody(req), chatBodySchema, BUDGET.CHAT_BODY_WITH_IMAGES_MAX_BYTES);
+    const checked = await capTextBody(req);
+    const body = await parseJson(checked, chatBodySchema, BUDGET.CHAT_BODY_WITH_IMAGES_MAX_BYTES);
     return await handleChat(serverConfig(), body, req.signal);
   } catch (err) {
     return errorResponse(err);
