@@ -17,10 +17,10 @@ import { sandboxStatus } from '../lib/exec/sandbox';
 import { type Benchmark, fmtMs, median, scratchDir } from './lib';
 
 /**
- * The cold-start figure BENCHMARKS.md records: the median first call, 17.98 s, taken at load 18–25 on
- * 2 cores; the test of "a first call within the figure" allows twice this.
+ * The cold-start figure BENCHMARKS.md records: the median first call, 18.84 s, taken at a load of about
+ * 20 on 2 cores (a run marked noisy); the test of "a first call within the figure" allows twice this.
  */
-export const DIAGNOSTICS_COLD_START_FIGURE_MS = 18_000;
+export const DIAGNOSTICS_COLD_START_FIGURE_MS = 19_000;
 
 const COLD_ROUNDS = Number(process.env.BENCH_REPEATS ?? 3);
 const WARM_ROUNDS = 20;

@@ -1,6 +1,7 @@
 import { getToolName, isToolUIPart, type DynamicToolUIPart, type ToolUIPart } from 'ai';
 import type { AttachmentInfo, ClampDataParts, ClampMessage, CompactionInfo, RewindNote } from '@/lib/contract/protocol';
 import type { ClampUITools } from '@/lib/contract/tool-types';
+import type { SubagentView } from '@/lib/contract/subagents';
 
 type ToolPart = ToolUIPart<ClampUITools> | DynamicToolUIPart;
 
@@ -30,7 +31,9 @@ export type ChatRow =
   /** where a rewind happened (the server's note, a user message of its own): what it restored, the branch */
   | (RowBase & { kind: 'rewind'; note: RewindNote })
   /** "Working…" while a request waits for its first chunk */
-  | (RowBase & { kind: 'working' });
+  | (RowBase & { kind: 'working' })
+  /** a subagent's calls, under its parent's `agent` card */
+  | (RowBase & { kind: 'subagent'; view: SubagentView });
 
 export type ChatRowKind = ChatRow['kind'];
 
@@ -55,6 +58,8 @@ export function rowsOf(messages: readonly ClampMessage[], { hideErrorNoticeOf, w
       // each call's one-line summary, from its tool (the server sends it with the input and again with the result)
       const summaries = new Map<string, string>();
       if (shown) for (const p of m.parts) if (p.type === 'data-tool-summary') summaries.set(p.data.toolCallId, p.data.summary);
+      const subagents = new Map<string, SubagentView>();
+      if (shown) for (const p of m.parts) if (p.type === 'data-subagent') subagents.set(p.data.toolCallId, p.data);
       m.parts.forEach((part, i) => {
         const base = { messageId: m.id, last: false };
         if (part.type === 'data-compaction') {
@@ -63,7 +68,11 @@ export function rowsOf(messages: readonly ClampMessage[], { hideErrorNoticeOf, w
           rows.push({ ...base, kind: 'compaction', key: `${m.id}:k:${part.data.id}`, compaction: part.data });
         }
         else if (!shown) return;
-        else if (isToolUIPart(part)) rows.push({ ...base, kind: 'tool', key: `${m.id}:c:${part.toolCallId}`, part, summary: summaries.get(part.toolCallId) });
+        else if (isToolUIPart(part)) {
+          rows.push({ ...base, kind: 'tool', key: `${m.id}:c:${part.toolCallId}`, part, summary: summaries.get(part.toolCallId) });
+          const sub = subagents.get(part.toolCallId);
+          if (sub) rows.push({ ...base, kind: 'subagent', key: `${m.id}:s:${part.toolCallId}`, view: sub });
+        }
         else if (part.type === 'text' && part.text.trim()) rows.push({ ...base, kind: 'text', key: `${m.id}:t${i}`, text: part.text });
         else if (part.type === 'reasoning' && part.text.trim()) rows.push({ ...base, kind: 'reasoning', key: `${m.id}:r${i}`, text: part.text });
         else if (part.type === 'data-model-switch') rows.push({ ...base, kind: 'model-switch', key: `${m.id}:m${part.id ?? i}`, from: part.data.from, to: part.data.to });
@@ -107,6 +116,8 @@ export function estimateRowPx(row: ChatRow | undefined): number {
       return 64;
     case 'compaction':
       return 56;
+    case 'subagent':
+      return 48 + Math.min(row.view.calls.length, 12) * 24;
     case 'rewind':
       return 60;
     case 'model-switch':

@@ -11,6 +11,7 @@ import { ApprovalBar, type AnswerEvent } from './approval-bar';
 import { RewindBar } from './branches';
 import { ChatUiContext, ProgressStore, type ChatUi, type ViewerSource } from './chat-context';
 import { cutsOf, pendingOf, todosOf } from './chat-derive';
+import { liveWaitsOf } from './live-waits';
 import { ChatList, type ChatListHandle } from './chat-list';
 import { rowsOf } from './chat-rows';
 import { Composer, type ComposerMessage } from './composer';
@@ -65,7 +66,11 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
   const cutsKey = [...allCuts.keys()].join('\n');
   // same cuts, same Map: memoised messages re-render only when their own parts change
   const cuts = useMemo(() => allCuts, [cutsKey]); // eslint-disable-line react-hooks/exhaustive-deps
-  const pending = useMemo(() => (busy ? [] : pendingOf(messages, detail.pendingApprovals, answered)), [busy, messages, detail.pendingApprovals, answered]);
+  // calls that wait while the turn runs (a subagent's approval, a question) show while busy too
+  const pending = useMemo(
+    () => [...(busy ? [] : pendingOf(messages, detail.pendingApprovals.filter((a) => a.sessionId === sessionId && !a.info?.question), answered)), ...liveWaitsOf(messages, detail.pendingApprovals, answered, sessionId)],
+    [busy, messages, detail.pendingApprovals, answered, sessionId],
+  );
   const todos = useMemo(() => todosOf(messages), [messages]);
   // the provider's own words and next step, when the failed turn left a notice; the error line shows it once
   const last = messages[messages.length - 1];
@@ -76,8 +81,9 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
 
   const onAnswered = useCallback(
     ({ call, answer, reason }: AnswerEvent) => {
-      setAnswered((prev) => new Set(prev).add(call.toolCallId));
-      void addToolApprovalResponse({ id: call.approvalId, approved: answer !== 'deny', ...(reason ? { reason } : {}) });
+      setAnswered((prev) => new Set(prev).add(call.live ? call.approvalId : call.toolCallId));
+      // a live wait resumes on the server as soon as the answer is recorded
+      if (!call.live) void addToolApprovalResponse({ id: call.approvalId, approved: answer !== 'deny', ...(reason ? { reason } : {}) });
       void qc.invalidateQueries({ queryKey: queryKeys.sessions });
     },
     [addToolApprovalResponse, qc],

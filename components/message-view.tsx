@@ -8,6 +8,7 @@ import type { ClampDataParts, TurnCut } from '@/lib/contract/protocol';
 import type { PrunedMark } from './chat-derive';
 import type { ChatRow } from './chat-rows';
 import { CompactionDivider } from './compaction-divider';
+import { SubagentCalls } from './subagent-calls';
 import { RewindDivider } from './rewind-divider';
 import { ToolCard } from './tool-card';
 import { ModelSwitchDivider, UserMessage } from './user-message';
@@ -85,6 +86,8 @@ export const RowView = memo(function RowView({ row, cuts, pruned, idle }: { row:
       return <RewindDivider note={row.note} />;
     case 'working':
       return <p className="text-xs text-zinc-500">Working…</p>;
+    case 'subagent':
+      return <SubagentCalls view={row.view} idle={idle} />;
     default: {
       const never: never = row;
       return <p className="text-xs">{String((never as ChatRow).kind)}</p>;

@@ -12,6 +12,7 @@ import { ContextKeeper } from './context/keeper';
 import { cachedSystem } from './context/cache';
 import { stepCount } from './context/view';
 import { withToolSummaries } from './tool-summaries';
+import { withTurnServices } from './turn-services';
 import { StepDraft } from './step-draft';
 import { dataPartForModel, isModelNote } from './data-parts';
 import { stepModelSwitcher, type StepModel } from './model-switch';
@@ -80,9 +81,11 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
     onFinish: ({ messages, isAborted }) => o.save(isAborted ? markStopped(messages) : messages),
     execute: async ({ writer }) => {
       const scheduler = new CallScheduler();
+      // subagents and ask_user reach the page through this turn's stream
+      const host = withTurnServices({ ...o, budget, maxRetries: o.maxRetries ?? 2 }, (c) => writer.write(c as never));
       const tools = buildAgentTools({
         reg: o.reg,
-        host: o.host,
+        host,
         scheduler,
         budget,
         signal: o.signal,
@@ -115,7 +118,7 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
         maxRetries: o.maxRetries ?? 2,
         messageId: () => messageId,
       });
-      const ctxInfo = { workspace: o.host.workspace, dataDir: o.host.dataDir, services: o.host.services };
+      const ctxInfo = { workspace: o.host.workspace, dataDir: o.host.dataDir, services: host.services };
       const listed = () => listedTools(o.reg, o.host.mode(), ctxInfo).map((t) => t.name);
       // the model is told about the mode's tools; the SDK knows them all, so dispatch refuses the rest
       const model = withListedTools(o.model, () => new Set(listed()));

@@ -172,8 +172,8 @@ export const BUDGET = {
   /** Skills: a description longer than this is cut in the listing. */
   SKILL_DESCRIPTION_MAX_BYTES: 300,
 
-  /** Tool definitions (name + description + JSON schema) listed on every request, in o200k_base tokens. */
-  TOOL_DEFINITIONS_MAX_TOKENS: 4000,
+  /** Tool definitions (name + description + JSON schema) listed on every request, in o200k_base tokens (agent and ask_user took it from 4,000). */
+  TOOL_DEFINITIONS_MAX_TOKENS: 4300,
 
   /** Sessions: longest title, in characters (code points); the first user message is cut to it. */
   SESSION_TITLE_MAX_CHARS: 80,
@@ -231,6 +231,25 @@ export const BUDGET = {
   /** … and how long an answer (or the lack of one) is remembered per server and model. */
   WINDOW_DISCOVERY_CACHE_MS: 10 * 60_000,
 
+  /** agent (subagents): most model steps one child may take before it must stop and report. */
+  SUBAGENT_MAX_STEPS: 30,
+  /** agent: most tokens (input + output, as the provider counts them, over all its steps) one child may spend. */
+  SUBAGENT_MAX_TOKENS: 400_000,
+  /** agent: the child's final report the parent receives, at most this many bytes (the transcript keeps everything). */
+  SUBAGENT_REPORT_MAX_BYTES: 8000,
+  /** agent: the task the parent hands a child, at most this many bytes. */
+  SUBAGENT_PROMPT_MAX_BYTES: 20_000,
+  /** agent: a child's calls listed live under the parent's card (the transcript has every one). */
+  SUBAGENT_CALLS_SHOWN_MAX: 200,
+  /** ask_user: the question, at most this many bytes. */
+  ASK_QUESTION_MAX_BYTES: 2000,
+  /** ask_user: most choices offered, and each choice's length in bytes. */
+  ASK_CHOICES_MAX_COUNT: 8,
+  ASK_CHOICE_MAX_BYTES: 200,
+  /** ask_user: the person's answer, at most this many bytes (a longer one is cut with a note). */
+  ASK_ANSWER_MAX_BYTES: 4000,
+  /** A call waiting for a person (a child's approval, ask_user) also checks the store this often, besides being woken by the answer. */
+  WAIT_POLL_MS: 500,
   /** MCP: longest wait for one tool call (the turn's Stop ends it sooner); a server's progress does not extend it. */
   MCP_CALL_TIMEOUT_MS: 120_000,
   /** MCP: longest wait for a server to start and answer its handshake and tool list. */

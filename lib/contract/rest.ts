@@ -92,6 +92,8 @@ export const approvalAnswerBody = z.object({
   reason: z.string().max(10_000).optional(),
   /** run_command only: run this one call with the network (the rest of the sandbox stays) */
   network: z.boolean().optional(),
+  /** ask_user only: the person's answer to the question (with answer 'once') */
+  reply: z.string().max(BUDGET.APPROVAL_BODY_MAX_BYTES).optional(),
 });
 export type ApprovalAnswerBody = z.infer<typeof approvalAnswerBody>;
 

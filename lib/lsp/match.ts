@@ -13,7 +13,9 @@ const LINE_MAP_DIFF_MAX_MS = 200;
 /** For each 1-based line of the old text that the change left alone, its 1-based line in the new text. */
 export function lineMap(before: string, after: string): Map<number, number> {
   const map = new Map<number, number>();
-  const changes = diffLines(before, after, { timeout: LINE_MAP_DIFF_MAX_MS });
+  // a last line without its newline would differ from the same line with one
+  const nl = (t: string) => (t.endsWith('\n') ? t : `${t}\n`);
+  const changes = diffLines(nl(before), nl(after), { timeout: LINE_MAP_DIFF_MAX_MS });
   if (changes) {
     let oldLine = 1;
     let newLine = 1;

@@ -9,10 +9,22 @@ import { stamp } from './db';
 
 const BOOT = Symbol.for('clamp.bootId');
 
-/** This server process's id: a call journaled under another one cannot be running any more. */
+/** This server process's id (its pid and a random part): a call journaled under another one runs only while that process lives. */
 export function bootId(): string {
   const g = globalThis as unknown as Record<symbol, string | undefined>;
-  return (g[BOOT] ??= crypto.randomBytes(8).toString('hex'));
+  return (g[BOOT] ??= `${process.pid}:${crypto.randomBytes(8).toString('hex')}`);
+}
+
+/** Whether the process of a boot id still runs (a second Clamp on the same data dir must not take the first one's calls for dead). */
+function bootAlive(id: string): boolean {
+  const pid = Number(id.split(':')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 export interface JournaledCall {
@@ -104,7 +116,7 @@ export function interruptedCalls(db: Db, sessionId?: string): JournaledCall[] {
       ? db.prepare("SELECT * FROM tool_calls WHERE status = 'running' AND boot_id != ? ORDER BY started_at").all(bootId())
       : db.prepare("SELECT * FROM tool_calls WHERE status = 'running' AND boot_id != ? AND session_id = ? ORDER BY started_at").all(bootId(), sessionId)
   ) as Row[];
-  return rows.map(callOf);
+  return rows.filter((r) => !bootAlive(r.boot_id)).map(callOf);
 }
 
 /** Mark calls as interrupted once the conversation says so. */
