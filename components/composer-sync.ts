@@ -14,7 +14,8 @@ export function useStoredUserParts(sessionId: string, status: string, setMessage
   useEffect(() => {
     const was = prev.current;
     prev.current = status;
-    if (status !== 'streaming' || was === 'streaming') return;
+    // once the reply streams (or, for a quick one, has ended) the user message is stored with its parts
+    if (was === status || (status !== 'streaming' && status !== 'ready') || (status === 'ready' && was !== 'submitted' && was !== 'streaming')) return;
     let live = true;
     fetchJson<SessionDetail>(`/api/sessions/${encodeURIComponent(sessionId)}`)
       .then((d) => {

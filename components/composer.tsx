@@ -183,6 +183,12 @@ export function Composer({
       .catch(() => undefined);
   }
 
+  // the skills arrive after the page opens: a command list already shown takes them in
+  const slashOpen = popup?.kind === 'slash';
+  useEffect(() => {
+    if (slashOpen) refreshPopup(box.current?.value ?? '', box.current?.selectionStart ?? 0);
+  }, [commands]); // eslint-disable-line react-hooks/exhaustive-deps
+
   function pick(i: number) {
     if (!popup) return;
     const item = popup.items[i];

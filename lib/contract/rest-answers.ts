@@ -29,6 +29,8 @@ export const sessionSummarySchema = z.object({
   updatedAt: ms,
   messageCount: z.number(),
   pendingApprovals: z.number(),
+  /** the session's own model (provider:model), when one was picked */
+  model: z.string().optional(),
   parentId: z.string().nullable().optional().describe("a subagent's session: the session whose agent call started it (read-only)"),
 });
 export const sessionListAnswerSchema = z.object({ sessions: z.array(sessionSummarySchema) });

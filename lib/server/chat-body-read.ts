@@ -1,6 +1,6 @@
 import { BUDGET } from '../contract/budget';
-import { chatBodySchema, isImageType, type ChatBody } from '../contract/chat-body';
-import { HttpError, parseJsonText, readBody } from './http';
+import { isImageType } from '../contract/chat-body';
+import { HttpError, readBody } from './http';
 
 /** Whether a parsed (not yet validated) chat body attaches an image. */
 function hasImage(data: unknown): boolean {
@@ -9,11 +9,12 @@ function hasImage(data: unknown): boolean {
 }
 
 /**
- * Read POST /api/chat's body: a message with images may be up to CHAT_BODY_WITH_IMAGES_MAX_BYTES, any
- * other body (text, mentions, text files, a continuation) up to CHAT_BODY_MAX_BYTES, counted on the
- * bytes received. Throws HttpError 413 past the cap that applies, 400 for a body the schema refuses.
+ * POST /api/chat's text cap: a message with images may be up to CHAT_BODY_WITH_IMAGES_MAX_BYTES (the
+ * route's parseJson cap), any other body (text, mentions, text files, a continuation) only up to
+ * CHAT_BODY_MAX_BYTES, counted on the bytes received. Returns the request with its body read, for
+ * parseJson; throws HttpError 413 past the cap that applies.
  */
-export async function readChatBody(req: Request): Promise<ChatBody> {
+export async function capTextBody(req: Request): Promise<Request> {
   const text = await readBody(req, BUDGET.CHAT_BODY_WITH_IMAGES_MAX_BYTES);
   if (Buffer.byteLength(text) > BUDGET.CHAT_BODY_MAX_BYTES) {
     let data: unknown = null;
@@ -24,5 +25,5 @@ export async function readChatBody(req: Request): Promise<ChatBody> {
     }
     if (!hasImage(data)) throw new HttpError(413, `The request body is larger than ${BUDGET.CHAT_BODY_MAX_BYTES} bytes. Send less.`);
   }
-  return parseJsonText(text, chatBodySchema);
+  return new Request(req.url, { method: 'POST', headers: req.headers, body: text, signal: req.signal });
 }

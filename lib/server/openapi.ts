@@ -5,6 +5,7 @@ import { approvalAnswerBody, compactBody, modelCheckBody, sessionCreateBody, ses
 import { diagnosticsSettingsBody } from '../contract/diagnostics';
 import * as A from '../contract/rest-answers';
 import { mcpPatchBody, mcpServerBody } from '../contract/mcp-rest';
+import { sessionExportSchema } from '../contract/session-export';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -37,6 +38,7 @@ export const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   McpServerBody: mcpServerBody,
   McpPatchBody: mcpPatchBody,
   DiagnosticsSettingsUpdate: diagnosticsSettingsBody,
+  SessionExport: sessionExportSchema,
 };
 
 /** Answers with a declared schema (lib/contract/rest-answers.ts, checked against the routes' types). */
@@ -76,7 +78,7 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
   },
   '/api/sessions/{id}': {
     get: { tag: 'sessions', summary: 'A session, its whole conversation and its pending approvals', answer: { schema: 'SessionDetail' }, errors: { 404: 'no such session' } },
-    patch: { tag: 'sessions', summary: "Rename a session or switch its mode (the mode applies from the next tool call)", body: 'SessionPatchBody', bodyNote: 'a title, a mode, or both', answer: { schema: 'SessionAnswer' }, errors: { 404: 'no such session' } },
+    patch: { tag: 'sessions', summary: "Rename a session, switch its mode (from the next tool call) or its model (from the next step; null: the default)", body: 'SessionPatchBody', bodyNote: 'a title, a mode, a model, or several', answer: { schema: 'SessionAnswer' }, errors: { 404: 'no such session' } },
     delete: { tag: 'sessions', summary: 'Delete a session and its messages', answer: { schema: 'DeletedAnswer' }, errors: { 404: 'no such session', 409: busy } },
   },
   '/api/chat': {
@@ -84,13 +86,18 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
       tag: 'chat',
       summary: 'Run a turn: send a user message, or continue after answering approvals',
       body: 'ChatBody',
-      bodyMaxBytes: BUDGET.CHAT_BODY_MAX_BYTES,
-      bodyNote: 'send either "message" ({ id, text }: a user message; the id is yours, unique in the session) or "continue" ({ messageId }: the latest assistant message, once its approvals are answered), not both',
+      bodyMaxBytes: BUDGET.CHAT_BODY_WITH_IMAGES_MAX_BYTES,
+      bodyNote: `send either "message" ({ id, text, files?, skill? }: a user message; the id is yours, unique in the session; @path mentions in the text attach read_file results) or "continue" ({ messageId }: the latest assistant message, once its approvals are answered), not both; a body without images at most ${BUDGET.CHAT_BODY_MAX_BYTES} bytes`,
       answer: {
         stream:
           "The AI SDK's UI message stream as server-sent events: `data: <chunk JSON>` lines (start, text-delta, tool-input-available, tool-output-available with the whole ToolResult, data-* parts, finish or abort), then `data: [DONE]`. A call that needs approval ends the stream with its tool part in state approval-requested: answer it at /api/sessions/{id}/approvals/{toolCallId}, then POST a continuation.",
       },
-      errors: { 404: 'no such session', 409: `no model is configured, ${busy}, or the message was already sent`, 413: `the body is over ${BUDGET.CHAT_BODY_MAX_BYTES} bytes` },
+      errors: {
+        400: 'an image for a model that takes none, too many or too large files, an unknown skill',
+        404: 'no such session',
+        409: `no model is configured, ${busy}, or the message was already sent`,
+        413: `the body is over ${BUDGET.CHAT_BODY_MAX_BYTES} bytes (${BUDGET.CHAT_BODY_WITH_IMAGES_MAX_BYTES} with images)`,
+      },
     },
   },
   '/api/sessions/{id}/approvals/{toolCallId}': {
@@ -167,6 +174,32 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
   '/api/mcp/{name}': {
     patch: { tag: 'mcp', summary: "Enable or disable a server, its startup, approve a .mcp.json server's definition, restart it, or change one tool (offered, policy, read-only trust)", body: 'McpPatchBody', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' }, errors: { 404: 'no such server' } },
     delete: { tag: 'mcp', summary: 'Remove one of your servers and its secrets', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' }, errors: { 404: 'no such server', 409: 'it comes from CLAMP_MCP_CONFIG or .mcp.json' } },
+  },
+  '/api/sessions/{id}/steer': {
+    post: { tag: 'chat', summary: "Send now: the running turn ends at its next safe point (after its running tool calls, before the next model step)", answer: { described: 'SteerAnswer (lib/contract/rest.ts): { steering }' } },
+  },
+  '/api/sessions/{id}/export': {
+    get: { tag: 'sessions', summary: 'Download a session: JSON (every message, importable) or Markdown', query: [{ name: 'format', description: 'json (the default) or md' }], answer: { described: 'SessionExport (lib/contract/session-export.ts), or text/markdown' }, errors: { 404: 'no such session' } },
+  },
+  '/api/sessions/import': {
+    post: { tag: 'sessions', summary: 'Import a JSON export as a new session', body: 'SessionExport', bodyMaxBytes: BUDGET.SESSION_IMPORT_MAX_BYTES, answer: { schema: 'SessionAnswer', status: 201 } },
+  },
+  '/api/paths': {
+    get: {
+      tag: 'files',
+      summary: 'Workspace paths for an @-mention (glob\'s ignore rules), or whether a mention names a file',
+      query: [
+        { name: 'q', description: 'the text after the @' },
+        { name: 'check', description: 'a mentioned path to check' },
+      ],
+      answer: { described: 'PathCompletionAnswer or MentionCheckAnswer (lib/contract/rest.ts)' },
+    },
+  },
+  '/api/models': {
+    get: { tag: 'settings', summary: "The models the per-session picker offers, or one model's capability", query: [{ name: 'spec', description: 'provider:model: answer whether it takes images' }], answer: { described: 'ModelChoicesAnswer or ModelCapabilityAnswer (lib/contract/rest.ts)' } },
+  },
+  '/api/skills': {
+    get: { tag: 'sessions', summary: 'The skills the composer offers as /<skill-name>', answer: { described: 'SkillListAnswer (lib/contract/rest.ts)' } },
   },
   '/api/openapi.json': {
     get: { tag: 'status', summary: 'This document', answer: { described: 'an OpenAPI 3.1 document' } },

@@ -150,6 +150,8 @@ describe('the composer', () => {
     await page.locator('#chat-input').pressSequentially('/');
     const list = page.getByRole('listbox', { name: /Commands/ });
     await list.waitFor({ timeout: 10_000 });
+    // the skills come from the server: the list takes them in when they arrive
+    await list.getByRole('option', { name: /^\/release-notes/ }).waitFor({ timeout: 15_000 });
     const names = await list.getByRole('option').allInnerTexts();
     for (const c of ['/compact', '/new', '/clear', '/model', '/mode', '/rewind', '/cost', '/help', '/release-notes']) expect(names.some((n) => n.startsWith(c))).toBe(true);
     expect(names.find((n) => n.startsWith('/release-notes'))).toContain('Write release notes from the git log');

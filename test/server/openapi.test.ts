@@ -72,7 +72,7 @@ describe('the OpenAPI document', () => {
   it("documents each request body as exactly the schema its route parses with, and its byte limit", async () => {
     const withBody = routes.filter((r) => r.body);
     expect(withBody.map((r) => r.path).sort()).toEqual(
-      ['/api/chat', '/api/sessions', '/api/sessions/{id}', '/api/sessions/{id}/approvals/{toolCallId}', '/api/sessions/{id}/compact', '/api/settings', '/api/settings/check', '/api/settings/diagnostics', '/api/mcp', '/api/mcp/{name}'].sort(),
+      ['/api/chat', '/api/sessions', '/api/sessions/{id}', '/api/sessions/{id}/approvals/{toolCallId}', '/api/sessions/{id}/compact', '/api/sessions/import', '/api/settings', '/api/settings/check', '/api/settings/diagnostics', '/api/mcp', '/api/mcp/{name}'].sort(),
     );
     for (const r of routes) {
       for (const m of r.methods) {
