@@ -4,6 +4,7 @@ import { useSearchParams } from 'next/navigation';
 import { Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import type { PermissionMode } from '@/lib/contract/protocol';
 import { useCreateSession, usePatchSession, useSessionDetail, useSessions, useStatus } from '@/components/api';
+import { ChangesButton, ChangesPanel } from '@/components/changes-panel';
 import { Chat } from '@/components/chat';
 import type { ContextView } from '@/components/context-meter';
 import { EmptyState } from '@/components/empty-state';
@@ -38,6 +39,7 @@ function ClampApp() {
   const wide = useWideScreen();
   if (wide && tasksOpen) setTasksOpen(false);
   const closeTasks = useCallback(() => setTasksOpen(false), []);
+  const [changesOpen, setChangesOpen] = useState(false);
 
   const list = sessions.data;
   const wanted = params.get('s');
@@ -72,7 +74,7 @@ function ClampApp() {
 
   return (
     <div className="flex h-screen flex-col">
-      <Header status={status.data} session={active} context={context} onModeChange={onMode} onOpenSettings={() => setSettingsOpen(true)} tasksOpen={tasksOpen} onOpenTasks={() => setTasksOpen(true)} />
+      <Header status={status.data} session={active} context={context} onModeChange={onMode} onOpenSettings={() => setSettingsOpen(true)} tasksOpen={tasksOpen} onOpenTasks={() => setTasksOpen(true)} changes={<ChangesButton sessionId={activeId} open={changesOpen} onOpen={() => setChangesOpen(true)} />} />
       {patch.error && (
         <p role="alert" className="border-b border-rose-200 bg-rose-50 px-3 py-1 text-xs text-rose-800 dark:border-rose-900 dark:bg-rose-950 dark:text-rose-200">
           {patch.error.message}
@@ -86,6 +88,7 @@ function ClampApp() {
         </TaskAside>
       </div>
       <SettingsDialog open={settingsOpen} onClose={() => setSettingsOpen(false)} />
+      {changesOpen && activeId && <ChangesPanel key={activeId} sessionId={activeId} onClose={() => setChangesOpen(false)} />}
     </div>
   );
 }

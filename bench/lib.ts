@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Conditions } from './conditions';
 
 export const BENCH_DIR = path.dirname(new URL(import.meta.url).pathname);
 export const REPO_DIR = path.dirname(BENCH_DIR);
@@ -46,6 +47,8 @@ export interface BenchResult {
   notes: string[];
   /** raw samples, for anyone who wants to recompute */
   data: unknown;
+  /** the machine around the run (load, other processes, quiet or noisy); set by the parent process */
+  conditions?: Conditions;
 }
 
 export interface MachineInfo {
@@ -62,7 +65,7 @@ export interface Benchmark {
   name: string;
   title: string;
   peer: string;
-  run(log: (line: string) => void): Promise<Omit<BenchResult, 'name' | 'title' | 'peer' | 'command' | 'startedAt' | 'durationS' | 'machine'>>;
+  run(log: (line: string) => void): Promise<Omit<BenchResult, 'name' | 'title' | 'peer' | 'command' | 'startedAt' | 'durationS' | 'machine' | 'conditions'>>;
 }
 
 /** Median of a non-empty list (mean of the middle two for even lengths). */
@@ -83,6 +86,10 @@ export interface Timed {
   name: string;
   samplesMs: number[];
   medianMs: number;
+  /** CPU time ÷ wall time of each timed run: this process's threads plus the children it reaped */
+  coresSamples: number[];
+  /** median of coresSamples */
+  cores: number;
   /** the summary of the last run */
   summary: string;
 }
@@ -93,20 +100,56 @@ export interface Timed {
  * another's garbage). Returns each contender's samples and median, in the order given.
  */
 export async function interleave(contenders: readonly Contender[], opts: { repeats: number; warmup?: number }): Promise<Timed[]> {
-  const out: Timed[] = contenders.map((c) => ({ name: c.name, samplesMs: [], medianMs: NaN, summary: '' }));
+  const out: Timed[] = contenders.map((c) => ({ name: c.name, samplesMs: [], medianMs: NaN, coresSamples: [], cores: NaN, summary: '' }));
   const rounds = (opts.warmup ?? 1) + opts.repeats;
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < contenders.length; k++) {
       const i = (r + k) % contenders.length;
+      const cpu = cpuMsNow();
       const t = performance.now();
       const summary = await contenders[i].run();
       const ms = performance.now() - t;
+      const cpuMs = cpuMsNow() - cpu;
       if (typeof summary === 'string') out[i].summary = summary;
-      if (r >= (opts.warmup ?? 1)) out[i].samplesMs.push(ms);
+      if (r >= (opts.warmup ?? 1)) {
+        out[i].samplesMs.push(ms);
+        out[i].coresSamples.push(cpuMs / ms);
+      }
     }
   }
-  for (const t of out) t.medianMs = median(t.samplesMs);
+  for (const t of out) {
+    t.medianMs = median(t.samplesMs);
+    t.cores = median(t.coresSamples);
+  }
   return out;
+}
+
+/**
+ * CPU milliseconds used so far by this process (every thread: workers, libuv's pool, GC) plus its
+ * reaped children (cutime + cstime of /proc/self/stat, 10 ms ticks). A child's time counts once it
+ * has been waited for, so read it after the contender's run has seen its child close.
+ */
+export function cpuMsNow(): number {
+  const u = process.cpuUsage();
+  let children = 0;
+  try {
+    const s = fs.readFileSync('/proc/self/stat', 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    children = (Number(f[13]) + Number(f[14])) * 10;
+  } catch {
+    // no /proc: children's time unknown
+  }
+  return (u.user + u.system) / 1000 + children;
+}
+
+/** "1.9 cores" (one decimal); n/a when the run was too short for 10 ms ticks to say. */
+export function fmtCores(t: Timed): string {
+  return Number.isFinite(t.cores) && t.medianMs >= 50 ? `${t.cores.toFixed(1)}` : 'n/a';
+}
+
+/** The note every table with peers carries: how many cores each contender used (CPU ÷ wall, median). */
+export function coresNote(timed: readonly Timed[], what = ''): string {
+  return `Cores used${what ? ` (${what})` : ''}, CPU time ÷ wall time, median: ${timed.map((t) => `${t.name} ${fmtCores(t)}`).join(', ')}.`;
 }
 
 /** Resident set size of this process from /proc (bytes); falls back to process.memoryUsage. */

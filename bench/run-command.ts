@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { createToolRegistry } from '../lib/dispatch/all-tools';
 import { createContext } from '../lib/dispatch/context';
 import { dispatch } from '../lib/dispatch/dispatch';
-import { type Benchmark, type Contender, fmtMiB, fmtMs, fmtRate, fmtRatio, interleave, runChild, scratchDir, verdict, withPeakRss } from './lib';
+import { type Benchmark, type Contender, fmtCores, fmtMiB, fmtMs, fmtRate, fmtRatio, interleave, runChild, scratchDir, verdict, withPeakRss } from './lib';
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const BYTES = 1_000_000_000;
@@ -91,8 +91,8 @@ export const runCommandBench: Benchmark = {
       tables: [
         {
           title: `1,000,000,000 bytes of output; median of ${REPEATS} interleaved runs; ratio = clamp time ÷ peer time (lower is better)`,
-          head: ['contender', 'median time', 'throughput', 'clamp ÷ this'],
-          rows: timed.map((t) => [t.name, fmtMs(t.medianMs), fmtRate(BYTES, t.medianMs), fmtRatio(tool.medianMs / t.medianMs)]),
+          head: ['contender', 'median time', 'throughput', 'clamp ÷ this', 'cores used'],
+          rows: timed.map((t) => [t.name, fmtMs(t.medianMs), fmtRate(BYTES, t.medianMs), fmtRatio(tool.medianMs / t.medianMs), fmtCores(t)]),
         },
         {
           title: 'Peak RSS growth of the process running run_command, per 1 GB run (after one `echo warm` call)',

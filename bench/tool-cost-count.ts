@@ -6,6 +6,7 @@ import { ALL_TOOLS } from '../lib/dispatch/all-tools';
 import { createRegistry, describeTool, listedTools, modelSchema } from '../lib/dispatch/registry';
 import { BUDGET, type Budget } from '../lib/contract/budget';
 import type { ToolDefinition } from '../lib/contract/types';
+import { definitionText } from '../lib/dispatch/tool-cost';
 
 /**
  * What tool definitions cost in context: every tool's name + description + JSON schema, as the
@@ -30,10 +31,7 @@ export interface ToolCostReport {
   allTokens: number;
 }
 
-/** One tool's definition as a model receives it (the provider wraps it a little more; that part is the same for every tool). */
-export function definitionText(t: ToolDefinition, budget: Budget = BUDGET): string {
-  return JSON.stringify({ name: t.name, description: describeTool(t, budget), parameters: modelSchema(t) });
-}
+export { definitionText };
 
 /** Every built-in tool. */
 export function allTools(): ToolDefinition[] {

@@ -30,3 +30,48 @@ if (report.alwaysLoadedTokens > max) {
   console.log(`OVER by ${formatCount(report.alwaysLoadedTokens - max)} tokens. Heaviest descriptions: ${heavy.join(', ')}.`);
   process.exitCode = 1;
 }
+
+// Deferral: MCP servers of CLAMP_MCP_CONFIG (started for the count, then stopped) and, with --window <tokens>, the built-ins a window that size defers.
+await deferralTotals();
+
+async function deferralTotals(): Promise<void> {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { ALL_TOOLS } = await import('../lib/dispatch/all-tools');
+  const { planDeferral } = await import('../lib/dispatch/turn-registry');
+  const { definitionTokens } = await import('../lib/dispatch/tool-cost');
+  const { McpHub } = await import('../lib/mcp/hub');
+  const at = process.argv.indexOf('--window');
+  const windowTokens = at > 0 ? Number(process.argv[at + 1]) : Number.POSITIVE_INFINITY;
+  if (at > 0 && !(windowTokens > 0)) {
+    console.error('--window needs a number of tokens, e.g. --window 16384');
+    process.exitCode = 2;
+    return;
+  }
+  let mcp: (typeof ALL_TOOLS)[number][] | import('../lib/contract/types').ToolDefinition[] = [];
+  if (process.env.CLAMP_MCP_CONFIG) {
+    const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'clamp-tool-cost-mcp-')));
+    const hub = new McpHub(tmp, tmp, process.env);
+    try {
+      await hub.prepare();
+      for (const p of hub.problems) console.log(`MCP configuration: ${p}`);
+      for (const s of hub.states()) console.log(`MCP server ${s.name}: ${s.status}${s.error ? ` (${s.error})` : ''}, ${s.tools.filter((t) => t.state === 'enabled').length} tools`);
+      mcp = [...hub.tools()];
+      console.log('');
+      for (const t of mcp) console.log(`${pad(t.name, width)}  ${pad(t.effect, 6)}  ${pad(definitionTokens(t), 6, true)}  mcp`);
+    } finally {
+      await hub.shutdown();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  const builtins = ALL_TOOLS.filter((t) => report.tools.find((c) => c.name === t.name)?.alwaysLoaded);
+  const search = ALL_TOOLS.find((t) => t.name === 'tool_search');
+  const plan = planDeferral({ builtins, mcp, search, windowTokens, loaded: new Set(), budget: { ...BUDGET } });
+  const deferredNames = [...plan.deferred];
+  console.log('');
+  console.log(`MCP tools: ${formatCount(plan.mcpTokens)} tokens (${mcp.length} tools; deferred over ${formatCount(BUDGET.MCP_TOOLS_ALWAYS_LOADED_MAX_TOKENS)})`);
+  console.log(`window: ${Number.isFinite(windowTokens) ? `${formatCount(windowTokens)} tokens (built-ins within ${BUDGET.BUILTIN_TOOLS_WINDOW_MAX_RATIO} of it)` : 'not given (--window <tokens> to see built-in deferral)'}`);
+  console.log(`always loaded: ${formatCount(plan.alwaysLoadedTokens)} tokens`);
+  console.log(`deferred behind tool_search: ${formatCount(plan.deferredTokens)} tokens${deferredNames.length ? ` (${deferredNames.length}: ${deferredNames.join(', ')})` : ''}`);
+}

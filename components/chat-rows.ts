@@ -73,7 +73,8 @@ export function rowsOf(messages: readonly ClampMessage[], { hideErrorNoticeOf, w
 export function estimateRowPx(row: ChatRow | undefined): number {
   switch (row?.kind) {
     case 'user':
-      return 52;
+      // the text and its rewind controls
+      return 74;
     case 'text':
       return 24 + Math.min(400, Math.ceil(row.text.length / 90) * 22);
     case 'reasoning':

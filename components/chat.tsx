@@ -8,6 +8,7 @@ import type { ClampDataParts, ClampMessage, SessionDetail } from '@/lib/contract
 import { chatRequestBody } from '@/lib/contract/chat-body';
 import { queryKeys, stopTurnOnServer } from './api';
 import { ApprovalBar, type AnswerEvent } from './approval-bar';
+import { RewindBar } from './branches';
 import { ChatUiContext, ProgressStore, type ChatUi, type ViewerSource } from './chat-context';
 import { cutsOf, pendingOf, todosOf } from './chat-derive';
 import { ChatList, type ChatListHandle } from './chat-list';
@@ -16,6 +17,7 @@ import { compactCommand } from './context-api';
 import type { ContextView } from './context-meter';
 import { OutputViewer } from './output-viewer';
 import { PlanPanel } from './plan-panel';
+import { RewindProvider } from './rewind-context';
 import { useContextView } from './use-context-view';
 
 function lastErrorNotice(m: ClampMessage): ClampDataParts['notice'] | null {
@@ -111,9 +113,13 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
     void stopTurnOnServer(sessionId);
   };
   const blocked = disabled ?? (pending.length > 0 ? 'Answer the pending approval first.' : undefined);
+  // edit-and-resend sends after its rewind; a rewound message's text goes back to an empty composer
+  const resend = useCallback((text: string) => void sendMessage({ text }), [sendMessage]);
+  const draftIfEmpty = useCallback((text: string) => setInput((cur) => (cur.trim() ? cur : text)), []);
 
   return (
     <ChatUiContext.Provider value={ui}>
+      <RewindProvider sessionId={sessionId} messages={messages} setMessages={setMessages} busy={busy} send={resend} setDraft={draftIfEmpty}>
       <div className="flex h-full min-h-0 flex-col">
         <ChatList
           ref={listRef}
@@ -126,6 +132,7 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
         <div className="border-t border-zinc-200 bg-zinc-50/90 dark:border-zinc-800 dark:bg-zinc-950/90">
           <div className="mx-auto max-w-4xl space-y-2 px-4 py-3">
             <PlanPanel items={todos} />
+            <RewindBar />
             <ApprovalBar sessionId={sessionId} pending={pending} onAnswered={onAnswered} />
             {error && (
               <div role="alert" className="flex items-start gap-2 rounded border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-900/60 dark:bg-rose-950/40 dark:text-rose-200">
@@ -187,6 +194,7 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
           </div>
         </div>
       </div>
+      </RewindProvider>
       {viewer && <OutputViewer source={viewer.source} title={viewer.title} onClose={() => setViewer(null)} />}
     </ChatUiContext.Provider>
   );

@@ -1,6 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { PERMISSION_MODES } from '@/lib/contract/types';
 import { fetchTasks, TASKS_KEY } from '@/lib/ui/tasks-api';
 import type { PermissionMode, SessionSummary } from '@/lib/contract/protocol';
@@ -76,6 +77,7 @@ export function Header({
   onOpenSettings,
   tasksOpen,
   onOpenTasks,
+  changes,
 }: {
   status: StatusAnswer | undefined;
   session: SessionSummary | null;
@@ -84,6 +86,8 @@ export function Header({
   onOpenSettings: () => void;
   tasksOpen: boolean;
   onOpenTasks: () => void;
+  /** the Changes button (components/changes-panel.tsx) */
+  changes?: ReactNode;
 }) {
   const scripted = status?.model.scripted;
   return (
@@ -120,6 +124,7 @@ export function Header({
             ))}
           </select>
         </label>
+        {changes}
         <TasksButton open={tasksOpen} onOpen={onOpenTasks} />
         <button
           type="button"

@@ -9,6 +9,7 @@ import type { PrunedMark } from './chat-derive';
 import type { ChatRow } from './chat-rows';
 import { CompactionDivider } from './compaction-divider';
 import { ToolCard } from './tool-card';
+import { UserMessage } from './user-message';
 
 const remarkPlugins = [remarkGfm];
 const rehypePlugins = [[rehypeHighlight, { detect: false }]] as const;
@@ -61,11 +62,7 @@ function Notice({ notice }: { notice: ClampDataParts['notice'] }) {
 export const RowView = memo(function RowView({ row, cuts, pruned, idle }: { row: ChatRow; cuts: ReadonlyMap<string, TurnCut>; pruned: ReadonlyMap<string, PrunedMark>; idle: boolean }) {
   switch (row.kind) {
     case 'user':
-      return (
-        <div className="flex justify-end" data-message-id={row.messageId} data-role="user">
-          <div className="max-w-[85%] whitespace-pre-wrap rounded-lg bg-zinc-800 px-3 py-2 text-sm text-zinc-50 dark:bg-zinc-700">{row.text}</div>
-        </div>
-      );
+      return <UserMessage messageId={row.messageId} text={row.text} />;
     case 'text':
       return <Markdown text={row.text} />;
     case 'reasoning':

@@ -3,6 +3,7 @@
 import { useEffect, useRef } from 'react';
 import { useDeleteRule, useRules, useSettings } from './api';
 import { MemoriesList } from './memories-list';
+import { McpServers } from './mcp-servers';
 import { btnPlainCls, SettingsForm } from './settings-form';
 
 function RulesList() {
@@ -51,6 +52,7 @@ export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () =
   }, [open]);
   const lists = (
     <>
+      <McpServers />
       <RulesList />
       <MemoriesList />
     </>

@@ -9,6 +9,7 @@ import { useChatUi, useProgress } from './chat-context';
 import type { PrunedMark } from './chat-derive';
 import { DiffView } from './diff-view';
 import { formatCount, formatDuration, stripAnsi } from './format';
+import { InterruptedNote, isInterrupted } from './interrupted-note';
 import { PrunedNote } from './pruned-note';
 import { inputLine } from './tool-summary';
 import { TruncationNotes } from './truncation-note';
@@ -80,7 +81,7 @@ export function cardState(part: ToolPart): CardState {
       break;
     }
     case 'output-error':
-      return { label: 'error', tone: 'error', running: false };
+      return isInterrupted(part) ? { label: 'interrupted by a restart', tone: 'muted', running: false } : { label: 'error', tone: 'error', running: false };
     case 'output-denied':
       return { label: 'denied', tone: 'denied', running: false };
     default: {
@@ -228,6 +229,7 @@ export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle, p
       <div className="space-y-1.5 px-2.5 pb-2 empty:hidden">
         {result && <TruncationNotes truncation={result.truncation} turnCut={turnCut} toolName={name} title={`Full output of ${title}`} />}
         {part.state === 'output-error' && <pre className="whitespace-pre-wrap font-mono text-xs text-rose-700 dark:text-rose-400">{part.errorText}</pre>}
+        {isInterrupted(part) && <InterruptedNote toolCallId={part.toolCallId} />}
         {isError && result?.hint && <p className="text-xs text-rose-700 dark:text-rose-400">Next step: {result.hint}</p>}
       </div>
       {expanded && (

@@ -1,15 +1,16 @@
 import { dynamicTool, InvalidToolInputError, jsonSchema, tool, wrapLanguageModel, type LanguageModel, type ToolSet } from 'ai';
 import type { JSONSchema7, LanguageModelV3, LanguageModelV3ToolCall } from '@ai-sdk/provider';
 import type { Registry } from '../dispatch/registry';
-import { describeTool, modelSchema } from '../dispatch/registry';
+import { describeTool, lookupTool, modelSchema } from '../dispatch/registry';
 import { createContext } from '../dispatch/context';
 import { dispatch, judge, type Approver } from '../dispatch/dispatch';
 import type { Budget } from '../contract/budget';
 import type { PolicyDecision, ToolContext, ToolDefinition, ToolProgress, ToolResult } from '../contract/types';
-import type { AgentHost } from './host';
+import type { AgentHost, RunningCall } from './host';
 import type { ApprovalInfo } from '../contract/protocol';
 import type { CallScheduler } from './scheduler';
 import { APPROVED_NETWORK } from '../tools/commands/sandbox-policy';
+import { mcpImagesOf } from '../mcp/content';
 
 export interface AgentToolsOptions {
   reg: Registry;
@@ -21,6 +22,8 @@ export interface AgentToolsOptions {
   onApprovalInfo?: (info: ApprovalInfo) => void;
   /** every finished call's result (the plan panel follows todo_write through it) */
   onResult?: (toolCallId: string, toolName: string, result: ToolResult) => void;
+  /** where a call about to run sits in the conversation (for the host's write-ahead) */
+  callPlace?: () => Pick<RunningCall, 'messageId' | 'userMessageId' | 'stepParts'>;
   signal: AbortSignal;
 }
 
@@ -37,6 +40,11 @@ function summarize(tool: ToolDefinition, input: unknown): string {
 
 const modelOutput = ({ output }: { output: unknown }) => {
   const r = output as ToolResult;
+  const images = mcpImagesOf(r);
+  // an MCP tool's images go to the model as image parts (only when the model takes them: see lib/mcp/content.ts)
+  if (images.length && r.status !== 'error') {
+    return { type: 'content' as const, value: [{ type: 'text' as const, text: r.output }, ...images.map((i) => ({ type: 'image-data' as const, data: i.data, mediaType: i.mediaType }))] };
+  }
   return { type: r.status === 'error' ? ('error-text' as const) : ('text' as const), value: r.output };
 };
 
@@ -98,11 +106,15 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
     // a denied call never executes (the SDK reports it as denied); were one to, it would still not run
     const approved = !!answer && answer.answer !== 'deny';
     const startedAt = Date.now();
+    // write-ahead and the checkpoint before a change: stored before the call runs
+    const place = o.callPlace?.() ?? { messageId: '', userMessageId: null, stepParts: [] };
+    const ran = answer?.answer === 'edit' && answer.editedCommand ? { ...(input as object), command: answer.editedCommand } : input;
+    await o.host.beforeRun?.({ toolCallId, toolName: name, input: ran, effect: lookupTool(o.reg, name)?.effect, ...place });
     let r = await dispatch(o.reg, name, input, ctx, {
       approver: { ...approver, approved },
       verdict,
       editedCommand: answer?.answer === 'edit' && answer.editedCommand ? answer.editedCommand : undefined,
-    });
+    }).finally(() => o.host.afterRun?.(toolCallId));
     // the page shows every call's duration, also after a reload (metadata only: the model's text is not touched)
     if (typeof r.meta?.durationMs !== 'number') r = { ...r, meta: { ...r.meta, durationMs: Date.now() - startedAt } };
     if (answer) o.host.markConsumed(toolCallId);
@@ -110,18 +122,27 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
     return r;
   };
 
-  const tools: ToolSet = Object.create(null) as ToolSet;
-  for (const t of Object.values(o.reg)) {
-    tools[t.name] = tool({
-      description: describeTool(t, o.budget),
-      // dispatch validates with errors written for the model; the SDK passes the input through
-      inputSchema: jsonSchema<unknown>(modelSchema(t) as JSONSchema7),
-      needsApproval: needsApproval(t.name),
-      execute: (input: unknown, opts: { toolCallId: string; abortSignal?: AbortSignal }) =>
-        o.scheduler.schedule(t.effect, () => run(t.name, input, opts.toolCallId, opts.abortSignal)),
-      toModelOutput: modelOutput,
-    });
-  }
+  // built lazily from the registry as it is at each look-up (a turn's registry follows its MCP servers)
+  const built = new Map<string, { def: ToolDefinition; tool: ToolSet[string] }>();
+  const sdkTool = (t: ToolDefinition): ToolSet[string] => {
+    let b = built.get(t.name);
+    if (!b || b.def !== t) {
+      b = {
+        def: t,
+        tool: tool({
+          description: describeTool(t, o.budget),
+          // dispatch validates with errors written for the model; the SDK passes the input through
+          inputSchema: jsonSchema<unknown>(modelSchema(t) as JSONSchema7),
+          needsApproval: needsApproval(t.name),
+          execute: (input: unknown, opts: { toolCallId: string; abortSignal?: AbortSignal }) =>
+            o.scheduler.schedule(t.effect, () => run(t.name, input, opts.toolCallId, opts.abortSignal)),
+          toModelOutput: modelOutput,
+        }),
+      };
+      built.set(t.name, b);
+    }
+    return b.tool;
+  };
   // a name the registry does not have: dispatch answers it (nothing runs), so it can run alongside reads
   const standIns = new Map<string, ToolSet[string]>();
   const standIn = (name: string): ToolSet[string] => {
@@ -140,12 +161,14 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
   };
   // only the registry's tools are listed (Object.keys/entries: what the model can be told about); a
   // look-up of any other name, by property or own-property check, finds its stand-in
-  const other = (target: ToolSet, key: string | symbol): key is string => typeof key === 'string' && !Object.hasOwn(target, key);
-  return new Proxy(tools, {
-    get: (target, key, receiver) => (other(target, key) ? standIn(key) : Reflect.get(target, key, receiver)),
-    has: (target, key) => other(target, key) || Reflect.has(target, key),
-    getOwnPropertyDescriptor: (target, key) =>
-      other(target, key) ? { value: standIn(key), writable: false, enumerable: false, configurable: true } : Reflect.getOwnPropertyDescriptor(target, key),
+  const known = (key: string) => Object.hasOwn(o.reg, key);
+  const lookup = (key: string) => (known(key) ? sdkTool(o.reg[key]) : standIn(key));
+  return new Proxy(Object.create(null) as ToolSet, {
+    get: (_target, key) => (typeof key === 'string' ? lookup(key) : undefined),
+    has: (_target, key) => typeof key === 'string',
+    ownKeys: () => Object.keys(o.reg),
+    getOwnPropertyDescriptor: (_target, key) =>
+      typeof key === 'string' ? { value: lookup(key), writable: false, enumerable: known(key), configurable: true } : undefined,
   });
 }
 

@@ -21,18 +21,24 @@ export type Incoming = Pick<ChatBody, 'message' | 'continue'>;
 
 /**
  * Build the conversation for a turn from what is stored, never from what the page claims:
- * - a user message is appended (its text);
+ * - a user message is appended (its text, then its attachments);
  * - a continuation names the last stored message, an assistant one, and only its pending approvals
  *   change, each to the answer recorded on the server (a forged or replayed answer has nothing to
  *   match). A denial carries dispatch's denial text, which the model reads.
  * Throws ChatRequestError with a status and the next step.
  */
-export function mergeIncoming(stored: ClampMessage[], incoming: Incoming, answerFor: (toolCallId: string) => RecordedAnswer | undefined): ClampMessage[] {
+export function mergeIncoming(
+  stored: ClampMessage[],
+  incoming: Incoming,
+  answerFor: (toolCallId: string) => RecordedAnswer | undefined,
+  /** what the message carries besides its text: attachments, images, a skill request (lib/server/attach.ts) */
+  extra: ClampMessage['parts'] = [],
+): ClampMessage[] {
   if (incoming.message) {
     const { id, text } = incoming.message;
     if (stored.some((m) => m.id === id)) throw new ChatRequestError(`Message ${id} was already sent.`, 409);
-    if (text.trim() === '') throw new ChatRequestError('The message is empty. Type something to send.', 400);
-    return [...stored, { id, role: 'user', parts: [{ type: 'text', text }], metadata: { createdAt: Date.now() } }];
+    if (text.trim() === '' && extra.length === 0) throw new ChatRequestError('The message is empty. Type something to send.', 400);
+    return [...stored, { id, role: 'user', parts: [{ type: 'text', text }, ...extra], metadata: { createdAt: Date.now() } }];
   }
   const messageId = incoming.continue?.messageId;
   const last = stored[stored.length - 1];

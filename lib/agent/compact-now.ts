@@ -10,6 +10,7 @@ import { CallScheduler } from './scheduler';
 import { buildSystemPrompt } from './system-prompt';
 import { ContextKeeper } from './context/keeper';
 import { withModelContent } from './run-turn';
+import { dataPartForModel } from './data-parts';
 
 export interface CompactNowOptions {
   host: AgentHost;
@@ -49,7 +50,7 @@ export async function compactNow(o: CompactNowOptions): Promise<{ compaction: Co
     signal: o.signal,
     messageId: () => id,
   });
-  const all = await convertToModelMessages(withModelContent(o.messages), { tools, ignoreIncompleteToolCalls: true });
+  const all = await convertToModelMessages(withModelContent(o.messages), { tools, ignoreIncompleteToolCalls: true, convertDataPart: dataPartForModel });
   const active = listedTools(o.reg, o.host.mode(), { workspace: o.host.workspace, dataDir: o.host.dataDir, services: o.host.services }).map((t) => t.name);
   const compaction = await keeper.compact(all, 'manual', active, o.focus);
   if (!compaction) return null;

@@ -1,4 +1,4 @@
-import type { PermissionMode, PolicyDecision, ToolDefinition, ToolServices } from '../contract/types';
+import type { PermissionMode, PolicyDecision, SideEffect, ToolDefinition, ToolServices } from '../contract/types';
 import type { ApprovalAnswer, ApprovalInfo } from '../contract/protocol';
 
 /** A recorded answer to an approval request. */
@@ -30,9 +30,28 @@ export interface AgentHost {
   answerFor(toolCallId: string): RecordedAnswer | undefined;
   /** the approved call has run: its approval cannot be used again */
   markConsumed(toolCallId: string): void;
+  /** a call is about to run: store it first (write-ahead) and take the turn's checkpoint before its first change; never throws */
+  beforeRun?(call: RunningCall): Promise<void>;
+  /** the call has ended, whatever its result */
+  afterRun?(toolCallId: string): void;
   /**
    * Nobody is there to approve (a headless run): the verdict, allow or deny, for a call that needs
    * approval, made at once instead of waiting. Absent: the call waits for the person's answer.
    */
   unattended?(tool: ToolDefinition, decision: PolicyDecision): PolicyDecision;
+}
+
+/** A call about to run, with where it sits in the conversation. */
+export interface RunningCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  /** the tool's side-effect class (absent for a name no tool has) */
+  effect?: SideEffect;
+  /** the assistant message the call belongs to */
+  messageId: string;
+  /** the user message whose turn it is */
+  userMessageId: string | null;
+  /** what the model wrote in this step before the call (step-start, text, reasoning parts) */
+  stepParts: unknown[];
 }

@@ -6,6 +6,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { ModelSettings, ModelStatus } from '../contract/protocol';
 import { contextWindowFor } from './windows';
 import { createScriptedModel, loadScript } from './scripted-model';
+import { imageInputFor } from './vision';
 
 export type ProviderName = NonNullable<ModelSettings['provider']>;
 export const PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai', 'openai-compatible', 'ollama', 'scripted'];
@@ -87,7 +88,7 @@ export function resolveModel(env: Readonly<Record<string, string | undefined>>, 
   const ok = (model: LanguageModel, label: string, scripted = false): ResolvedModel => ({
     ok: true,
     model,
-    status: { configured: true, provider, model: modelId, label, windowTokens: win.tokens, windowSource: win.source, prices: win.prices, scripted },
+    status: { configured: true, provider, model: modelId, label, windowTokens: win.tokens, windowSource: win.source, prices: win.prices, scripted, imageInput: imageInputFor(provider, modelId, settings.imageInput, env) },
     baseUrl: provider === 'openai-compatible' || provider === 'ollama' ? baseUrl : null,
   });
   switch (provider) {

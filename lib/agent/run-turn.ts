@@ -1,4 +1,4 @@
-import { convertToModelMessages, createUIMessageStream, stepCountIs, streamText, type LanguageModel, type ModelMessage, type UIMessageChunk } from 'ai';
+import { convertToModelMessages, createUIMessageStream, generateId, stepCountIs, streamText, type LanguageModel, type ModelMessage, type UIMessageChunk } from 'ai';
 import type { Registry } from '../dispatch/registry';
 import { listedTools } from '../dispatch/registry';
 import { budgetTable, type Budget } from '../contract/budget';
@@ -12,13 +12,17 @@ import { ContextKeeper } from './context/keeper';
 import { cachedSystem } from './context/cache';
 import { stepCount } from './context/view';
 import { withToolSummaries } from './tool-summaries';
+import { StepDraft } from './step-draft';
+import { dataPartForModel, isModelNote } from './data-parts';
+import { stepModelSwitcher, type StepModel } from './model-switch';
+import { clearSteer, steered } from './steer';
 
 export const DEFAULT_MAX_STEPS = 100;
 const OVERFLOW_MARK = '\u0000clamp:context-overflow';
 
 /** Messages the model has something to read in: a message of data parts only (a compaction made by hand) is the page's, not the model's. */
 export function withModelContent(messages: ClampMessage[]): ClampMessage[] {
-  return messages.filter((m) => m.parts.some((p) => !p.type.startsWith('data-') && p.type !== 'step-start'));
+  return messages.filter((m) => m.parts.some((p) => (!p.type.startsWith('data-') || isModelNote(p)) && p.type !== 'step-start'));
 }
 
 export interface TurnOptions {
@@ -36,6 +40,8 @@ export interface TurnOptions {
   budget?: Budget;
   /** more system prompt sections (skills, memories) */
   systemExtra?: string[];
+  /** the model the session wants for its next step (the header's picker), read before each step */
+  stepModel?: () => StepModel | null;
   /** called after each step and at the end with the whole conversation */
   save: (messages: ClampMessage[]) => void;
 }
@@ -60,7 +66,11 @@ export function markStopped(messages: ClampMessage[]): ClampMessage[] {
 export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
   const budget = o.budget ?? budgetTable();
   const label = o.status.label;
+  // known before the stream starts, so a call stored before it runs names its message
+  const responseId = generateId();
+  const draft = new StepDraft();
   return createUIMessageStream<ClampMessage>({
+    generateId: () => responseId,
     originalMessages: o.messages,
     onError: (err) => {
       const p = describeProviderError(err, label);
@@ -86,10 +96,11 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           const todos = r.meta?.todos;
           if (Array.isArray(todos)) writer.write({ type: 'data-todos', id: 'todos', data: { items: todos } });
         },
+        callPlace: () => ({ messageId, userMessageId: o.messages.findLast((m) => m.role === 'user')?.id ?? null, stepParts: draft.snapshot() }),
       });
       const sys = buildSystemPrompt({ workspace: o.host.workspace, dataDir: o.host.dataDir, extra: o.systemExtra });
       const last = o.messages.at(-1);
-      let messageId = last?.role === 'assistant' ? last.id : '';
+      let messageId = last?.role === 'assistant' ? last.id : responseId;
       const keeper = new ContextKeeper({
         model: o.model,
         status: o.status,
@@ -108,10 +119,18 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
       const listed = () => listedTools(o.reg, o.host.mode(), ctxInfo).map((t) => t.name);
       // the model is told about the mode's tools; the SDK knows them all, so dispatch refuses the rest
       const model = withListedTools(o.model, () => new Set(listed()));
+      const switcher = stepModelSwitcher({
+        turnModelId: o.status.model,
+        stored: o.messages,
+        want: o.stepModel ?? (() => null),
+        wrap: (m) => withListedTools(m, () => new Set(listed())),
+        record: (from, to) => writer.write({ type: 'data-model-switch', id: `model-switch-${Date.now()}`, data: { from, to } }),
+      });
+      clearSteer(o.host.sessionId);
       const anthropic = o.status.provider === 'anthropic';
       // the system prompt holds nothing that changes per step, so the prefix stays byte-stable for provider caches
       const system = anthropic ? cachedSystem(sys.prompt) : sys.prompt;
-      let input = await convertToModelMessages(withModelContent(o.messages), { tools, ignoreIncompleteToolCalls: true });
+      let input = await convertToModelMessages(withModelContent(o.messages), { tools, ignoreIncompleteToolCalls: true, convertDataPart: dataPartForModel });
       let stepsLeft = o.maxSteps ?? DEFAULT_MAX_STEPS;
       let retriedStep = -1;
       for (let attempt = 0; ; attempt++) {
@@ -123,19 +142,20 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           system,
           messages: input,
           tools,
-          stopWhen: stepCountIs(stepsLeft),
+          stopWhen: [stepCountIs(stepsLeft), steered(o.host.sessionId)],
           abortSignal: o.signal,
           maxRetries: o.maxRetries ?? 2,
           experimental_toolApprovalSecret: o.approvalSecret,
           experimental_repairToolCall: repairMalformedCall,
           prepareStep: async ({ messages }) => {
             stepInput = messages;
-            return { messages: await keeper.prepare(messages, listed()) };
+            const stepModel = switcher.forStep();
+            return { messages: await keeper.prepare(messages, listed()), ...(stepModel ? { model: stepModel } : {}) };
           },
           onStepFinish: ({ usage, providerMetadata }) => {
             stepsDone++;
             const entry = keeper.finishStep(usage, providerMetadata as Record<string, Record<string, unknown>> | undefined);
-            if (entry) writer.write({ type: 'data-ledger', id: `ledger-${entry.step}`, data: entry });
+            if (entry) writer.write({ type: 'data-ledger', id: `ledger-${entry.step}`, data: { ...entry, model: switcher.id() ?? entry.model } });
           },
           onError: ({ error }) => {
             if (isContextOverflow(error)) {
@@ -160,6 +180,7 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           // an overflow is recovered below: its error never reaches the page as one
           if (chunk.type === 'error' && chunk.errorText === OVERFLOW_MARK) continue;
           if (chunk.type === 'start' && chunk.messageId) messageId = chunk.messageId;
+          draft.see(chunk);
           writer.write(chunk);
         }
         if (!overflow) break;

@@ -187,7 +187,7 @@ export const BUDGET = {
   FILE_PAGE_MAX_BYTES: 512 * 1024,
   FILE_PAGE_DEFAULT_BYTES: 256 * 1024,
   /** The server's door: largest request body it lets through to any route (413 before a byte is read); a body must declare its length (411). */
-  DOOR_BODY_MAX_BYTES: 4 * 1024 * 1024,
+  DOOR_BODY_MAX_BYTES: 8 * 1024 * 1024,
   /** The launcher: how often it checks that the process that started it (npm, a shell) is still there. */
   LAUNCHER_PARENT_POLL_MS: 1000,
   /** Settings "Test connection": longest wait for a provider's model list, connecting included. */
@@ -230,6 +230,73 @@ export const BUDGET = {
   WINDOW_DISCOVERY_TIMEOUT_MS: 2000,
   /** … and how long an answer (or the lack of one) is remembered per server and model. */
   WINDOW_DISCOVERY_CACHE_MS: 10 * 60_000,
+
+  /** MCP: longest wait for one tool call (the turn's Stop ends it sooner); a server's progress does not extend it. */
+  MCP_CALL_TIMEOUT_MS: 120_000,
+  /** MCP: longest wait for a server to start and answer its handshake and tool list. */
+  MCP_CONNECT_TIMEOUT_MS: 30_000,
+  /** MCP: a crashed server is restarted after this wait, doubled at each crash in a row up to the max … */
+  MCP_RESTART_BACKOFF_MIN_MS: 1000,
+  MCP_RESTART_BACKOFF_MAX_MS: 60_000,
+  /** … and given up on after this many crashes in a row (the page's Restart tries again). */
+  MCP_RESTART_MAX_ATTEMPTS: 5,
+  /** MCP: a server's stderr log is started afresh past this size. */
+  MCP_LOG_MAX_BYTES: 1024 * 1024,
+  /** MCP: a tool's description from its server is cut to this many bytes. */
+  MCP_TOOL_DESCRIPTION_MAX_BYTES: 2000,
+  /** MCP: a tool whose input schema is larger than this (JSON bytes) is skipped, with a note on the page. */
+  MCP_TOOL_SCHEMA_MAX_BYTES: 16_000,
+  /** MCP: longest tool name a provider takes (mcp__<server>__<tool>, in characters); longer names are cut. */
+  MCP_TOOL_NAME_MAX_CHARS: 64,
+  /** MCP: an image in a result is passed to the model up to this size (bytes of image data) … */
+  MCP_IMAGE_MAX_BYTES: 1024 * 1024,
+  /** … and at most this many images per result; the rest are named in a note. */
+  MCP_IMAGES_MAX_COUNT: 4,
+  /** MCP: an embedded resource's text in a result, at most this many bytes (then cut with a note). */
+  MCP_RESOURCE_MAX_BYTES: 16_000,
+  /** Deferred tools: when the enabled MCP tools' definitions cost more than this (o200k_base tokens), they are not sent; tool_search loads them. */
+  MCP_TOOLS_ALWAYS_LOADED_MAX_TOKENS: 4000,
+  /** Deferred tools: the built-in definitions always sent stay within this share of the model's window (the least-used are deferred past it). */
+  BUILTIN_TOOLS_WINDOW_MAX_RATIO: 0.1,
+  /** Deferred tools: each one's line in the system prompt (name and first sentence), at most this many bytes. */
+  DEFERRED_TOOL_LINE_MAX_BYTES: 160,
+  /** tool_search: most tool definitions one search returns. */
+  TOOL_SEARCH_MAX_RESULTS: 5,
+  /** Checkpoints: a file larger than this is left out of the snapshot (and listed as skipped). */
+  CHECKPOINT_FILE_MAX_BYTES: 10 * 1024 * 1024,
+  /** Checkpoints: the longest one git run of the shadow repository may take. */
+  CHECKPOINT_GIT_TIMEOUT_MS: 5 * 60_000,
+  /** Rewind preview and changes view: most files given a diff (the rest are listed without one, truncated: true). */
+  CHECKPOINT_DIFF_MAX_FILES: 200,
+  /** … a file larger than this on either side is listed without a diff. */
+  CHECKPOINT_DIFF_FILE_MAX_BYTES: 1024 * 1024,
+  /** … one file's diff is cut to this, with a note. */
+  CHECKPOINT_DIFF_MAX_BYTES: 64 * 1024,
+  /** … all diffs of one answer together at most this. */
+  CHECKPOINT_DIFFS_MAX_BYTES: 2 * 1024 * 1024,
+  /** An interrupted call's error quotes the end of its log, at most this much. */
+  INTERRUPTED_LOG_MAX_BYTES: 4000,
+  /** Composer: most @-mentioned files attached to one message (each is one read_file, under read_file's caps). */
+  MENTION_MAX_COUNT: 10,
+  /** Composer: most paths one @-completion answers with … */
+  MENTION_COMPLETIONS_MAX_ITEMS: 50,
+  /** … and most workspace files it walks to find them (through glob's ignore rules). */
+  MENTION_SCAN_MAX_FILES: 20_000,
+  /** Composer: largest image attached (decoded bytes; the page scales a larger one down first) … */
+  ATTACH_IMAGE_MAX_BYTES: 1024 * 1024,
+  /** … and most images in one message. */
+  ATTACH_IMAGES_MAX_COUNT: 4,
+  /** Composer: most text files attached to one message (each is cut like a read, to TOOL_OUTPUT_MAX_BYTES). */
+  ATTACH_TEXT_FILES_MAX_COUNT: 10,
+  /** POST /api/chat with images: largest body (text bodies stay under CHAT_BODY_MAX_BYTES); 413 past it. */
+  CHAT_BODY_WITH_IMAGES_MAX_BYTES: 6 * 1024 * 1024,
+  /** Composer: the text of a /<skill> command's arguments, at most this many bytes. */
+  SKILL_ARGS_MAX_BYTES: 4000,
+  /** Session import: largest JSON export accepted, and most messages in it. */
+  SESSION_IMPORT_MAX_BYTES: 6 * 1024 * 1024,
+  SESSION_IMPORT_MAX_MESSAGES: 20_000,
+  /** The per-session model picker: how long a provider's model list is remembered. */
+  MODEL_PICKER_CACHE_MS: 60_000,
 } as const;
 
 export type Budget = { -readonly [K in keyof typeof BUDGET]: number };

@@ -33,7 +33,59 @@ export type ClampDataParts = {
   notice: { level: 'error' | 'warning' | 'info'; message: string; next?: string };
   /** the todo list the model keeps (todo_write) */
   todos: { items: TodoItem[] };
+  /** a rewind happened here: alone in a user message after the conversation; the model's next request reads it as text */
+  rewind: RewindNote;
+  /** a call the server was running when it died (its tool part is output-error "Interrupted by a restart …") */
+  interrupted: InterruptedNote;
+  /** a file attached to a user message (an @-mention read through read_file, or a text file dropped on the composer): what the model sees */
+  attachment: AttachmentInfo;
+  /** a user message sent as /<skill> [args]: the model is asked to load that skill */
+  'skill-request': { name: string; args: string };
+  /** the session's model changed: from this step on the next one answers */
+  'model-switch': { from: string; to: string };
 };
+
+/** data-attachment: one file attached to a user message, exactly as the model reads it. */
+export interface AttachmentInfo {
+  /** 'mention': @path read with read_file on the server; 'file': a text file the person attached */
+  kind: 'mention' | 'file';
+  /** the workspace path (mentions) or the file's name (attached files) */
+  path: string;
+  /** the lines asked for with #L10-40 */
+  lines?: { start: number; end?: number };
+  /** 'error': the read failed and text is its error, which the model reads */
+  status: 'ok' | 'error';
+  /** what the model is sent for this attachment */
+  text: string;
+  truncation: Truncation | null;
+}
+
+/** data-rewind: what a rewind restored, and what it could not undo (the loop tells the model). */
+export interface RewindNote {
+  /** the user message rewound to (the conversation now continues from before it, when conversation is true) */
+  messageId: string | null;
+  code: boolean;
+  conversation: boolean;
+  /** files restored to their earlier state (earlier reads of them are stale) */
+  restored: string[];
+  /** the branch the later messages moved to */
+  branchId: string | null;
+  /** the checkpoint of the workspace just before the restore (rewinding to it undoes this one) */
+  undoCheckpointId: string | null;
+  cannotUndo: string[];
+  createdAt: number;
+}
+
+/** data-interrupted: a call that was running when the server died, and the checkpoint taken before it. */
+export interface InterruptedNote {
+  toolCallId: string;
+  toolName: string;
+  /** the user message of that turn (rewinding to it restores the checkpoint) */
+  userMessageId: string | null;
+  checkpointId: string | null;
+  /** the command's combined log, when it had one */
+  logPath: string | null;
+}
 
 /** A result the per-step budget cut further than its own caps. */
 export interface TurnCut {
@@ -177,6 +229,8 @@ export interface SessionSummary {
   updatedAt: number;
   messageCount: number;
   pendingApprovals: number;
+  /** the session's own model (`provider:model`), when one was picked; else the default model answers */
+  model?: string;
 }
 
 export interface SavedRule {
@@ -195,6 +249,8 @@ export interface ModelSettings {
   baseUrl: string | null;
   contextWindow: number | null;
   defaultMode: PermissionMode;
+  /** whether the model takes images: 'auto' (the catalogue, else known vision families), or the person's 'yes' / 'no' */
+  imageInput?: 'auto' | 'yes' | 'no';
 }
 
 export interface ModelStatus {
@@ -210,6 +266,15 @@ export interface ModelStatus {
   /** when not configured: exactly how to configure one */
   help?: string;
   scripted: boolean;
+  /** whether the model takes images as file parts, and how that was decided (see lib/agent/vision.ts) */
+  imageInput?: ImageInput;
+}
+
+/** Whether a model takes images, and why Clamp thinks so. */
+export interface ImageInput {
+  accepted: boolean;
+  /** in words: "models.dev catalogue: input text, image", "CLAMP_IMAGE_INPUT=1", "not a known vision model" … */
+  source: string;
 }
 
 export interface ModelPrices {

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { BUDGET } from './budget';
 import { PERMISSION_MODES, type PermissionMode } from './types';
-import type { ModelStatus, SandboxView, SavedRule, SessionSummary, StoredApproval, TaskSummary } from './protocol';
+import type { ClampMessage, ModelStatus, SandboxView, SavedRule, SessionSummary, StoredApproval, TaskSummary } from './protocol';
 
 const mode = z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]]);
 const title = z.string().trim().min(1).max(BUDGET.SESSION_TITLE_MAX_CHARS);
@@ -15,10 +15,22 @@ const title = z.string().trim().min(1).max(BUDGET.SESSION_TITLE_MAX_CHARS);
 export const sessionCreateBody = z.strictObject({ title: title.optional(), mode: mode.optional() });
 export type SessionCreateBody = z.infer<typeof sessionCreateBody>;
 
-/** PATCH /api/sessions/[id]: a title, a mode, or both. */
+/** PATCH /api/sessions/[id]: a title, a mode, the session's model, or several. */
 export const sessionPatchBody = z
-  .strictObject({ title: title.optional(), mode: mode.optional() })
-  .refine((b) => b.title !== undefined || b.mode !== undefined, { message: 'send a title, a mode, or both' });
+  .strictObject({
+    title: title.optional(),
+    mode: mode.optional(),
+    /** the session's own model as provider:model (GET /api/models lists them); null goes back to the default */
+    model: z
+      .string()
+      .trim()
+      .regex(/^[a-z-]+:.+$/, 'must be provider:model, as GET /api/models lists them')
+      .max(4200)
+      .refine((m) => (PROVIDERS as readonly string[]).includes(m.slice(0, m.indexOf(':'))), { message: `names an unknown provider; use one of: anthropic, openai, openai-compatible, ollama, scripted` })
+      .nullable()
+      .optional(),
+  })
+  .refine((b) => b.title !== undefined || b.mode !== undefined || b.model !== undefined, { message: 'send a title, a mode, a model, or several' });
 export type SessionPatchBody = z.infer<typeof sessionPatchBody>;
 
 /** POST /api/sessions/[id]/compact: what the summary should keep in particular (`/compact <focus>`). */
@@ -50,6 +62,8 @@ export const settingsUpdateBody = z
     defaultMode: mode,
     keys: z.strictObject({ anthropic: apiKey, openai: apiKey, 'openai-compatible': apiKey }).optional(),
     sandbox: z.strictObject({ level: z.enum(SANDBOX_SETTING_LEVELS), network: z.boolean() }).partial().optional(),
+    /** whether the model takes images: 'auto' decides from the catalogue and known vision families */
+    imageInput: z.enum(['auto', 'yes', 'no']),
   })
   .partial()
   .strict();
@@ -136,4 +150,184 @@ export interface ApprovalConflictAnswer extends ApprovalAnswerResult {
 /** POST /api/sessions/[id]/stop */
 export interface StopAnswer {
   stopped: boolean;
+}
+
+/* Checkpoints, rewind, branches and the changes view (issue 13). */
+
+/** A file skipped by a checkpoint because it is over CHECKPOINT_FILE_MAX_BYTES. */
+export interface SkippedFile {
+  path: string;
+  bytes: number;
+}
+/** One checkpoint: a snapshot of the workspace taken before a turn's first change (or before a rewind or a revert). */
+export interface CheckpointView {
+  id: string;
+  /** the user message whose turn it was taken in (null: none was stored yet) */
+  messageId: string | null;
+  /** the tool call it was taken before (absent for one taken before a rewind or a revert) */
+  toolCallId?: string;
+  /** why it was taken: before a turn's first change, before a rewind restored code, before a per-file revert */
+  kind: 'turn' | 'rewind' | 'revert';
+  createdAt: number;
+  /** files in the snapshot */
+  fileCount: number;
+  skipped: SkippedFile[];
+}
+/** GET /api/sessions/[id]/checkpoints: oldest first. */
+export interface CheckpointListAnswer {
+  checkpoints: CheckpointView[];
+}
+/** How a file differs: what restoring (or reverting) does to it. */
+export type FileChangeKind = 'added' | 'modified' | 'deleted' | 'mode' | 'type';
+/** One file of a rewind's preview: current workspace → the state before the message. */
+export interface RewindFile {
+  path: string;
+  change: FileChangeKind;
+  binary: boolean;
+  /** unified diff (bounded, with a note when cut; '' for a binary file or a mode change) */
+  diff: string;
+}
+/** A background task that keeps a rewind from running until it is stopped. */
+export interface RunningTaskView {
+  id: string;
+  command: string;
+}
+/** GET /api/sessions/[id]/rewind?messageId=M: what a rewind to before M would do. */
+export interface RewindPreview {
+  messageId: string;
+  /** the checkpoint holding the files as they were before M (null: Clamp changed nothing since, so there is nothing to restore) */
+  checkpointId: string | null;
+  files: RewindFile[];
+  /** more files changed than are listed, or diffs were cut */
+  truncated: boolean;
+  /** what a rewind cannot undo, in plain sentences */
+  cannotUndo: string[];
+  runningTasks: RunningTaskView[];
+  /** messages from M on, which a conversation rewind moves to a branch */
+  laterMessages: number;
+}
+/**
+ * POST /api/sessions/[id]/rewind: restore code, conversation or both to before a user message.
+ * checkpointId instead of messageId restores the code of that checkpoint (undoing a rewind: the
+ * checkpoint taken before it); conversation must then be false.
+ */
+export const rewindBody = z
+  .strictObject({
+    messageId: z.string().min(1).max(200).optional(),
+    checkpointId: z.string().min(1).max(200).optional(),
+    code: z.boolean(),
+    conversation: z.boolean(),
+    /** stop the session's running background tasks first (else a rewind refuses while they run) */
+    stopTasks: z.boolean().optional(),
+  })
+  .refine((b) => (b.messageId === undefined) !== (b.checkpointId === undefined), { message: 'send either messageId or checkpointId' })
+  .refine((b) => b.code || b.conversation, { message: 'restore code, conversation, or both: set code or conversation to true' })
+  .refine((b) => b.checkpointId === undefined || !b.conversation, { message: 'a checkpointId restores code only; send messageId to rewind the conversation' });
+export type RewindBody = z.infer<typeof rewindBody>;
+/** The answer of POST …/rewind. */
+export interface RewindAnswer {
+  /** the paths whose files were restored */
+  restored: string[];
+  /** the branch holding the messages a conversation rewind took out (null: the conversation was not rewound) */
+  branchId: string | null;
+  /** the conversation as it is now */
+  messages: ClampMessage[];
+  /** the checkpoint taken of the workspace just before the restore (null when code was not restored): rewinding to it undoes the rewind */
+  undoCheckpointId: string | null;
+}
+/** Its 409 while background tasks run and stopTasks is not true. */
+export interface RewindTasksConflict {
+  error: string;
+  runningTasks: RunningTaskView[];
+}
+/** A stored branch: the messages a conversation rewind took out. */
+export interface BranchView {
+  id: string;
+  createdAt: number;
+  /** the user message the rewind went back to (the branch's first message) */
+  fromMessageId: string;
+  messageCount: number;
+  /** the first user message's text, cut */
+  preview: string;
+}
+/** GET /api/sessions/[id]/branches: newest first. */
+export interface BranchListAnswer {
+  branches: BranchView[];
+}
+/** GET /api/sessions/[id]/branches/[branchId]: read-only. */
+export interface BranchAnswer {
+  branch: BranchView;
+  messages: ClampMessage[];
+}
+/** One file of the changes view: its state at the session's start → now. */
+export interface ChangedFile {
+  path: string;
+  change: FileChangeKind;
+  binary: boolean;
+  additions: number;
+  deletions: number;
+  diff: string;
+}
+/** GET /api/sessions/[id]/changes: every file that differs from the session's first checkpoint (the baseline). */
+export interface ChangesAnswer {
+  /** null before the session's first change: nothing changed yet */
+  baselineId: string | null;
+  files: ChangedFile[];
+  truncated: boolean;
+}
+const workspacePath = z.string().trim().min(1).max(4096);
+/** POST /api/sessions/[id]/changes/revert: the file back to its state at the session's start (one the session created is removed). */
+export const revertBody = z.strictObject({ path: workspacePath });
+export type RevertBody = z.infer<typeof revertBody>;
+export interface RevertAnswer {
+  reverted: string;
+}
+/** POST /api/sessions/[id]/changes/commit: commit these paths through git_commit (the click is the approval; policy still applies). */
+export const commitChangesBody = z.strictObject({
+  paths: z.array(workspacePath).min(1).max(1000),
+  message: z.string().trim().min(1).max(10_000),
+});
+export type CommitChangesBody = z.infer<typeof commitChangesBody>;
+export interface CommitChangesAnswer {
+  ok: boolean;
+  /** git_commit's result text, or the refusal */
+  text: string;
+}
+
+/** One provider's models in the per-session picker (GET /api/models). */
+export interface ModelChoiceGroup {
+  provider: Provider;
+  models: string[];
+  /** why the list is empty (the provider did not answer, or lists none) */
+  error?: string;
+}
+/** GET /api/models: the default model (settings, else the environment) and what each configured provider offers. */
+export interface ModelChoicesAnswer {
+  default: { spec: string; label: string } | null;
+  providers: ModelChoiceGroup[];
+}
+
+/** GET /api/paths?q=: workspace paths for an @-mention, best first (glob's ignore rules apply). */
+export interface PathCompletionAnswer {
+  items: { path: string; dir: boolean }[];
+  /** more paths matched than are listed */
+  more: boolean;
+  /** the walk stopped at MENTION_SCAN_MAX_FILES entries: deeper paths may be missing */
+  scanCapped: boolean;
+}
+/** GET /api/paths?check=: whether a mentioned path is a file inside the workspace. */
+export interface MentionCheckAnswer {
+  path: string;
+  ok: boolean;
+  /** what is wrong, when not ok */
+  error?: string;
+}
+
+/** POST /api/sessions/[id]/steer: whether a running turn will end at its next safe point. */
+export interface SteerAnswer {
+  steering: boolean;
+}
+/** GET /api/skills */
+export interface SkillListAnswer {
+  skills: { name: string; description: string }[];
 }

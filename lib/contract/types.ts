@@ -174,6 +174,11 @@ export interface ToolDefinition<S extends z.ZodType = any, M = any, N extends st
   /** listed only when this returns true (e.g. a search provider is configured) */
   available?: (ctx: Pick<ToolContext, 'workspace' | 'dataDir' | 'services'>) => boolean;
   run: (input: z.infer<S>, ctx: ToolContext) => Promise<ToolOutput<M>>;
+  /**
+   * The input schema as the model receives it, when it is not zod's own (an MCP server's JSON Schema,
+   * converted for the providers); the zod schema still validates every call.
+   */
+  jsonSchema?: Record<string, unknown>;
 }
 
 /** Any tool, whatever its schema and meta (the registry's element type). */

@@ -21,6 +21,7 @@ import { todoReadTool, todoWriteTool } from '../tools/todo';
 import { memorySaveTool, memorySearchTool } from '../tools/memory';
 import { skillTool } from '../tools/skills/skills';
 import { webSearchTool } from '../tools/web/web-search';
+import { toolSearchTool } from '../tools/tool-search';
 
 /** Every built-in tool, in the order the model sees them. */
 export const ALL_TOOLS = [
@@ -46,6 +47,7 @@ export const ALL_TOOLS = [
   skillTool,
   webFetchTool,
   webSearchTool,
+  toolSearchTool,
 ] as const satisfies readonly AnyTool[];
 
 /** The built-in tools' inputs and outputs by name, for the page's message type. */

@@ -54,7 +54,8 @@ export function describeTool(t: ToolDefinition, budget: Budget): string {
  * for the model (the `$schema` dialect URL, and the ±2^53 bounds zod writes for every .int()).
  * Every constraint that narrows the input (enum, real bounds, required, additionalProperties) stays.
  */
-export function modelSchema(t: Pick<ToolDefinition, 'schema'>): Record<string, unknown> {
+export function modelSchema(t: Pick<ToolDefinition, 'schema' | 'jsonSchema'>): Record<string, unknown> {
+  if (t.jsonSchema) return t.jsonSchema;
   const { $schema: _dialect, ...rest } = z.toJSONSchema(t.schema) as Record<string, unknown>;
   return stripSafeIntegerBounds(rest) as Record<string, unknown>;
 }

@@ -7,7 +7,8 @@ import type { Readable } from 'node:stream';
  * them have drained, so memory stays bounded by the logs' buffers whichever log is slow.
  */
 export class PipeGate {
-  private readonly waiting = new Set<fs.WriteStream>();
+  /** what the pipe waits for: full logs, and holds (a log being copied) */
+  private readonly waiting = new Set<object>();
 
   constructor(private readonly pipe: Readable) {}
 
@@ -19,9 +20,16 @@ export class PipeGate {
     log.once('drain', () => this.release(log));
   }
 
-  /** Stop waiting for a log (it drained, or it died and will never drain); resume once none is left. */
-  release(log: fs.WriteStream): void {
-    if (!this.waiting.delete(log)) return;
+  /** Pause the pipe until release(key), whatever the logs say. */
+  hold(key: object): void {
+    if (this.waiting.has(key)) return;
+    this.waiting.add(key);
+    this.pipe.pause();
+  }
+
+  /** Stop waiting for a log (it drained, or it died and will never drain) or a hold; resume once none is left. */
+  release(key: object): void {
+    if (!this.waiting.delete(key)) return;
     if (this.waiting.size === 0) this.pipe.resume();
   }
 }

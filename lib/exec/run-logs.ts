@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { CombinedLog, closeLog } from './combined-log';
 import { LiveBatcher } from './live';
 import { PipeGate } from './log-gate';
 import { HeadTailCapture } from './ring';
@@ -8,8 +9,11 @@ import type { RunOptions, StreamName } from './run-types';
 
 /**
  * Where one run's bytes go: per stream a head+tail capture, its own log file, live batches for the
- * page and a gate that pauses the pipe while a log is full; plus one combined log of both streams.
+ * page and a gate that pauses the pipe while a log is full; plus one combined log of both streams
+ * (combined-log.ts: a hard link to the one stream that printed, until both have).
  */
+
+export { closeLog } from './combined-log';
 
 export const STREAMS = ['stdout', 'stderr'] as const;
 
@@ -43,15 +47,6 @@ export function makeLogDir(logDir: string): string | undefined {
   }
 }
 
-/** End a log and resolve once its file descriptor is closed ('finish' comes before the close); never rejects. */
-export function closeLog(log: fs.WriteStream): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (log.closed) return resolve();
-    log.once('close', () => resolve());
-    log.end();
-  });
-}
-
 export interface Sink {
   capture: HeadTailCapture;
   log: fs.WriteStream | null;
@@ -61,19 +56,19 @@ export interface Sink {
 
 /**
  * The sinks of one run and the reader of its pipes. Every chunk goes, synchronously and in order, to
- * the capture, the live batcher, the caller's onData and both logs; the logs' backpressure pauses the
- * pipe (the disk sets the pace, never memory).
+ * the capture, the live batcher, the caller's onData, its own log and the combined log; the logs'
+ * backpressure pauses the pipe (the disk sets the pace, never memory).
  */
 export class RunSinks {
   readonly streams = {} as Record<StreamName, Sink>;
   /** one log with both streams, chunk by chunk as they arrive; its failure leaves the per-stream logs alone */
-  private combined: fs.WriteStream | null = null;
+  private combined: CombinedLog | null = null;
   /** the first per-stream log failure (disk full …) */
   logError: string | undefined;
+  private readonly holdKey = {};
 
   constructor(private readonly o: RunOptions, paths: LogPaths, writeLogs: boolean, logError: string | undefined) {
     this.logError = logError;
-    if (writeLogs) this.combined = this.openCombined(paths.combinedLogPath);
     for (const name of STREAMS) {
       const live = o.onOutput
         ? new LiveBatcher((text) => o.onOutput!(name, text), o.progressIntervalMs ?? 50, o.progressMaxBytes ?? 16 * 1024)
@@ -82,19 +77,43 @@ export class RunSinks {
       this.streams[name] = sink;
       if (writeLogs) sink.log = this.openOwn(sink, paths.logPaths[name]);
     }
+    if (writeLogs) {
+      this.combined = new CombinedLog(paths.combinedLogPath, {
+        streamLog: (name) => this.streams[name].log,
+        streamPath: (name) => paths.logPaths[name],
+        printed: (name) => this.streams[name].capture.totalBytes,
+        hold: () => STREAMS.forEach((n) => this.streams[n].gate?.hold(this.holdKey)),
+        release: () => STREAMS.forEach((n) => this.streams[n].gate?.release(this.holdKey)),
+        write: (name, log, chunk) => {
+          const gate = this.streams[name].gate;
+          if (gate) gate.write(log, chunk);
+          else log.write(chunk);
+        },
+        open: (file, flags) => this.openCombined(file, flags),
+      });
+    }
   }
 
-  private openCombined(file: string): fs.WriteStream {
-    const log = fs.createWriteStream(file, { highWaterMark: LOG_HIGH_WATER_BYTES });
+  private openCombined(file: string, flags: 'w' | 'a'): fs.WriteStream {
+    // opened now: the combined log renames its file right after
+    const log = fs.createWriteStream(file, { fd: fs.openSync(file, flags), highWaterMark: LOG_HIGH_WATER_BYTES });
     log.on('error', () => {
-      this.combined = null;
+      this.combined?.failed(log);
       for (const name of STREAMS) this.streams[name]?.gate?.release(log); // never leave a pipe paused on a dead log
     });
     return log;
   }
 
-  private openOwn(sink: Sink, file: string): fs.WriteStream {
-    const log = fs.createWriteStream(file, { highWaterMark: LOG_HIGH_WATER_BYTES });
+  /** The stream's log, created now (synchronously, so the combined log can link to it); null when it cannot be. */
+  private openOwn(sink: Sink, file: string): fs.WriteStream | null {
+    let fd: number;
+    try {
+      fd = fs.openSync(file, 'w');
+    } catch (err) {
+      this.logError ??= err instanceof Error ? err.message : String(err);
+      return null;
+    }
+    const log = fs.createWriteStream(file, { fd, highWaterMark: LOG_HIGH_WATER_BYTES });
     log.on('error', (err) => {
       this.logError ??= err.message;
       sink.log = null;
@@ -122,12 +141,14 @@ export class RunSinks {
       }
       // backpressure from the disk, not from memory: the child waits on its pipe while the logs catch up
       gate.write(sink.log, chunk);
-      gate.write(this.combined, chunk);
+      this.combined?.push(name, chunk);
     });
   }
 
   /** Flush live output and close every log; resolves once all file descriptors are closed. */
   async close(): Promise<void> {
+    // a split of the combined log copies a stream's log: let it finish before that log ends
+    await this.combined?.settled();
     await Promise.all(
       STREAMS.map(async (name) => {
         const s = this.streams[name];
@@ -135,7 +156,7 @@ export class RunSinks {
         if (s.log) await closeLog(s.log);
       }),
     );
-    if (this.combined) await closeLog(this.combined);
+    if (this.combined) await this.combined.close();
   }
 
   bytes(): Record<StreamName, number> {

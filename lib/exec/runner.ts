@@ -49,6 +49,11 @@ export function newRunId(prefix = 'cmd'): string {
   return `${prefix}-${crypto.randomBytes(4).toString('hex')}`;
 }
 
+/** The run-id prefix of a tool call's command: its logs carry the call's id, so they can be found after a restart. */
+export function callRunPrefix(callId: string): string {
+  return `cmd-${callId.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 48)}`;
+}
+
 /** Start a command in its own process group. Never throws: a failure to start resolves `done` with spawnError. */
 export function startCommand(o: RunOptions): RunHandle {
   const run = new CommandRun(o, o.id ?? newRunId());

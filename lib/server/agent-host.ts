@@ -5,6 +5,7 @@ import { getByToolCallId, markConsumed, recordPending } from '../store/approvals
 import { ruleVerdict } from '../store/rules';
 import { getSandboxSettings } from '../store/settings';
 import type { PolicyDecision, ToolDefinition, ToolServices } from '../contract/types';
+import { writeAheadHooks } from './write-ahead';
 
 /** The approval id Clamp's store uses for a tool call of a session (the page answers by tool call id). */
 export function approvalKey(sessionId: string, toolCallId: string): string {
@@ -38,5 +39,7 @@ export function storeHost(db: Db, o: { sessionId: string; workspace: string; dat
       const a = getByToolCallId(db, o.sessionId, toolCallId);
       if (a && a.status === 'answered') markConsumed(db, a.approvalId);
     },
+    // write-ahead journal and the checkpoint before a turn's first change
+    ...writeAheadHooks(db, o),
   };
 }

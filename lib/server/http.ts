@@ -27,7 +27,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 /** Read a request body of at most maxBytes; throws HttpError 413 past it (counting as it reads, not trusting Content-Length). */
-async function readBody(req: Request, maxBytes: number): Promise<string> {
+export async function readBody(req: Request, maxBytes: number): Promise<string> {
   const tooBig = () => new HttpError(413, `The request body is larger than ${maxBytes} bytes. Send less.`);
   const declared = Number(req.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) throw tooBig();
@@ -53,7 +53,11 @@ async function readBody(req: Request, maxBytes: number): Promise<string> {
  * 400 naming the field that fails the schema. Throws HttpError; errorResponse turns it into the response.
  */
 export async function parseJson<S extends z.ZodType>(req: Request, schema: S, maxBytes: number): Promise<z.infer<S>> {
-  const text = await readBody(req, maxBytes);
+  return parseJsonText(await readBody(req, maxBytes), schema);
+}
+
+/** parseJson on a body already read. */
+export function parseJsonText<S extends z.ZodType>(text: string, schema: S): z.infer<S> {
   if (text.trim() === '') throw new HttpError(400, 'The request body is empty. Send a JSON object.');
   let data: unknown;
   try {

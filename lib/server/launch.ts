@@ -6,6 +6,8 @@ import { checkDoor } from './door';
 import { runShutdownHooks } from '../contract/shutdown';
 import { ensureBuild, ROOT } from './build';
 import { reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } from '../exec/leftovers';
+import { openDb } from '../store/db';
+import { recoverInterrupted } from './write-ahead';
 import { parseSandboxLevel, SandboxConfigError, sandboxLine, sandboxView } from '../exec/sandbox';
 import { BUDGET } from '../contract/budget';
 import { watchParents } from './parent-watch';
@@ -87,6 +89,9 @@ export async function launch(argv: string[]): Promise<void> {
   if (reaped > 0) process.stdout.write(`Stopped ${reaped} command(s) left running by a Clamp that did not shut down.\n`);
   setGroupJournal(groupsDir);
   startWatchdog(groupsDir, BUDGET.COMMAND_KILL_GRACE_MS);
+  // calls the dead server was running are written into their conversations as interrupted
+  const interrupted = recoverInterrupted(openDb(cfg.dataDir), cfg.dataDir);
+  if (interrupted > 0) process.stdout.write(`${interrupted} tool call(s) were interrupted by the restart; their sessions say so.\n`);
 
   const { default: next } = await import('next');
   const app = next({ dev, dir: ROOT, hostname: cfg.host, port: cfg.port });
@@ -141,6 +146,9 @@ export async function launch(argv: string[]): Promise<void> {
       `${sandboxLine(sandboxView())}\n` +
       `Open http://${shownHost}:${port}/?token=${token}\n`,
   );
+
+  const mcpLine = (await import('./mcp')).startMcpAtLaunch(cfg);
+  if (mcpLine) process.stdout.write(`${mcpLine}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -7,13 +7,14 @@ import type { ResolvedModel, UnresolvedModel } from '../agent/providers';
 import { runTurn } from '../agent/run-turn';
 import { openDb } from '../store/db';
 import { loadMessages, saveMessages } from '../store/messages';
-import { nameFromMessages, requireSession, touchSession } from '../store/sessions';
+import { getSession, nameFromMessages, requireSession, touchSession } from '../store/sessions';
 import { getApprovalSecret } from '../store/secrets';
-import { createToolRegistry } from '../dispatch/all-tools';
+import { turnTools } from './mcp';
 import { getTaskManager } from '../tasks/manager';
 import { storeHost } from './agent-host';
 import { HttpError, type ServerConfig } from './http';
-import { currentModelWithWindow } from './model';
+import { sessionModel, sessionModelWithWindow, specOf } from './session-model';
+import { attachmentParts } from './attach';
 
 const RUNNING = Symbol.for('clamp.runningTurns');
 
@@ -75,17 +76,22 @@ export interface SessionTurnOptions {
  */
 export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: SessionTurnOptions): Promise<ReadableStream<UIMessageChunk>> {
   const db = openDb(cfg.dataDir);
-  requireSession(db, body.sessionId, cfg.workspace);
-  const resolved = o.model ?? (await currentModelWithWindow(cfg));
+  const session = requireSession(db, body.sessionId, cfg.workspace);
+  const resolved = o.model ?? (await sessionModelWithWindow(cfg, body.sessionId));
   if (!resolved.ok) throw new NoModelError(resolved.status.help ?? 'No model is configured.');
   if (runningTurns().has(body.sessionId)) {
     throw new HttpError(409, 'This session is already working on a turn. Wait for it, or press Stop.');
   }
-  const stored = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir) } });
+  // built-ins and MCP tools (with deferral for the window), read afresh for every turn
+  const tools = await turnTools(cfg, { sessionId: body.sessionId, status: resolved.status, mode: () => getSession(db, body.sessionId)?.mode ?? 'default' });
+  const stored = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir), ...tools.services } });
   const host = o.host ? o.host(stored) : stored;
   let messages: ClampMessage[];
+  const extra = body.message
+    ? await attachmentParts(body.message, { workspace: cfg.workspace, dataDir: cfg.dataDir, mode: session.mode, sessionId: body.sessionId, signal: o.signal, imageInput: resolved.status.imageInput, modelLabel: resolved.status.label })
+    : [];
   try {
-    messages = mergeIncoming(loadMessages(db, body.sessionId), body, host.answerFor);
+    messages = mergeIncoming(loadMessages(db, body.sessionId), body, host.answerFor, extra);
   } catch (err) {
     if (err instanceof ChatRequestError) throw new HttpError(err.status, err.message);
     throw err;
@@ -105,13 +111,21 @@ export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: Ses
   };
   const stream = runTurn({
     host,
-    reg: createToolRegistry(),
+    reg: tools.reg,
+    systemExtra: tools.systemExtra,
     model: resolved.model,
     status: resolved.status,
     messages,
     signal: abort.signal,
     approvalSecret: getApprovalSecret(cfg.dataDir),
     maxSteps: o.maxSteps ?? maxStepsFromEnv(),
+    // a model picked in the header mid-turn answers from the next step (a model given by the caller stays)
+    stepModel: o.model
+      ? undefined
+      : () => {
+          const r = sessionModel(cfg, body.sessionId);
+          return r.ok && specOf(r) ? { id: r.status.model!, model: r.model } : null;
+        },
     save: (all) => {
       try {
         saveMessages(db, body.sessionId, all);

@@ -144,6 +144,63 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE approvals ADD COLUMN network INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 4,
+    name: 'checkpoints, branches (rewound messages) and the tool-call journal',
+    sql: `
+      -- a snapshot of the workspace in the shadow repository (lib/checkpoints): commit is its commit there
+      CREATE TABLE checkpoints (
+        id            TEXT PRIMARY KEY,
+        session_id    TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        message_id    TEXT,
+        tool_call_id  TEXT,
+        kind          TEXT NOT NULL CHECK (kind IN ('turn', 'rewind', 'revert')),
+        commit_sha    TEXT NOT NULL,
+        file_count    INTEGER NOT NULL,
+        skipped_json  TEXT NOT NULL,
+        created_at    INTEGER NOT NULL
+      );
+      CREATE INDEX checkpoints_session_created ON checkpoints(session_id, created_at);
+
+      -- the messages a conversation rewind took out, kept readable
+      CREATE TABLE branches (
+        id               TEXT PRIMARY KEY,
+        session_id       TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        from_message_id  TEXT NOT NULL,
+        messages_json    TEXT NOT NULL,
+        message_count    INTEGER NOT NULL,
+        preview          TEXT NOT NULL,
+        created_at       INTEGER NOT NULL
+      );
+      CREATE INDEX branches_session_created ON branches(session_id, created_at);
+
+      -- write-ahead: each tool call is stored before it runs; one still 'running' from another boot was cut short by a restart
+      CREATE TABLE tool_calls (
+        session_id         TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        tool_call_id       TEXT NOT NULL,
+        message_id         TEXT NOT NULL,
+        user_message_id    TEXT,
+        tool_name          TEXT NOT NULL,
+        input_json         TEXT NOT NULL,
+        step_parts_json    TEXT NOT NULL,
+        status             TEXT NOT NULL CHECK (status IN ('running', 'done', 'interrupted')),
+        boot_id            TEXT NOT NULL,
+        checkpoint_id      TEXT,
+        started_at         INTEGER NOT NULL,
+        finished_at        INTEGER,
+        PRIMARY KEY (session_id, tool_call_id)
+      );
+      CREATE INDEX tool_calls_running ON tool_calls(status, session_id);
+    `,
+  },
+  {
+    version: 7,
+    name: "sessions: the session's own model (the header's picker)",
+    sql: `
+      -- provider:model, or NULL for the default model (the settings page, else the environment)
+      ALTER TABLE sessions ADD COLUMN model TEXT;
+    `,
+  },
 ];
 
 /** The schema version this code expects. */

@@ -74,7 +74,7 @@ export function readSecrets(dataDir: string): Partial<Record<SecretName, string>
 
 /** Set (a string) or remove (null) stored API keys, atomically, in a 0600 file. Returns which are now stored. */
 export function writeSecrets(dataDir: string, changes: Partial<Record<SecretName, string | null>>): Record<SecretName, boolean> {
-  const current = readSecrets(dataDir);
+  const current: Record<string, unknown> = { ...readSecretsFile(dataDir), ...readSecrets(dataDir) };
   for (const name of SECRET_NAMES) {
     if (!(name in changes)) continue;
     const v = changes[name];
@@ -83,6 +83,31 @@ export function writeSecrets(dataDir: string, changes: Partial<Record<SecretName
   }
   writePrivateFile(path.join(dataDir, SECRETS_FILE_NAME), `${JSON.stringify(current, null, 2)}\n`);
   return secretStatus(dataDir);
+}
+
+/** The whole secrets file as an object (API keys and other sections such as MCP servers' env and headers). */
+function readSecretsFile(dataDir: string): Record<string, unknown> {
+  readSecrets(dataDir); // throws SecretsError for an unreadable or corrupt file
+  try {
+    const parsed: unknown = JSON.parse(fs.readFileSync(path.join(dataDir, SECRETS_FILE_NAME), 'utf8'));
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A named section of the secrets file other than API keys (e.g. "mcp": servers' env values and headers); undefined when absent. */
+export function readSecretSection<T>(dataDir: string, section: string): T | undefined {
+  return readSecretsFile(dataDir)[section] as T | undefined;
+}
+
+/** Replace (or, with undefined, remove) a named section of the secrets file, atomically, keeping the API keys. */
+export function writeSecretSection(dataDir: string, section: string, value: unknown): void {
+  if ((SECRET_NAMES as string[]).includes(section)) throw new SecretsError(`"${section}" is an API key's name, not a section.`);
+  const current = readSecretsFile(dataDir);
+  if (value === undefined) delete current[section];
+  else current[section] = value;
+  writePrivateFile(path.join(dataDir, SECRETS_FILE_NAME), `${JSON.stringify(current, null, 2)}\n`);
 }
 
 /** Which API keys are stored in the data dir (never the keys). */

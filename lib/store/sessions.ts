@@ -23,10 +23,11 @@ interface SessionRow {
   updated_at: number;
   message_count: number;
   pending_approvals: number;
+  model: string | null;
 }
 
 const SELECT = `
-  SELECT s.id, s.workspace, s.title, s.mode, s.created_at, s.updated_at,
+  SELECT s.id, s.workspace, s.title, s.mode, s.created_at, s.updated_at, s.model,
     (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count,
     (SELECT COUNT(*) FROM approvals a WHERE a.session_id = s.id AND a.status = 'pending') AS pending_approvals
   FROM sessions s`;
@@ -45,6 +46,7 @@ function toRecord(r: SessionRow): SessionRecord {
     updatedAt: r.updated_at,
     messageCount: r.message_count,
     pendingApprovals: r.pending_approvals,
+    ...(r.model ? { model: r.model } : {}),
   };
 }
 
@@ -127,7 +129,7 @@ export function listSessions(db: Db, workspace: string): SessionSummary[] {
 }
 
 /** Rename and/or switch the mode of a workspace's session; returns the updated summary. Throws 'not-found'. */
-export function updateSession(db: Db, workspace: string, id: string, patch: { title?: string; mode?: PermissionMode }): SessionSummary {
+export function updateSession(db: Db, workspace: string, id: string, patch: { title?: string; mode?: PermissionMode; model?: string | null }): SessionSummary {
   requireSession(db, id, workspace);
   if (patch.mode !== undefined) assertMode(patch.mode);
   const title = patch.title === undefined ? undefined : clipTitle(patch.title, BUDGET.SESSION_TITLE_MAX_CHARS);
@@ -135,6 +137,7 @@ export function updateSession(db: Db, workspace: string, id: string, patch: { ti
   db.transaction(() => {
     if (title !== undefined) db.prepare('UPDATE sessions SET title = ?, title_set = 1 WHERE id = ?').run(title, id);
     if (patch.mode !== undefined) db.prepare('UPDATE sessions SET mode = ? WHERE id = ?').run(patch.mode, id);
+    if (patch.model !== undefined) db.prepare('UPDATE sessions SET model = ? WHERE id = ?').run(patch.model, id);
     db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(stamp(), id);
   })();
   return summary(requireSession(db, id));

@@ -347,7 +347,7 @@ describe('a malformed body: 400 naming the problem, nothing stored', () => {
       ['POST', '/api/sessions', JSON.stringify({ title: 123 }), /field "title"/],
       ['POST', '/api/sessions', JSON.stringify({ mode: 'yolo' }), /field "mode"/],
       ['POST', '/api/sessions', JSON.stringify({ workspace: '/' }), /Invalid request/],
-      ['PATCH', `/api/sessions/${s}`, '{}', /send a title, a mode, or both/],
+      ['PATCH', `/api/sessions/${s}`, '{}', /send a title, a mode, a model, or several/],
       ['PATCH', `/api/sessions/${s}`, JSON.stringify({ mode: 'root' }), /field "mode"/],
       ['PATCH', `/api/sessions/${s}`, 'mode=auto', /not valid JSON/],
       ['POST', `/api/sessions/${s}/approvals/call-malformed`, '{}', /field "answer"/],

@@ -78,7 +78,7 @@ afterAll(() => {
   ws.cleanup();
 });
 
-describe('clamp run (the real bin, a scripted model)', { timeout: 90_000 }, () => {
+describe('clamp run (the real bin, a scripted model)', { timeout: 240_000 }, () => {
   it('text: an approval-needing command is refused with the flag that would allow it, nothing is created, exit 3', async () => {
     const model = script([
       { text: 'Looking first.', toolCalls: [{ name: 'list_dir', args: { path: '.' } }, { name: 'run_command', args: { command: 'touch made.txt' } }] },

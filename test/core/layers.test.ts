@@ -13,6 +13,8 @@ const LAYERS: Record<string, number> = {
   exec: 1,
   store: 1,
   tasks: 2,
+  mcp: 2,
+  checkpoints: 2,
   tools: 3,
   dispatch: 4,
   agent: 5,

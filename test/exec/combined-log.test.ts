@@ -68,6 +68,32 @@ describe('the combined log', () => {
     for (const f of [r.logPaths.stdout, r.logPaths.stderr, r.combinedLogPath]) fs.rmSync(f);
   }, 60_000);
 
+  it('one stream only: the combined log is that stream\'s log itself (a hard link), so no byte is written twice', async () => {
+    const r = await runCommand(opts('head -c 3000000 /dev/zero | tr "\\0" x'));
+    expect(r.exitCode).toBe(0);
+    expect(fs.statSync(r.combinedLogPath).ino).toBe(fs.statSync(r.logPaths.stdout).ino);
+    expect(fs.readFileSync(r.combinedLogPath, 'latin1')).toBe('x'.repeat(3_000_000));
+    expect(fs.readFileSync(r.logPaths.stderr, 'utf8')).toBe('');
+    const e = await runCommand(opts('echo only-err >&2'));
+    expect(fs.statSync(e.combinedLogPath).ino).toBe(fs.statSync(e.logPaths.stderr).ino);
+    expect(fs.readFileSync(e.combinedLogPath, 'utf8')).toBe('only-err\n');
+    expect(fs.readFileSync(e.logPaths.stdout, 'utf8')).toBe('');
+    expect(fs.readdirSync(path.dirname(r.combinedLogPath)).filter((f) => /\.(part|link)$/.test(f))).toEqual([]);
+    expectLogsClosed(r);
+    expectLogsClosed(e);
+  });
+
+  it('the second stream speaking after megabytes of the first: the combined log becomes its own file holding both in order', async () => {
+    const r = await runCommand(opts('head -c 5000000 /dev/zero | tr "\\0" o; sleep 0.1; echo late-err >&2; sleep 0.1; echo tail-out'));
+    expect(r.exitCode).toBe(0);
+    expect(fs.statSync(r.combinedLogPath).ino).not.toBe(fs.statSync(r.logPaths.stdout).ino);
+    expect(fs.readFileSync(r.combinedLogPath, 'latin1')).toBe(`${'o'.repeat(5_000_000)}late-err\ntail-out\n`);
+    expect(fs.readFileSync(r.logPaths.stdout, 'latin1')).toBe(`${'o'.repeat(5_000_000)}tail-out\n`);
+    expect(fs.readFileSync(r.logPaths.stderr, 'utf8')).toBe('late-err\n');
+    expect(fs.readdirSync(path.dirname(r.combinedLogPath)).filter((f) => /\.(part|link)$/.test(f))).toEqual([]);
+    expectLogsClosed(r);
+  });
+
   it('a command that cannot start leaves no log open', async () => {
     const r = await runCommand(opts('echo hi', { cwd: path.join(run.dir, 'missing') }));
     expect(r.spawnError).toMatch(/ENOENT/);

@@ -31,7 +31,8 @@ describe('openDb', () => {
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(versions(db)).toEqual(MIGRATIONS.map((m) => m.version));
-    expect(SCHEMA_VERSION).toBe(MIGRATIONS.length);
+    expect(SCHEMA_VERSION).toBe(Math.max(...MIGRATIONS.map((m) => m.version)));
+    expect(MIGRATIONS.map((m) => m.version)).toEqual([...MIGRATIONS.map((m) => m.version)].sort((a, b) => a - b));
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
     expect(tables).toEqual(expect.arrayContaining(['sessions', 'messages', 'approvals', 'rules', 'settings', 'memories', 'memories_fts', 'schema_version']));
   });

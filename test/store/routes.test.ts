@@ -175,7 +175,7 @@ describe('/api/sessions/[id]', () => {
     expect(res).toMatchObject({ status: 200, body: { session: { id, title: 'Renamed', mode: 'debug' } } });
     expect(await read(await sessionRoute.PATCH(send(`/sessions/${id}`, 'PATCH', {}), params(id)))).toEqual({
       status: 400,
-      body: { error: 'Invalid request: send a title, a mode, or both.' },
+      body: { error: 'Invalid request: send a title, a mode, a model, or several.' },
     });
     expect(await read(await sessionRoute.PATCH(send(`/sessions/${id}`, 'PATCH', { title: '' }), params(id)))).toEqual({
       status: 400,

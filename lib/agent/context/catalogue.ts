@@ -7,6 +7,8 @@ export interface CatalogueEntry {
   id: string;
   windowTokens: number;
   prices: ModelPrices | null;
+  /** the catalogue's input modalities (text, image, pdf …), when it lists them */
+  inputModalities?: string[];
 }
 
 interface RawModel {
@@ -14,6 +16,7 @@ interface RawModel {
   release_date?: string;
   cost?: { input?: number; output?: number; cache_read?: number; cache_write?: number };
   limit?: { context?: number };
+  modalities?: { input?: string[] };
 }
 
 type RawCatalogue = Record<string, { id: string; models: Record<string, RawModel> }>;
@@ -30,7 +33,8 @@ function entry(provider: string, m: RawModel): CatalogueEntry | null {
     c && typeof c.input === 'number' && typeof c.output === 'number'
       ? { inputPerMTokUsd: c.input, outputPerMTokUsd: c.output, cacheReadPerMTokUsd: c.cache_read, cacheWritePerMTokUsd: c.cache_write }
       : null;
-  return { id: `${provider}/${m.id}`, windowTokens, prices };
+  const inputModalities = Array.isArray(m.modalities?.input) ? m.modalities.input : undefined;
+  return { id: `${provider}/${m.id}`, windowTokens, prices, ...(inputModalities ? { inputModalities } : {}) };
 }
 
 /** A model id as catalogues spell it: lower case, without an `org/` prefix or an Ollama `:tag`. */

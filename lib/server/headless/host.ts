@@ -69,16 +69,11 @@ export function headlessHost(stored: AgentHost, o: HeadlessOptions): AgentHost {
     return rules.length ? verdictFromRules(rules, ruleKeysOf(tool, d), !!d.opaque) : undefined;
   };
   return {
-    sessionId: stored.sessionId,
-    workspace: stored.workspace,
-    dataDir: stored.dataDir,
-    services: stored.services,
+    // the store's hooks (write-ahead journal, checkpoints, approvals) serve headless runs as they serve the page
+    ...stored,
     mode: o.mode ? () => o.mode! : () => stored.mode(),
     // a saved deny or ask wins over a flag, as over a session rule: flags only add allow rules
     ruleVerdict: (tool, input, d) => stored.ruleVerdict(tool, input, d) ?? flagVerdict(tool, d),
-    recordPending: (info, input) => stored.recordPending(info, input),
-    answerFor: (toolCallId) => stored.answerFor(toolCallId),
-    markConsumed: (toolCallId) => stored.markConsumed(toolCallId),
     unattended: (tool, d) =>
       o.approveAll
         ? { ...d, action: 'allow', reason: `approved by --dangerously-approve-all (${d.reason})` }

@@ -7,7 +7,7 @@ import type { Budget } from '../../contract/budget';
 import { clipLine, formatBytes, formatCount, formatDuration } from '../../contract/text';
 import { confinedPath } from '../../contract/paths';
 import { assessCommand } from '../../policy/command-safety';
-import { commandEnv, runCommand } from '../../exec/runner';
+import { callRunPrefix, commandEnv, newRunId, runCommand } from '../../exec/runner';
 import { sandboxNote } from '../../exec/sandbox-note';
 import type { SandboxSpec } from '../../exec/sandbox';
 import { sandboxChoice, sandboxSpecFor, savedSandboxSettings, withApprovedNetwork, withSandbox, type SandboxChoice } from './sandbox-policy';
@@ -166,6 +166,8 @@ export const runCommandTool = defineTool({
       command: input.command,
       cwd: cwd.abs,
       logDir: path.join(ctx.dataDir, 'logs'),
+      // named after the call, so a restart finds what it printed
+      ...(ctx.callId ? { id: newRunId(callRunPrefix(ctx.callId)) } : {}),
       captureMaxBytes: b.COMMAND_CAPTURE_MAX_BYTES,
       timeoutMs,
       killGraceMs: b.COMMAND_KILL_GRACE_MS,

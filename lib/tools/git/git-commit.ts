@@ -6,6 +6,7 @@ import { diffFailure, gitFailure, gitOk, runGit, type GitFailureMeta } from './r
 
 const schema = z.strictObject({
   message: z.string().describe('Subject line; optionally a blank line and a body.'),
+  paths: z.array(z.string()).optional().describe('Commit exactly these files (staged for you, deletions included), leaving anything else staged out.'),
 });
 
 const AGAIN = 'Fix what git reported, stage any fixes with run_command (git add <paths>), then call git_commit again.';
@@ -27,22 +28,29 @@ export const gitCommitTool = defineTool({
   nonEmpty: ['message'],
   describe: () =>
     [
-      'Commit the staged changes (git commit -m) and return the new hash. It stages nothing: run git add with run_command first.',
+      'Commit the staged changes (git commit -m) and return the new hash. Without paths it stages nothing: run git add with run_command first, or pass paths.',
       'For other git commands (push, branch, amend), run_command.',
     ].join('\n'),
-  summary: (input, r?: ToolResult<GitCommitMeta>) => `-m ${subjectOf(input.message)}${r?.meta?.shortHash ? ` → ${r.meta.shortHash}` : ''}`,
+  summary: (input, r?: ToolResult<GitCommitMeta>) =>
+    `-m ${subjectOf(input.message)}${input.paths?.length ? ` -- ${input.paths.join(' ')}` : ''}${r?.meta?.shortHash ? ` → ${r.meta.shortHash}` : ''}`,
+  paths: (input) => (input.paths ?? []).map((p, i) => ({ path: p, access: 'read' as const, field: `paths[${i}]` })),
   preview: async (input) => ({ summary: `git commit -m ${subjectOf(input.message)}` }),
   async run(input, ctx): Promise<ToolOutput<GitCommitMeta>> {
     const message = input.message.trim();
+    const only = input.paths?.length ? ['--', ...input.paths] : [];
+    if (only.length) {
+      const add = await runGit(['add', '-A', ...only], ctx, { readOnly: false });
+      if (!gitOk(add)) throw gitFailure('git_commit', 'git add', add, ctx, 'Check the paths with git_status and call git_commit again.');
+    }
     // exit 1 means something is staged; 0 means the index matches HEAD (or the empty tree before the first commit)
-    const check = await runGit(['diff', '--cached', '--quiet', '--no-ext-diff'], ctx, { readOnly: true });
+    const check = await runGit(['diff', '--cached', '--quiet', '--no-ext-diff', ...only], ctx, { readOnly: true });
     if (check.r.exitCode === 0 && check.r.killedBy === null) {
       const step = 'Stage the files to commit with run_command (git add <paths>), check them with git_status, then call git_commit again.';
       throw new ToolError(`Nothing is staged, so there is nothing to commit. ${step}`, step);
     }
     if (check.r.exitCode !== 1 || check.r.killedBy !== null) throw await diffFailure('git_commit', 'git commit', check, ctx, AGAIN);
 
-    const g = await runGit(['commit', '--no-edit', '-m', message], ctx, { readOnly: false });
+    const g = await runGit(['commit', '--no-edit', '-m', message, ...only], ctx, { readOnly: false });
     if (!gitOk(g)) throw gitFailure('git_commit', 'git commit', g, ctx, AGAIN);
     const head = await runGit(['log', '-1', '--format=%H%x09%h%x09%s'], ctx, { readOnly: true });
     const [hash = '', short = '', subject = ''] = gitOk(head) ? head.stdout.trim().split('\t') : [];

@@ -1,0 +1,146 @@
+'use client';
+
+import { useQueryClient } from '@tanstack/react-query';
+import { createContext, useCallback, useContext, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import type { ClampMessage } from '@/lib/contract/protocol';
+import { queryKeys } from './api';
+import { postRewind, type RewindRequest, type RewindResult } from './checkpoint-api';
+import { RewindDialog } from './rewind-dialog';
+
+/** What the last rewind did, for the note above the composer. */
+export interface RewindDone {
+  restored: string[];
+  branchId: string | null;
+  /** messages moved to the branch */
+  laterMessages: number;
+  conversation: boolean;
+}
+
+export interface RewindApi {
+  sessionId: string;
+  /** Open the rewind dialog before a user message; without one it first asks which message (`/rewind`). */
+  openRewind: (messageId?: string) => void;
+  /** Open the rewind dialog on the turn a tool call was made in (the checkpoint taken before it). */
+  openRewindBefore: (toolCallId: string) => void;
+  /** Rewind (conversation, and code if asked) and apply the answer; throws ApiError (409 while tasks or a turn run). */
+  rewind: (body: RewindRequest) => Promise<RewindResult>;
+  /** Rewind the conversation (and code if asked) to before messageId, then send text in its place. */
+  resend: (messageId: string, text: string, o: { code: boolean; stopTasks?: boolean }) => Promise<void>;
+  /** Why no rewind can start now (a turn is running), else null. */
+  blocked: string | null;
+  /** A view of a kept branch: no rewind controls. */
+  readOnly: boolean;
+  last: RewindDone | null;
+  clearLast: () => void;
+}
+
+const noop = () => undefined;
+const RewindContext = createContext<RewindApi>({
+  sessionId: '',
+  openRewind: noop,
+  openRewindBefore: noop,
+  rewind: () => Promise.reject(new Error('No conversation to rewind here.')),
+  resend: () => Promise.reject(new Error('No conversation to rewind here.')),
+  blocked: 'No conversation to rewind here.',
+  readOnly: true,
+  last: null,
+  clearLast: noop,
+});
+
+/** The rewind controls of the conversation around; the default (outside a chat) does nothing and is read-only. */
+export function useRewind(): RewindApi {
+  return useContext(RewindContext);
+}
+
+/** A branch's read-only view: its user messages carry no rewind or edit controls. */
+export function ReadOnlyRewind({ children }: { children: ReactNode }) {
+  const outer = useRewind();
+  const value = useMemo<RewindApi>(() => ({ ...outer, readOnly: true, blocked: 'A kept branch is read-only.' }), [outer]);
+  return <RewindContext.Provider value={value}>{children}</RewindContext.Provider>;
+}
+
+/** The user message a rewind "before this call" goes to: the one that started the call's turn. */
+export function turnOf(messages: readonly ClampMessage[], toolCallId: string): string | undefined {
+  const at = messages.findIndex((m) => m.parts.some((p) => 'toolCallId' in p && p.toolCallId === toolCallId));
+  for (let i = at; i >= 0; i--) if (messages[i].role === 'user') return messages[i].id;
+  return undefined;
+}
+
+/**
+ * Rewind for one conversation: the dialog (preview, choices, confirmation), edit-and-resend, and the
+ * last rewind's result. After a rewind of the conversation the chat shows the answer's shortened
+ * conversation and the rewound message's text goes back to the composer (`setDraft`), so it can be
+ * changed and sent again. Children read it with useRewind(); `/rewind` calls openRewind().
+ */
+export function RewindProvider({
+  sessionId,
+  messages,
+  setMessages,
+  busy,
+  send,
+  setDraft,
+  children,
+}: {
+  sessionId: string;
+  messages: ClampMessage[];
+  setMessages: (m: ClampMessage[]) => void;
+  busy: boolean;
+  send: (text: string) => void;
+  setDraft: (text: string) => void;
+  children?: ReactNode;
+}) {
+  const qc = useQueryClient();
+  // the context's functions read the latest conversation; the context does not change with every streamed chunk
+  const messagesRef = useRef(messages);
+  const fns = useRef({ setMessages, send, setDraft });
+  useLayoutEffect(() => {
+    messagesRef.current = messages;
+    fns.current = { setMessages, send, setDraft };
+  });
+  const [target, setTarget] = useState<{ messageId?: string } | null>(null);
+  const [last, setLast] = useState<RewindDone | null>(null);
+
+  const rewind = useCallback(
+    async (body: RewindRequest) => {
+      const before = messagesRef.current;
+      const at = before.findIndex((m) => m.id === body.messageId);
+      const result = await postRewind(sessionId, body);
+      if (body.conversation) fns.current.setMessages(result.messages);
+      setLast({ restored: result.restored, branchId: result.branchId, laterMessages: at >= 0 ? before.length - at : 0, conversation: body.conversation });
+      // the changes, the branches and the session list all hang under the sessions key
+      void qc.invalidateQueries({ queryKey: queryKeys.sessions });
+      return result;
+    },
+    [qc, sessionId],
+  );
+
+  const api = useMemo<RewindApi>(
+    () => ({
+      sessionId,
+      openRewind: (messageId) => setTarget({ messageId }),
+      openRewindBefore: (toolCallId) => setTarget({ messageId: turnOf(messagesRef.current, toolCallId) }),
+      rewind,
+      resend: async (messageId, text, { code, stopTasks }) => {
+        await rewind({ messageId, conversation: true, code, ...(stopTasks ? { stopTasks } : {}) });
+        fns.current.send(text);
+      },
+      blocked: busy ? 'Stop the running turn first: a rewind cannot run while the agent works.' : null,
+      readOnly: false,
+      last,
+      clearLast: () => setLast(null),
+    }),
+    [sessionId, rewind, busy, last],
+  );
+
+  const onRewound = useCallback((text: string | null) => {
+    setTarget(null);
+    if (text !== null) fns.current.setDraft(text);
+  }, []);
+
+  return (
+    <RewindContext.Provider value={api}>
+      {children}
+      {target && <RewindDialog messageId={target.messageId} messages={messages} onClose={() => setTarget(null)} onRewound={onRewound} />}
+    </RewindContext.Provider>
+  );
+}

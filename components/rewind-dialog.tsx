@@ -1,0 +1,185 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { ClampMessage } from '@/lib/contract/protocol';
+import { checkpointKeys, fetchRewindPreview, runningTasksOf, type RewindPreview } from './checkpoint-api';
+import { FileDiffList } from './file-diff-list';
+import { btnCls, btnPrimaryCls, Modal } from './modal';
+import { useRewind } from './rewind-context';
+
+export type RewindChoice = 'both' | 'code' | 'conversation';
+
+const CHOICES: Array<{ value: RewindChoice; label: string; help: string }> = [
+  { value: 'both', label: 'Restore code and conversation', help: 'Files go back to their state before this message, and the conversation continues from before it.' },
+  { value: 'conversation', label: 'Restore conversation', help: 'The conversation continues from before this message; the files stay as they are now.' },
+  { value: 'code', label: 'Restore code', help: 'Files go back to their state before this message; the conversation stays as it is.' },
+];
+
+/** The text of a message's text parts. */
+export function messageText(m: ClampMessage | undefined): string {
+  return m ? m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('') : '';
+}
+
+function oneLine(s: string, max = 140): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max)}…` : t;
+}
+
+/** `/rewind` with no message: the user messages, newest first, to pick the one to rewind to before. */
+function MessagePicker({ messages, onPick }: { messages: ClampMessage[]; onPick: (id: string) => void }) {
+  const users = messages.map((m, i) => ({ m, after: messages.length - i - 1 })).filter((x) => x.m.role === 'user').reverse();
+  if (users.length === 0) return <p className="text-zinc-500">There is no message to rewind to yet.</p>;
+  return (
+    <>
+      <p className="text-zinc-600 dark:text-zinc-400">Rewind to before which message?</p>
+      <ul className="space-y-1">
+        {users.map(({ m, after }) => (
+          <li key={m.id}>
+            <button type="button" onClick={() => onPick(m.id)} className="w-full rounded border border-zinc-200 px-2.5 py-1.5 text-left hover:bg-zinc-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:border-zinc-800 dark:hover:bg-zinc-800">
+              <span className="block truncate">{oneLine(messageText(m)) || '(no text)'}</span>
+              <span className="text-xs text-zinc-500">{after === 0 ? 'the latest message' : `${after} later message${after === 1 ? '' : 's'}`}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+/** What a rewind cannot undo, said plainly (from the preview). */
+export function CannotUndo({ items }: { items: string[] }) {
+  if (items.length === 0) return null;
+  return (
+    <div className="rounded border border-amber-200 bg-amber-50 px-3 py-2 text-amber-900 dark:border-amber-900/60 dark:bg-amber-950/40 dark:text-amber-200" data-testid="cannot-undo">
+      <p className="text-xs font-medium">A rewind cannot undo:</p>
+      <ul className="mt-1 list-disc space-y-0.5 pl-5 text-xs">
+        {items.map((s) => (
+          <li key={s}>{s}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** The tasks that must stop before a rewind, with the choice to stop them. */
+export function RunningTasks({ tasks }: { tasks: RewindPreview['runningTasks'] }) {
+  if (tasks.length === 0) return null;
+  return (
+    <div role="alert" className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200">
+      <p className="font-medium">
+        {tasks.length === 1 ? 'A background task is running' : `${tasks.length} background tasks are running`}; it could keep changing files after the rewind. Stop {tasks.length === 1 ? 'it' : 'them'} first:
+      </p>
+      <ul className="mt-1 space-y-0.5">
+        {tasks.map((t) => (
+          <li key={t.id} className="truncate font-mono" title={t.command}>
+            {t.id}: {t.command}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** The files a code rewind would change, with their diffs. */
+export function PreviewFiles({ preview }: { preview: RewindPreview }) {
+  if (preview.files.length === 0)
+    return <p className="text-zinc-600 dark:text-zinc-400">{preview.checkpointId ? 'No file differs from its state before this message: restoring code changes nothing.' : 'No checkpoint was taken before this message (nothing was changed in its turn or after it), so there is no code to restore.'}</p>;
+  return (
+    <section aria-label="Files that will change" className="space-y-1.5">
+      <p className="text-zinc-600 dark:text-zinc-400">
+        Restoring code changes {preview.files.length} file{preview.files.length === 1 ? '' : 's'} in the workspace{preview.truncated ? ' (more than listed: the list was cut)' : ''}:
+      </p>
+      <FileDiffList files={preview.files} />
+    </section>
+  );
+}
+
+function PreviewBody({ messageId, messages, onRewound, onClose }: { messageId: string; messages: ClampMessage[]; onRewound: (draft: string | null) => void; onClose: () => void }) {
+  const { sessionId, rewind, blocked } = useRewind();
+  const preview = useQuery({ queryKey: checkpointKeys.preview(sessionId, messageId), queryFn: () => fetchRewindPreview(sessionId, messageId), staleTime: 0, gcTime: 0 });
+  const [choice, setChoice] = useState<RewindChoice>('both');
+  const [tasks, setTasks] = useState<RewindPreview['runningTasks'] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  const message = messages.find((m) => m.id === messageId);
+  const running = tasks ?? preview.data?.runningTasks ?? [];
+  const code = choice !== 'conversation';
+  const conversation = choice !== 'code';
+  const later = preview.data?.laterMessages ?? Math.max(0, messages.length - messages.findIndex((m) => m.id === messageId) - 1);
+
+  const go = async () => {
+    setPending(true);
+    setError(null);
+    try {
+      await rewind({ messageId, code, conversation, ...(running.length > 0 ? { stopTasks: true } : {}) });
+      onRewound(conversation ? messageText(message) : null);
+    } catch (e) {
+      const t = runningTasksOf(e);
+      if (t) setTasks(t);
+      else setError(e instanceof Error ? e.message : String(e));
+      setPending(false);
+    }
+  };
+  const label = CHOICES.find((c) => c.value === choice)!.label;
+
+  return (
+    <>
+      <blockquote className="whitespace-pre-wrap rounded bg-zinc-100 px-3 py-2 text-zinc-800 dark:bg-zinc-800 dark:text-zinc-100">{oneLine(messageText(message), 600) || '(this message)'}</blockquote>
+      <fieldset className="space-y-1.5">
+        <legend className="sr-only">What to restore</legend>
+        {CHOICES.map((c) => (
+          <label key={c.value} className="flex cursor-pointer items-start gap-2">
+            <input type="radio" name="rewind-choice" value={c.value} checked={choice === c.value} onChange={() => setChoice(c.value)} className="mt-0.5" />
+            <span>
+              <span className="font-medium">{c.label}</span>
+              <span className="block text-xs text-zinc-500">{c.help}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      {conversation && (
+        <p className="text-xs text-zinc-600 dark:text-zinc-400">
+          This message{later > 0 ? ` and the ${later} after it` : ''} will be kept as a branch you can still open; its text goes back to the message box.
+        </p>
+      )}
+      {preview.isLoading && <p className="text-zinc-500">Working out what would change…</p>}
+      {preview.error && <p className="text-rose-700 dark:text-rose-400">The preview could not be made: {preview.error.message}</p>}
+      {preview.data && (
+        <>
+          {code && <PreviewFiles preview={preview.data} />}
+          <CannotUndo items={preview.data.cannotUndo} />
+        </>
+      )}
+      <RunningTasks tasks={running} />
+      {error && (
+        <p role="alert" className="text-rose-700 dark:text-rose-400">
+          {error}
+        </p>
+      )}
+      {blocked && <p className="text-amber-700 dark:text-amber-400">{blocked}</p>}
+      <div className="sticky -bottom-3 -mx-4 flex flex-wrap justify-end gap-2 border-t border-zinc-200 bg-white px-4 py-2.5 dark:border-zinc-800 dark:bg-zinc-900">
+        <button type="button" className={btnCls} onClick={onClose}>
+          Cancel
+        </button>
+        <button type="button" className={btnPrimaryCls} disabled={pending || !!blocked || !preview.data} onClick={() => void go()}>
+          {pending ? 'Rewinding…' : running.length > 0 ? `Stop tasks and ${label.toLowerCase()}` : label}
+        </button>
+      </div>
+    </>
+  );
+}
+
+/**
+ * Rewind to before a user message: the choice of code, conversation or both, the preview of the
+ * files that would change (each with its diff), what a rewind cannot undo, running tasks to stop
+ * first, and the button that confirms. Without a message it first lists the user messages.
+ */
+export function RewindDialog({ messageId, messages, onClose, onRewound }: { messageId?: string; messages: ClampMessage[]; onClose: () => void; onRewound: (draft: string | null) => void }) {
+  const [picked, setPicked] = useState(messageId);
+  return (
+    <Modal title={picked ? 'Rewind to before this message' : 'Rewind'} onClose={onClose} wide>
+      {picked ? <PreviewBody messageId={picked} messages={messages} onRewound={onRewound} onClose={onClose} /> : <MessagePicker messages={messages} onPick={setPicked} />}
+    </Modal>
+  );
+}

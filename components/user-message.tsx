@@ -1,0 +1,122 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import { useState, type KeyboardEvent } from 'react';
+import { checkpointKeys, fetchRewindPreview, runningTasksOf, type RewindPreview } from './checkpoint-api';
+import { btnCls, btnPrimaryCls } from './modal';
+import { useRewind } from './rewind-context';
+import { RunningTasks } from './rewind-dialog';
+
+const ctlCls =
+  'rounded px-1.5 py-0.5 text-[11px] text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 disabled:opacity-40 dark:hover:bg-zinc-800 dark:hover:text-zinc-100';
+
+/** Edit an earlier message in place: the edited text is sent after a rewind of the conversation (and, if chosen, of code). */
+function EditInPlace({ messageId, text, onDone }: { messageId: string; text: string; onDone: () => void }) {
+  const { sessionId, resend, blocked } = useRewind();
+  const [draft, setDraft] = useState(text);
+  // "also restore code" defaults on once the preview shows files that would change
+  const [code, setCode] = useState<boolean | null>(null);
+  const [tasks, setTasks] = useState<RewindPreview['runningTasks'] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  const preview = useQuery({ queryKey: checkpointKeys.preview(sessionId, messageId), queryFn: () => fetchRewindPreview(sessionId, messageId), staleTime: 0, gcTime: 0 });
+  const files = preview.data?.files.length ?? 0;
+  const restoreCode = code ?? files > 0;
+  const running = tasks ?? preview.data?.runningTasks ?? [];
+
+  const go = async () => {
+    const t = draft.trim();
+    if (!t || pending) return;
+    setPending(true);
+    setError(null);
+    try {
+      await resend(messageId, t, { code: restoreCode, ...(running.length > 0 ? { stopTasks: true } : {}) });
+      onDone();
+    } catch (e) {
+      const r = runningTasksOf(e);
+      if (r) setTasks(r);
+      else setError(e instanceof Error ? e.message : String(e));
+      setPending(false);
+    }
+  };
+  const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      onDone();
+    } else if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      void go();
+    }
+  };
+
+  return (
+    <div className="w-full max-w-[85%] space-y-2 rounded-lg border border-sky-300 bg-white p-2 text-sm dark:border-sky-800 dark:bg-zinc-900" data-editing={messageId}>
+      <label className="sr-only" htmlFor={`edit-${messageId}`}>
+        Edit the message
+      </label>
+      <textarea
+        id={`edit-${messageId}`}
+        autoFocus
+        value={draft}
+        onChange={(e) => setDraft(e.target.value)}
+        onKeyDown={onKey}
+        rows={Math.min(10, Math.max(2, draft.split('\n').length))}
+        className="w-full resize-y rounded border border-zinc-300 bg-white px-2 py-1.5 focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-500/30 dark:border-zinc-700 dark:bg-zinc-950"
+      />
+      <label className="flex items-center gap-2 text-xs text-zinc-700 dark:text-zinc-300">
+        <input type="checkbox" checked={restoreCode} onChange={(e) => setCode(e.target.checked)} />
+        Also restore code
+        <span className="text-zinc-500">
+          {preview.isLoading ? '(checking what would change…)' : preview.error ? `(the preview failed: ${preview.error.message})` : files > 0 ? `(${files === 1 ? '1 file back to its' : `${files} files back to their`} state before this message)` : '(no file differs from before this message)'}
+        </span>
+      </label>
+      <p className="text-xs text-zinc-500">Sending rewinds the conversation to before this message; this message and everything after it are kept as a branch.</p>
+      <RunningTasks tasks={running} />
+      {error && (
+        <p role="alert" className="text-xs text-rose-700 dark:text-rose-400">
+          {error}
+        </p>
+      )}
+      {blocked && <p className="text-xs text-amber-700 dark:text-amber-400">{blocked}</p>}
+      <div className="flex justify-end gap-2">
+        <button type="button" className={btnCls} onClick={onDone}>
+          Cancel
+        </button>
+        <button type="button" className={btnPrimaryCls} disabled={!draft.trim() || pending || !!blocked} onClick={() => void go()}>
+          {pending ? 'Sending…' : running.length > 0 ? 'Stop tasks and send' : 'Send edited'}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/**
+ * A user message as typed, with its rewind controls: "Rewind" opens the dialog (restore code,
+ * conversation or both, after a preview) and "Edit" edits it in place and resends.
+ */
+export function UserMessage({ messageId, text }: { messageId: string; text: string }) {
+  const { openRewind, blocked, readOnly } = useRewind();
+  const [editing, setEditing] = useState(false);
+  if (editing) {
+    return (
+      <div className="flex justify-end" data-message-id={messageId} data-role="user">
+        <EditInPlace messageId={messageId} text={text} onDone={() => setEditing(false)} />
+      </div>
+    );
+  }
+  return (
+    <div className="group flex flex-col items-end gap-0.5" data-message-id={messageId} data-role="user">
+      <div className="max-w-[85%] whitespace-pre-wrap rounded-lg bg-zinc-800 px-3 py-2 text-sm text-zinc-50 dark:bg-zinc-700">{text}</div>
+      {!readOnly && (
+        <div className="flex gap-1 opacity-60 transition-opacity group-focus-within:opacity-100 group-hover:opacity-100">
+          <button type="button" className={ctlCls} disabled={!!blocked} title={blocked ?? 'Restore code, conversation or both to before this message'} onClick={() => openRewind(messageId)} aria-label="Rewind to before this message">
+            ↶ Rewind
+          </button>
+          <button type="button" className={ctlCls} disabled={!!blocked} title={blocked ?? 'Edit this message and send it again from here'} onClick={() => setEditing(true)} aria-label="Edit and resend this message">
+            ✎ Edit
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}

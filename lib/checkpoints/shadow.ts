@@ -1,0 +1,177 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { budgetTable, type Budget } from '../contract/budget';
+import { commandEnv, newRunId, runCommand } from '../exec/runner';
+
+/**
+ * The shadow repository of a workspace: a git directory in the data dir with its own index, whose
+ * work tree is the workspace. git never looks for the person's `.git` (GIT_DIR is set), reads no
+ * global or system configuration, runs no hooks, and converts no bytes (autocrlf off, an attributes
+ * file that unsets every conversion), so a snapshot holds each file exactly as it is on disk.
+ */
+
+export interface Shadow {
+  workspace: string;
+  dataDir: string;
+  gitDir: string;
+  indexFile: string;
+  budget: Budget;
+}
+
+export class CheckpointError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CheckpointError';
+  }
+}
+
+/** Every byte-converting attribute unset, for every path: a workspace .gitattributes cannot change what is stored or restored. */
+const ATTRIBUTES = '* -text -crlf -eol -filter -ident -working-tree-encoding\n';
+const CONFIG: ReadonlyArray<[string, string]> = [
+  ['core.bare', 'false'],
+  ['core.autocrlf', 'false'],
+  ['core.safecrlf', 'false'],
+  ['core.fileMode', 'true'],
+  ['core.symlinks', 'true'],
+  ['core.ignorecase', 'false'],
+  ['core.quotepath', 'false'],
+  ['core.untrackedCache', 'true'],
+  ['gc.auto', '0'],
+];
+// per run, so nothing in a repository-level config can start a program either
+const PER_RUN = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'color.ui=never', '-c', 'commit.gpgSign=false'];
+
+/** The shadow repository for a workspace: `<dataDir>/checkpoints/<hash of the workspace path>`. */
+export function shadowFor(dataDir: string, workspace: string, budget: Budget = budgetTable()): Shadow {
+  const key = crypto.createHash('sha256').update(workspace).digest('hex').slice(0, 16);
+  const gitDir = path.join(dataDir, 'checkpoints', `${path.basename(workspace).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40)}-${key}`);
+  return { workspace, dataDir, gitDir, indexFile: path.join(gitDir, 'clamp-index'), budget };
+}
+
+/** Quote one argument for bash -c. */
+export function q(arg: string): string {
+  if (arg.includes('\0')) throw new CheckpointError('A path contains a NUL byte.');
+  return `'${arg.split("'").join("'\\''")}'`;
+}
+
+/** The environment of every shadow git run: no GIT_* of the server's, the shadow's own dirs, no global config. */
+function gitEnv(s: Shadow): NodeJS.ProcessEnv {
+  const env = commandEnv();
+  for (const k of Object.keys(env)) if (k.startsWith('GIT_')) delete env[k];
+  return {
+    ...env,
+    LC_ALL: 'C',
+    GIT_DIR: s.gitDir,
+    GIT_WORK_TREE: s.workspace,
+    GIT_INDEX_FILE: s.indexFile,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_AUTHOR_NAME: 'Clamp',
+    GIT_AUTHOR_EMAIL: 'checkpoints@clamp.invalid',
+    GIT_COMMITTER_NAME: 'Clamp',
+    GIT_COMMITTER_EMAIL: 'checkpoints@clamp.invalid',
+    GIT_TERMINAL_PROMPT: '0',
+  };
+}
+
+/** `git <per-run options>` as a shell word list, for scripts of several git commands. */
+export const GIT = ['git', ...PER_RUN.map(q)].join(' ');
+
+export interface ShadowRun {
+  code: number | null;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/**
+ * Run a shell script of shadow git commands (built with GIT and q) through Clamp's runner, in the
+ * workspace. stdout comes back whole (read from the run's log when it outgrew the capture); the run's
+ * logs are removed afterwards. Throws CheckpointError when it fails, with git's words.
+ */
+export async function shadowScript(s: Shadow, script: string, what: string, o: { allowCodes?: number[] } = {}): Promise<ShadowRun> {
+  const logDir = path.join(s.gitDir, 'clamp-logs');
+  const r = await runCommand({
+    command: `set -e\n${script}`,
+    cwd: s.workspace,
+    logDir,
+    id: newRunId('ckpt'),
+    captureMaxBytes: 256 * 1024,
+    timeoutMs: s.budget.CHECKPOINT_GIT_TIMEOUT_MS,
+    killGraceMs: s.budget.COMMAND_KILL_GRACE_MS,
+    env: gitEnv(s),
+  });
+  try {
+    let stdout = Buffer.concat([r.stdout.head, r.stdout.tail]);
+    if (r.stdout.gapBytes > 0) stdout = fs.readFileSync(r.logPaths.stdout);
+    const stderr = Buffer.concat([r.stderr.head, r.stderr.tail]).toString('utf8');
+    const ok = r.killedBy === null && !r.spawnError && (r.exitCode === 0 || (r.exitCode !== null && (o.allowCodes ?? []).includes(r.exitCode)));
+    if (!ok) {
+      const why = r.spawnError ?? (r.killedBy ? `it was stopped (${r.killedBy})` : stderr.trim().split('\n').slice(-5).join('\n') || `exit code ${r.exitCode}`);
+      throw new CheckpointError(`${what} failed in the shadow repository ${s.gitDir}: ${why}`);
+    }
+    return { code: r.exitCode, stdout, stderr };
+  } finally {
+    for (const p of [r.logPaths.stdout, r.logPaths.stderr, r.combinedLogPath]) fs.rmSync(p, { force: true });
+  }
+}
+
+/** `git <args>` in the shadow repository. */
+export function shadowGit(s: Shadow, args: readonly string[], what: string, o: { allowCodes?: number[] } = {}): Promise<ShadowRun> {
+  return shadowScript(s, `${GIT} ${args.map(q).join(' ')}`, what, o);
+}
+
+const INIT = Symbol.for('clamp.checkpoints.init');
+
+/** Create the shadow repository when it is missing; on first use in this process, clear locks a killed git left. */
+export async function ensureShadow(s: Shadow): Promise<void> {
+  const g = globalThis as unknown as Record<symbol, Set<string> | undefined>;
+  const seen = (g[INIT] ??= new Set());
+  if (!fs.existsSync(path.join(s.gitDir, 'HEAD'))) {
+    fs.mkdirSync(s.gitDir, { recursive: true, mode: 0o700 });
+    await shadowGit(s, ['init', '-q'], 'git init');
+    for (const [k, v] of CONFIG) await shadowGit(s, ['config', k, v], 'git config');
+  }
+  if (!seen.has(s.gitDir)) {
+    // only this process uses the shadow repository: a lock left now is a dead git's
+    for (const lock of [`${s.indexFile}.lock`, path.join(s.gitDir, 'HEAD.lock')]) fs.rmSync(lock, { force: true });
+    seen.add(s.gitDir);
+  }
+  fs.mkdirSync(path.join(s.gitDir, 'info'), { recursive: true });
+  fs.writeFileSync(path.join(s.gitDir, 'info', 'attributes'), ATTRIBUTES);
+  fs.writeFileSync(path.join(s.gitDir, 'info', 'exclude'), excludeText(s.workspace));
+}
+
+/**
+ * What a snapshot leaves out beyond the workspace's .gitignore files: the person's own
+ * `.git/info/exclude` (read, never written), `.clampignore` and CLAMP_IGNORE (comma-separated).
+ */
+export function excludeText(workspace: string): string {
+  const read = (p: string) => {
+    try {
+      return fs.readFileSync(p, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const env = (process.env.CLAMP_IGNORE ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  return [
+    '# written by Clamp before every snapshot',
+    read(path.join(workspace, '.git', 'info', 'exclude')),
+    read(path.join(workspace, '.clampignore')),
+    ...env,
+    '',
+  ].join('\n');
+}
+
+const QUEUE = Symbol.for('clamp.checkpoints.queue');
+
+/** Run fn alone on its shadow repository (one index, one process): calls queue in order. */
+export function serialized<T>(s: Shadow, fn: () => Promise<T>): Promise<T> {
+  const g = globalThis as unknown as Record<symbol, Map<string, Promise<unknown>> | undefined>;
+  const queues = (g[QUEUE] ??= new Map());
+  const prev = queues.get(s.gitDir) ?? Promise.resolve();
+  const next = prev.catch(() => undefined).then(fn);
+  queues.set(s.gitDir, next);
+  return next;
+}

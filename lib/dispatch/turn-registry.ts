@@ -1,0 +1,165 @@
+import type { Budget } from '../contract/budget';
+import type { PermissionMode, ToolContext, ToolDefinition } from '../contract/types';
+import { headBytes } from '../contract/text';
+import { modeAllowsEffect } from '../policy/modes';
+import { TOOL_SEARCH_SERVICE, type DeferredToolInfo, type ToolSearchService } from '../tools/tool-search';
+import type { Registry } from './registry';
+import { describeTool, modelSchema } from './registry';
+import { definitionTokens, definitionsTokens } from './tool-cost';
+
+/** The built-ins a small window defers first: the least used (skills, web, memory, git), in this order. */
+export const DEFERRABLE_BUILTINS: readonly string[] = ['skill', 'web_search', 'web_fetch', 'memory_save', 'memory_search', 'git_commit', 'git_log', 'git_diff', 'git_status'];
+
+/** Which listed tools are not sent this step, and what the definitions cost. */
+export interface DeferralPlan {
+  deferred: Set<string>;
+  /** definitions sent with every request (tool_search's included when something is deferred) */
+  alwaysLoadedTokens: number;
+  deferredTokens: number;
+  /** every listed MCP tool's definitions, deferred or not */
+  mcpTokens: number;
+}
+
+/**
+ * Decide what to defer. MCP tools: when the listed ones together cost more than
+ * MCP_TOOLS_ALWAYS_LOADED_MAX_TOKENS, none is sent (those tool_search loaded are). Built-ins: while what
+ * is always sent exceeds BUILTIN_TOOLS_WINDOW_MAX_RATIO of the window, the least-used are deferred in
+ * DEFERRABLE_BUILTINS order. `search` is tool_search, counted once anything is deferred. Pure.
+ */
+export function planDeferral(o: {
+  builtins: readonly ToolDefinition[];
+  mcp: readonly ToolDefinition[];
+  search?: ToolDefinition;
+  windowTokens: number;
+  loaded: ReadonlySet<string>;
+  budget: Budget;
+}): DeferralPlan {
+  const cost = (t: ToolDefinition) => definitionTokens(t, o.budget);
+  const deferred = new Set<string>();
+  const mcpTokens = definitionsTokens(o.mcp, o.budget);
+  if (mcpTokens > o.budget.MCP_TOOLS_ALWAYS_LOADED_MAX_TOKENS) for (const t of o.mcp) if (!o.loaded.has(t.name)) deferred.add(t.name);
+  const searchCost = o.search ? cost(o.search) : 0;
+  let always = definitionsTokens(o.builtins, o.budget) + o.mcp.filter((t) => !deferred.has(t.name)).reduce((n, t) => n + cost(t), 0) + (deferred.size ? searchCost : 0);
+  const share = o.windowTokens * o.budget.BUILTIN_TOOLS_WINDOW_MAX_RATIO;
+  for (const name of DEFERRABLE_BUILTINS) {
+    if (always <= share) break;
+    const t = o.builtins.find((b) => b.name === name);
+    if (!t || o.loaded.has(name)) continue;
+    if (deferred.size === 0) always += searchCost;
+    deferred.add(name);
+    always -= cost(t);
+  }
+  const all = [...o.builtins, ...o.mcp];
+  const deferredTokens = all.filter((t) => deferred.has(t.name)).reduce((n, t) => n + cost(t), 0);
+  return { deferred, alwaysLoadedTokens: always, deferredTokens, mcpTokens };
+}
+
+export interface TurnToolsInit {
+  /** the built-in tools, tool_search among them */
+  builtins: readonly ToolDefinition[];
+  /** the MCP tools as they are now (the same array while nothing changed): read at every look-up, so a changed list holds from the next step */
+  mcp: () => readonly ToolDefinition[];
+  windowTokens: number;
+  budget: Budget;
+  /** the deferred tools this session loaded with tool_search (kept by the caller across turns) */
+  loaded: Set<string>;
+  mode: () => PermissionMode;
+  workspace: string;
+  dataDir: string;
+}
+
+export interface TurnTools {
+  /** the turn's registry: built-ins and MCP tools, live (a deferred tool is registered but not listed) */
+  reg: Registry;
+  /** what tool_search reads (put it in ctx.services under TOOL_SEARCH_SERVICE) */
+  services: Record<string, unknown>;
+  plan(): DeferralPlan;
+  /** the system prompt's list of deferred tools (empty when none is deferred) */
+  systemSection(): string;
+}
+
+type AvailCtx = Pick<ToolContext, 'workspace' | 'dataDir' | 'services'>;
+
+/**
+ * A turn's tools: the built-ins plus the MCP servers' tools, as one registry that follows the servers
+ * (a tool-list change is seen at the next look-up), where a deferred tool stays callable through
+ * dispatch but is not listed for the model until tool_search loads it.
+ */
+export function createTurnTools(init: TurnToolsInit): TurnTools {
+  const search = init.builtins.find((t) => t.name === 'tool_search');
+  const plain = init.builtins.filter((t) => t !== search);
+  let lastCtx: AvailCtx = { workspace: init.workspace, dataDir: init.dataDir, services: {} };
+  let memo: { key: string; mcp: readonly ToolDefinition[]; plan: DeferralPlan } | null = null;
+  const planNow = (): DeferralPlan => {
+    const mcp = init.mcp();
+    const mode = init.mode();
+    const key = `${mode}\u0000${init.loaded.size}`;
+    if (memo && memo.mcp === mcp && memo.key === key) return memo.plan;
+    const listed = (t: ToolDefinition) => modeAllowsEffect(mode, t.effect) && (t.available?.(lastCtx) ?? true);
+    const plan = planDeferral({ builtins: plain.filter(listed), mcp: mcp.filter(listed), search, windowTokens: init.windowTokens, loaded: init.loaded, budget: init.budget });
+    memo = { key, mcp, plan };
+    return plan;
+  };
+  const wrapped = new WeakMap<ToolDefinition, ToolDefinition>();
+  const wrap = (t: ToolDefinition): ToolDefinition => {
+    let w = wrapped.get(t);
+    if (!w) {
+      const orig = t.available;
+      w = {
+        ...t,
+        available: (ctx: AvailCtx) => {
+          lastCtx = ctx;
+          if (!(orig?.(ctx) ?? true)) return false;
+          return t === search || !planNow().deferred.has(t.name);
+        },
+      };
+      wrapped.set(t, w);
+    }
+    return w;
+  };
+  let current: { mcp: readonly ToolDefinition[]; reg: Record<string, ToolDefinition> } | null = null;
+  const regNow = (): Record<string, ToolDefinition> => {
+    const mcp = init.mcp();
+    if (current && current.mcp === mcp) return current.reg;
+    const reg: Record<string, ToolDefinition> = Object.create(null);
+    for (const t of init.builtins) reg[t.name] = wrap(t);
+    for (const t of mcp) if (!Object.hasOwn(reg, t.name)) reg[t.name] = wrap(t);
+    current = { mcp, reg };
+    return reg;
+  };
+  const reg = new Proxy(Object.create(null) as Record<string, ToolDefinition>, {
+    get: (_t, key) => (typeof key === 'string' && Object.hasOwn(regNow(), key) ? regNow()[key] : undefined),
+    has: (_t, key) => typeof key === 'string' && Object.hasOwn(regNow(), key),
+    ownKeys: () => Object.keys(regNow()),
+    getOwnPropertyDescriptor: (_t, key) =>
+      typeof key === 'string' && Object.hasOwn(regNow(), key) ? { value: regNow()[key], writable: false, enumerable: true, configurable: true } : undefined,
+    set: () => false,
+    defineProperty: () => false,
+    deleteProperty: () => false,
+  }) as Registry;
+
+  const info = (t: ToolDefinition): DeferredToolInfo => ({ name: t.name, description: describeTool(t, init.budget), parameters: modelSchema(t) });
+  const service: ToolSearchService = {
+    deferred: () => {
+      const plan = planNow();
+      return Object.values(regNow())
+        .filter((t) => plan.deferred.has(t.name))
+        .map(info);
+    },
+    load: (names) => {
+      for (const n of names) init.loaded.add(n);
+    },
+  };
+  return {
+    reg,
+    services: { [TOOL_SEARCH_SERVICE]: service },
+    plan: planNow,
+    systemSection: () => {
+      const d = service.deferred();
+      if (d.length === 0) return '';
+      const max = init.budget.DEFERRED_TOOL_LINE_MAX_BYTES;
+      const lines = d.map((t) => headBytes(`- ${t.name}: ${t.description.split('\n')[0].split(/(?<=\.)\s/)[0]}`, max));
+      return `Deferred tools: these are not in your tool list, to save context. To use one, first call tool_search with its name ("select:<name>") or words from its line; that returns its full definition and makes it callable.\n${lines.join('\n')}`;
+    },
+  };
+}

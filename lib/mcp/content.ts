@@ -1,0 +1,106 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Budget } from '../contract/budget';
+import type { ToolOutput } from '../contract/types';
+import { byteLength, formatBytes, headBytes } from '../contract/text';
+
+/** ctx.services key: true when the model in use takes images in tool results (set by the turn's host). */
+export const MODEL_TAKES_IMAGES = 'modelTakesImages';
+
+/** An image of a result, passed to the model as an image part (toModelOutput), never in the text. */
+export interface McpImage {
+  mediaType: string;
+  /** base64 */
+  data: string;
+}
+
+/** What an MCP call's result carries for the page (and, for images, for the model's image parts). */
+export interface McpCallMeta {
+  server: string;
+  tool: string;
+  images?: McpImage[];
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+function base64Bytes(b64: string): number {
+  return Math.floor((b64.length * 3) / 4);
+}
+
+/**
+ * An MCP result as a tool output: text parts as they are; images as image parts for a model that takes
+ * them (bounded in size and count), else a note; embedded resources' text bounded, blobs and links named;
+ * structuredContent as JSON when no text part already carries it; isError as an error with the server's
+ * text. Dispatch's exit clamp then cuts and spills the text like any tool's.
+ */
+export function toolOutputOf(r: CallToolResult, o: { server: string; tool: string; budget: Budget; takesImages: boolean }): ToolOutput<McpCallMeta> {
+  const texts: string[] = [];
+  const images: McpImage[] = [];
+  const content = Array.isArray(r.content) ? r.content : [];
+  for (const c of content) {
+    switch (c.type) {
+      case 'text':
+        texts.push(c.text);
+        break;
+      case 'image': {
+        const size = base64Bytes(c.data);
+        if (!o.takesImages) texts.push(`[image: ${c.mimeType}, ${formatBytes(size)} — not shown: the model in use takes no images in tool results]`);
+        else if (size > o.budget.MCP_IMAGE_MAX_BYTES) texts.push(`[image: ${c.mimeType}, ${formatBytes(size)} — not shown: over the ${formatBytes(o.budget.MCP_IMAGE_MAX_BYTES)} image limit]`);
+        else if (images.length >= o.budget.MCP_IMAGES_MAX_COUNT) texts.push(`[image: ${c.mimeType}, ${formatBytes(size)} — not shown: only ${o.budget.MCP_IMAGES_MAX_COUNT} images per result]`);
+        else {
+          images.push({ mediaType: c.mimeType, data: c.data });
+          texts.push(`[image ${images.length}: ${c.mimeType}, ${formatBytes(size)}, attached]`);
+        }
+        break;
+      }
+      case 'audio':
+        texts.push(`[audio: ${c.mimeType}, ${formatBytes(base64Bytes(c.data))} — not shown: Clamp passes no audio to the model]`);
+        break;
+      case 'resource': {
+        const res = c.resource;
+        if ('text' in res && typeof res.text === 'string') {
+          const max = o.budget.MCP_RESOURCE_MAX_BYTES;
+          const bytes = byteLength(res.text);
+          const body = bytes > max ? `${headBytes(res.text, max)}\n[resource cut: showing ${formatBytes(max)} of ${formatBytes(bytes)}; read the rest through the server]` : res.text;
+          texts.push(`[resource ${res.uri}${res.mimeType ? ` (${res.mimeType})` : ''}]\n${body}`);
+        } else {
+          const blob = 'blob' in res && typeof res.blob === 'string' ? res.blob : '';
+          texts.push(`[resource ${res.uri}: binary${res.mimeType ? ` ${res.mimeType}` : ''}, ${formatBytes(base64Bytes(blob))} — not shown]`);
+        }
+        break;
+      }
+      case 'resource_link':
+        texts.push(`[resource link: ${c.uri}${c.name ? ` (${c.name})` : ''}${c.description ? ` — ${c.description}` : ''}]`);
+        break;
+      default:
+        texts.push(`[content of type ${(c as { type: string }).type} — not shown]`);
+    }
+  }
+  const structured = r.structuredContent;
+  if (structured !== undefined) {
+    const json = JSON.stringify(structured, null, 2);
+    const compact = JSON.stringify(structured);
+    const carried = texts.some((t) => {
+      try {
+        return JSON.stringify(JSON.parse(t)) === compact;
+      } catch {
+        return false;
+      }
+    });
+    if (!carried) texts.push(`structuredContent:\n${json}`);
+  }
+  let output = texts.join('\n');
+  if (r.isError) output = `The MCP tool ${o.tool} on server ${o.server} reported an error:\n${output || '(no text)'}`;
+  else if (output === '') output = '(the tool returned no content)';
+  const meta: McpCallMeta = { server: o.server, tool: o.tool };
+  if (images.length) meta.images = images;
+  if (structured !== undefined) meta.structuredContent = structured;
+  if (r.isError) meta.isError = true;
+  return { output, status: r.isError ? 'error' : 'ok', meta };
+}
+
+/** The images an MCP result carries for the model (none for any other result). */
+export function mcpImagesOf(r: { meta?: Record<string, unknown> }): McpImage[] {
+  const imgs = r.meta?.images;
+  if (!Array.isArray(imgs)) return [];
+  return imgs.filter((i): i is McpImage => !!i && typeof i === 'object' && typeof (i as McpImage).data === 'string' && typeof (i as McpImage).mediaType === 'string');
+}

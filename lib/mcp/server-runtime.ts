@@ -1,0 +1,266 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Budget } from '../contract/budget';
+import type { McpServerEntry } from './config';
+
+export type ServerStatus = 'stopped' | 'starting' | 'running' | 'crashed' | 'failed';
+
+/** The folder of MCP servers' stderr logs (inside the data dir's logs, so the page's viewer opens them). */
+export function mcpLogDir(dataDir: string): string {
+  return path.join(dataDir, 'logs', 'mcp');
+}
+
+const CLIENT_INFO = { name: 'clamp', version: '0.1.0' };
+
+/**
+ * One MCP server: its connection, its tools as the server lists them, its status, its stderr log and
+ * its restarts. A crash (the process exits, the connection drops) restarts it after a back-off that
+ * doubles at each crash in a row; after MCP_RESTART_MAX_ATTEMPTS it stays failed until started again.
+ */
+export class ServerRuntime {
+  status: ServerStatus = 'stopped';
+  /** why it is crashed or failed, for the page */
+  error: string | null = null;
+  tools: Tool[] = [];
+  /** crashes in a row (reset by a call that succeeds, or an explicit start) */
+  crashes = 0;
+  readonly logPath: string;
+  private client: Client | null = null;
+  private starting: Promise<void> | null = null;
+  private stopping = false;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    readonly entry: McpServerEntry,
+    private readonly o: { dataDir: string; workspace: string; budget: Budget },
+  ) {
+    this.logPath = path.join(mcpLogDir(o.dataDir), `${entry.name.replace(/[^A-Za-z0-9_.-]/g, '_')}.log`);
+  }
+
+  /** Called whenever the status or the tool list changes. Returns the unsubscribe. */
+  onChange(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private changed(): void {
+    for (const fn of this.listeners) {
+      try {
+        fn();
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+
+  /** Start (or wait for the start in progress); resolves once the tools are listed, rejects with the reason. */
+  start(): Promise<void> {
+    if (this.status === 'running') return Promise.resolve();
+    if (this.starting) return this.starting;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    this.stopping = false;
+    this.status = 'starting';
+    this.error = null;
+    this.changed();
+    this.starting = this.connect()
+      .then(() => {
+        this.status = 'running';
+        this.changed();
+      })
+      .catch((err: unknown) => {
+        this.error = startError(this.entry, err);
+        this.log(`clamp: could not start: ${this.error}`);
+        this.crashed();
+        throw err;
+      })
+      .finally(() => {
+        this.starting = null;
+      });
+    return this.starting;
+  }
+
+  private log(line: string): void {
+    try {
+      fs.mkdirSync(path.dirname(this.logPath), { recursive: true, mode: 0o700 });
+      fs.appendFileSync(this.logPath, `${new Date().toISOString()} ${line}\n`);
+    } catch {
+      // logging must never break the server
+    }
+  }
+
+  private openLog(): fs.WriteStream {
+    fs.mkdirSync(path.dirname(this.logPath), { recursive: true, mode: 0o700 });
+    try {
+      if (fs.statSync(this.logPath).size > this.o.budget.MCP_LOG_MAX_BYTES) fs.rmSync(this.logPath, { force: true });
+    } catch {
+      // no log yet
+    }
+    return fs.createWriteStream(this.logPath, { flags: 'a', mode: 0o600 });
+  }
+
+  private async connect(): Promise<void> {
+    const def = this.entry.def;
+    const timeout = this.o.budget.MCP_CONNECT_TIMEOUT_MS;
+    this.log(`clamp: starting ${'command' in def ? [def.command, ...(def.args ?? [])].join(' ') : def.url}`);
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    let transport: Transport;
+    if ('command' in def) {
+      const t = new StdioClientTransport({
+        command: def.command,
+        args: def.args ?? [],
+        env: { ...getDefaultEnvironment(), ...(def.env ?? {}) },
+        cwd: this.o.workspace,
+        stderr: 'pipe',
+      });
+      const log = this.openLog();
+      t.stderr?.on('data', (d: Buffer) => log.write(d));
+      t.stderr?.on('end', () => log.end());
+      transport = t;
+      await client.connect(transport, { timeout });
+    } else {
+      const url = new URL(def.url);
+      const headers = def.headers ?? {};
+      if (def.type === 'sse') {
+        transport = sseTransport(url, headers);
+        await client.connect(transport, { timeout });
+      } else {
+        try {
+          transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+          await client.connect(transport, { timeout });
+        } catch (err) {
+          // an older server speaks only the HTTP+SSE transport: try it before giving up
+          this.log(`clamp: Streamable HTTP failed (${err instanceof Error ? err.message : String(err)}); trying SSE`);
+          transport = sseTransport(url, headers);
+          await client.connect(transport, { timeout });
+        }
+      }
+    }
+    client.onclose = () => {
+      if (this.client !== client) return;
+      this.client = null;
+      if (this.stopping) return;
+      this.error = 'the server closed the connection (it exited or crashed)';
+      this.log(`clamp: ${this.error}`);
+      this.crashed();
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      this.log('clamp: the server changed its tool list');
+      try {
+        this.tools = await listAllTools(client, timeout);
+        this.changed();
+      } catch (err) {
+        this.log(`clamp: could not list the changed tools: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    });
+    this.client = client;
+    try {
+      this.tools = await listAllTools(client, timeout);
+    } catch (err) {
+      this.client = null;
+      this.stopping = true;
+      await client.close().catch(() => undefined);
+      this.stopping = false;
+      throw err;
+    }
+  }
+
+  private crashed(): void {
+    this.crashes++;
+    const max = this.o.budget.MCP_RESTART_MAX_ATTEMPTS;
+    if (this.crashes >= max) {
+      this.status = 'failed';
+      this.error = `${this.error ?? 'it stopped'}; gave up after ${this.crashes} ${this.crashes === 1 ? "try" : "tries in a row"} (restart it on the settings page)`;
+      this.changed();
+      return;
+    }
+    this.status = 'crashed';
+    const wait = Math.min(this.o.budget.MCP_RESTART_BACKOFF_MAX_MS, this.o.budget.MCP_RESTART_BACKOFF_MIN_MS * 2 ** (this.crashes - 1));
+    this.log(`clamp: restarting in ${wait} ms (crash ${this.crashes} in a row)`);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      if (!this.stopping) this.start().catch(() => undefined);
+    }, wait);
+    this.restartTimer.unref?.();
+    this.changed();
+  }
+
+  /** Stop the server (no restart follows). Never throws. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    const c = this.client;
+    this.client = null;
+    if (c) await c.close().catch(() => undefined);
+    this.status = 'stopped';
+    this.changed();
+  }
+
+  /** Start again from scratch (the page's Restart): the crash count starts over. */
+  async restart(): Promise<void> {
+    await this.stop();
+    this.crashes = 0;
+    await this.start();
+  }
+
+  /**
+   * Call a tool: starts the server first when it is not running (a first-use server, or one waiting out
+   * its back-off). Throws the SDK's errors (timeout, connection closed) for the caller to word.
+   */
+  async call(name: string, args: unknown, opts: { signal: AbortSignal; timeoutMs: number; onProgress?: (text: string) => void }): Promise<CallToolResult> {
+    if (this.status !== 'running' || !this.client) {
+      if (this.status === 'failed') this.crashes = 0;
+      await this.start();
+    }
+    const client = this.client;
+    if (!client) throw new Error('the server is not connected');
+    const r = await client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, CallToolResultSchema, {
+      signal: opts.signal,
+      timeout: opts.timeoutMs,
+      maxTotalTimeout: opts.timeoutMs,
+      onprogress: opts.onProgress
+        ? (p) => opts.onProgress!(`${p.message ? `${p.message} ` : ''}${p.total ? `${p.progress}/${p.total}` : String(p.progress)}`.trim())
+        : undefined,
+    });
+    this.crashes = 0;
+    return r as CallToolResult;
+  }
+}
+
+function sseTransport(url: URL, headers: Record<string, string>): SSEClientTransport {
+  return new SSEClientTransport(url, {
+    requestInit: { headers },
+    eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
+  });
+}
+
+async function listAllTools(client: Client, timeout: number): Promise<Tool[]> {
+  if (!client.getServerCapabilities()?.tools) return [];
+  const out: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {}, { timeout });
+    out.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return out;
+}
+
+/** Why a server did not start, in words with the fix. */
+function startError(entry: McpServerEntry, err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const def = entry.def;
+  if ('command' in def && e?.code === 'ENOENT') return `the command "${def.command}" was not found: install it, or give its full path`;
+  if ('command' in def && e?.code === 'EACCES') return `the command "${def.command}" cannot be run (permission denied)`;
+  const msg = err instanceof Error ? err.message : String(err);
+  if (!('command' in def) && /ECONNREFUSED|fetch failed/i.test(msg)) return `nothing answers at ${def.url} (${msg}): is the server running?`;
+  return msg;
+}

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ChangesAnswer, CommitChangesAnswer, CommitChangesBody, RevertAnswer } from '../contract/rest';
+import { baselineOf, shadowOf, takeCheckpoint } from '../checkpoints/session';
+import { currentTree, restorePath } from '../checkpoints/snapshot';
+import { changedPaths, diffChanges, type TreeChange } from '../checkpoints/diff';
+import { createContext } from '../dispatch/context';
+import { dispatch } from '../dispatch/dispatch';
+import { createToolRegistry } from '../dispatch/all-tools';
+import { openDb, type Db } from '../store/db';
+import { loadMessages } from '../store/messages';
+import { getSession, requireSession } from '../store/sessions';
+import { getTaskManager } from '../tasks/manager';
+import { storeHost } from './agent-host';
+import { isTurnRunning } from './chat';
+import { HttpError, type ServerConfig } from './http';
+
+/** The changes view: every file that differs from the session's first checkpoint, per-file revert, and commit-these. */
+
+/** The files that differ from the baseline to now. */
+async function changesNow(cfg: ServerConfig, db: Db, sessionId: string): Promise<{ baseline: ReturnType<typeof baselineOf>; changes: TreeChange[] }> {
+  const baseline = baselineOf(db, sessionId);
+  if (!baseline) return { baseline, changes: [] };
+  const s = shadowOf(cfg);
+  const now = await currentTree(s);
+  return { baseline, changes: await changedPaths(s, baseline.commit, now.tree) };
+}
+
+/** GET /api/sessions/[id]/changes */
+export async function sessionChanges(cfg: ServerConfig, sessionId: string): Promise<ChangesAnswer> {
+  const db = openDb(cfg.dataDir);
+  requireSession(db, sessionId, cfg.workspace);
+  const { baseline, changes } = await changesNow(cfg, db, sessionId);
+  if (!baseline) return { baselineId: null, files: [], truncated: false };
+  const d = await diffChanges(shadowOf(cfg), changes);
+  return { baselineId: baseline.id, files: d.files, truncated: d.truncated };
+}
+
+/** A workspace-relative path as git names it, or HttpError 400. */
+function relPath(p: string): string {
+  const n = path.posix.normalize(p.replace(/\\/g, '/')).replace(/^\.\//, '').replace(/\/$/, '');
+  if (n === '' || n === '.' || path.posix.isAbsolute(n) || n === '..' || n.startsWith('../')) {
+    throw new HttpError(400, `"${p}" is not a path inside the workspace. Send the path as the changes list gives it.`);
+  }
+  return n;
+}
+
+/** Remove a file (or symlink) and the folders it leaves empty, up to the workspace. */
+function removeCreated(workspace: string, rel: string): void {
+  const abs = path.join(workspace, rel);
+  fs.rmSync(abs, { force: true });
+  for (let dir = path.dirname(abs); dir.startsWith(workspace + path.sep); dir = path.dirname(dir)) {
+    try {
+      fs.rmdirSync(dir);
+    } catch {
+      break;
+    }
+  }
+}
+
+/**
+ * POST /api/sessions/[id]/changes/revert: one file back to its state at the session's start (a file the
+ * session created is removed). A checkpoint of the workspace comes first, so the revert can be rewound.
+ */
+export async function revertFile(cfg: ServerConfig, sessionId: string, p: string): Promise<RevertAnswer> {
+  const db = openDb(cfg.dataDir);
+  requireSession(db, sessionId, cfg.workspace);
+  if (isTurnRunning(sessionId)) throw new HttpError(409, 'This session is working on a turn. Wait for it or press Stop, then revert.');
+  const rel = relPath(p);
+  const { baseline, changes } = await changesNow(cfg, db, sessionId);
+  const change = changes.find((c) => c.path === rel);
+  if (!baseline || !change) throw new HttpError(400, `${rel} does not differ from the session's start: there is nothing to revert. GET /api/sessions/${sessionId}/changes lists what does.`);
+  const lastUser = loadMessages(db, sessionId).findLast((m) => m.role === 'user')?.id ?? null;
+  await takeCheckpoint(db, cfg, { sessionId, messageId: lastUser, kind: 'revert' });
+  if (change.from) await restorePath(shadowOf(cfg), baseline.commit, rel);
+  else removeCreated(cfg.workspace, rel);
+  return { reverted: rel };
+}
+
+/**
+ * POST /api/sessions/[id]/changes/commit: git_commit of exactly these paths, through dispatch. The
+ * person's click is the approval; the mode and policy still apply (plan mode refuses), and a refusal
+ * or git's failure comes back as ok: false with its text.
+ */
+export async function commitChanges(cfg: ServerConfig, sessionId: string, b: CommitChangesBody): Promise<CommitChangesAnswer> {
+  const db = openDb(cfg.dataDir);
+  requireSession(db, sessionId, cfg.workspace);
+  if (isTurnRunning(sessionId)) throw new HttpError(409, 'This session is working on a turn. Wait for it or press Stop, then commit.');
+  const host = storeHost(db, { sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir) } });
+  const ctx = createContext({ workspace: cfg.workspace, dataDir: cfg.dataDir, mode: getSession(db, sessionId)?.mode ?? 'default', sessionId, services: host.services });
+  const r = await dispatch(createToolRegistry(), 'git_commit', { message: b.message, paths: b.paths.map(relPath) }, ctx, {
+    approver: { rule: (t, input, d) => host.ruleVerdict(t, input, d), approved: true },
+  });
+  return { ok: r.status === 'ok', text: r.output };
+}

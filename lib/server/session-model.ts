@@ -1,0 +1,114 @@
+import { parseModelSpec, resolveModel, type ProviderName, type ResolvedModel, type UnresolvedModel } from '../agent/providers';
+import { withServerWindow } from '../agent/windows';
+import { BUDGET } from '../contract/budget';
+import type { ModelChoicesAnswer, ModelChoiceGroup } from '../contract/rest';
+import { openDb } from '../store/db';
+import { readSecrets } from '../store/secrets';
+import { getModelSettings } from '../store/settings';
+import { getSession } from '../store/sessions';
+import type { ServerConfig } from './http';
+import { currentModel, currentModelWithWindow } from './model';
+import { checkModel } from './model-check';
+
+type Env = NodeJS.ProcessEnv;
+
+function keys(dataDir: string): ReturnType<typeof readSecrets> {
+  try {
+    return readSecrets(dataDir);
+  } catch {
+    return {};
+  }
+}
+
+/** The `provider:model` a resolved model is, as the picker and the session store spell it. */
+export function specOf(r: { status: { provider: string | null; model: string | null } }): string | null {
+  return r.status.provider && r.status.model ? `${r.status.provider}:${r.status.model}` : null;
+}
+
+/**
+ * A model named `provider:model` with the saved settings' base URL and window override when they are
+ * for that provider (and model), else the environment's. Never throws.
+ */
+export function resolveSpec(cfg: ServerConfig, spec: string, env: Env = process.env): ResolvedModel | UnresolvedModel {
+  const parsed = parseModelSpec(spec);
+  const saved = getModelSettings(openDb(cfg.dataDir), cfg.mode);
+  const k = keys(cfg.dataDir);
+  const pk = { anthropic: k.anthropic, openai: k.openai, openaiCompatible: k['openai-compatible'] };
+  if ('error' in parsed) return resolveModel({ CLAMP_MODEL: spec }, {}, pk);
+  const sameProvider = saved.provider === parsed.provider;
+  return resolveModel(
+    env,
+    {
+      provider: parsed.provider,
+      model: parsed.model,
+      baseUrl: sameProvider ? saved.baseUrl : null,
+      contextWindow: sameProvider && saved.model === parsed.model ? saved.contextWindow : null,
+      imageInput: saved.imageInput,
+      defaultMode: saved.defaultMode,
+    },
+    pk,
+  );
+}
+
+/** The model a session's next step uses: the session's own pick, else the default (currentModel). Never throws. */
+export function sessionModel(cfg: ServerConfig, sessionId: string, env: Env = process.env): ResolvedModel | UnresolvedModel {
+  const picked = getSession(openDb(cfg.dataDir), sessionId)?.model;
+  return picked ? resolveSpec(cfg, picked, env) : currentModel(cfg, env);
+}
+
+/** sessionModel with the window a local server reports for itself. Never throws. */
+export async function sessionModelWithWindow(cfg: ServerConfig, sessionId: string, env: Env = process.env): Promise<ResolvedModel | UnresolvedModel> {
+  const picked = getSession(openDb(cfg.dataDir), sessionId)?.model;
+  if (!picked) return currentModelWithWindow(cfg, env);
+  const r = resolveSpec(cfg, picked, env);
+  if (!r.ok) return r;
+  return { ...r, status: await withServerWindow(r.status, r.baseUrl) };
+}
+
+const listCache = new Map<string, { at: number; group: ModelChoiceGroup }>();
+
+/** The providers this server can reach without more setup: the default's, and every one with a key or a base URL. */
+function configuredProviders(cfg: ServerConfig, env: Env): { provider: ProviderName; baseUrl: string | null }[] {
+  const saved = getModelSettings(openDb(cfg.dataDir), cfg.mode);
+  const k = keys(cfg.dataDir);
+  const def = currentModel(cfg, env).status.provider as ProviderName | null;
+  const out: { provider: ProviderName; baseUrl: string | null }[] = [];
+  const add = (provider: ProviderName, baseUrl: string | null = null) => {
+    if (!out.some((o) => o.provider === provider)) out.push({ provider, baseUrl });
+  };
+  const savedUrl = (p: ProviderName) => (saved.provider === p ? saved.baseUrl : null);
+  if (def && def !== 'scripted') add(def, savedUrl(def));
+  if (k.anthropic || env.ANTHROPIC_API_KEY) add('anthropic');
+  if (k.openai || env.OPENAI_API_KEY) add('openai');
+  if (savedUrl('openai-compatible') || env.CLAMP_BASE_URL) add('openai-compatible', savedUrl('openai-compatible'));
+  if (saved.provider === 'ollama') add('ollama', savedUrl('ollama'));
+  return out;
+}
+
+/**
+ * GET /api/models: the default model and, per configured provider, the models it lists (asked at most
+ * once per MODEL_PICKER_CACHE_MS, each within MODEL_LIST_TIMEOUT_MS). Never throws: a provider that
+ * cannot be reached comes back with its error and the models known without asking.
+ */
+export async function listModelChoices(cfg: ServerConfig, env: Env = process.env): Promise<ModelChoicesAnswer> {
+  const def = currentModel(cfg, env);
+  const defaultSpec = specOf(def);
+  const groups = await Promise.all(
+    configuredProviders(cfg, env).map(async ({ provider, baseUrl }) => {
+      const key = `${provider} ${baseUrl ?? ''}`;
+      const hit = listCache.get(key);
+      if (hit && Date.now() - hit.at < BUDGET.MODEL_PICKER_CACHE_MS) return hit.group;
+      const check = await checkModel({ provider, model: null, baseUrl, key: null }, { dataDir: cfg.dataDir, env });
+      const group: ModelChoiceGroup = { provider, models: check.models, ...(check.models.length === 0 ? { error: check.message } : {}) };
+      if (check.models.length > 0) listCache.set(key, { at: Date.now(), group });
+      return group;
+    }),
+  );
+  // the models in use are offered even when their provider lists none (or did not answer)
+  if (def.ok && defaultSpec) {
+    const g = groups.find((x) => x.provider === def.status.provider);
+    if (g && !g.models.includes(def.status.model!)) g.models = [def.status.model!, ...g.models];
+    if (!g) groups.unshift({ provider: def.status.provider as ProviderName, models: [def.status.model!] });
+  }
+  return { default: defaultSpec ? { spec: defaultSpec, label: def.status.label } : null, providers: groups };
+}

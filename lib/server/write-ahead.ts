@@ -1,0 +1,151 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AgentHost } from '../agent/host';
+import { BUDGET } from '../contract/budget';
+import type { ClampMessage, InterruptedNote } from '../contract/protocol';
+import { cutTail, formatBytes } from '../contract/text';
+import { callRunPrefix } from '../exec/runner';
+import { checkpointBeforeChange } from '../checkpoints/session';
+import type { Db } from '../store/db';
+import { listCheckpoints } from '../store/checkpoints';
+import { loadMessages, saveMessages } from '../store/messages';
+import { interruptedCalls, journalCheckpoint, journalDone, journalStart, markInterrupted, type JournaledCall } from '../store/tool-calls';
+
+/**
+ * Nothing lost in a crash: every call is journaled before it runs (with the words of its step so far)
+ * and the turn's checkpoint is taken before its first change. After a restart, a call the dead server
+ * was running becomes an output-error part "Interrupted by a restart …" with the end of its log, which
+ * is what the model reads next; a data-interrupted part names the checkpoint taken before it.
+ */
+
+export interface Place {
+  sessionId: string;
+  workspace: string;
+  dataDir: string;
+}
+
+/** The host's beforeRun/afterRun: journal the call, then the checkpoint before a turn's first change. Never throws. */
+export function writeAheadHooks(db: Db, o: Place): Pick<AgentHost, 'beforeRun' | 'afterRun'> {
+  return {
+    beforeRun: async (call) => {
+      try {
+        journalStart(db, { sessionId: o.sessionId, toolCallId: call.toolCallId, messageId: call.messageId, userMessageId: call.userMessageId, toolName: call.toolName, input: call.input, stepParts: call.stepParts, checkpointId: null });
+      } catch (err) {
+        console.error('clamp: could not journal the call:', err);
+      }
+      try {
+        const taken = await checkpointBeforeChange(db, o, { sessionId: o.sessionId, userMessageId: call.userMessageId, toolCallId: call.toolCallId, effect: call.effect, input: call.input });
+        const before = taken ?? listCheckpoints(db, o.sessionId).at(-1);
+        if (before) journalCheckpoint(db, o.sessionId, call.toolCallId, before.id);
+      } catch (err) {
+        console.error(`clamp: the checkpoint before ${call.toolName} failed (the call runs anyway):`, err);
+      }
+    },
+    afterRun: (toolCallId) => {
+      try {
+        journalDone(db, o.sessionId, toolCallId);
+      } catch (err) {
+        console.error('clamp: could not journal the end of a call:', err);
+      }
+    },
+  };
+}
+
+/** The combined log of a call's command, found by the call's id in the data dir's logs. */
+export function callLogPath(dataDir: string, toolCallId: string): string | null {
+  const dir = path.join(dataDir, 'logs');
+  const re = new RegExp(`-${callRunPrefix(toolCallId)}-[0-9a-f]{8}\\.log$`);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => re.test(n)).sort();
+  } catch {
+    return null;
+  }
+  return names.length ? path.join(dir, names[names.length - 1]!) : null;
+}
+
+/** What the model and the page read for an interrupted call. */
+export function interruptedText(call: Pick<JournaledCall, 'toolName'>, logPath: string | null, maxBytes = BUDGET.INTERRUPTED_LOG_MAX_BYTES): string {
+  const lines = [
+    `Interrupted by a restart: the Clamp server stopped while this ${call.toolName} call was running, so it did not finish and its result is unknown; anything it was changing may be half done.`,
+    'Check the state it left (read the files it touched, or run a read-only command) before going on. The person can rewind to the checkpoint taken before it.',
+  ];
+  if (logPath) {
+    let text = '';
+    try {
+      const fd = fs.openSync(logPath, 'r');
+      try {
+        const size = fs.fstatSync(fd).size;
+        const n = Math.min(size, maxBytes * 2);
+        const buf = Buffer.alloc(n);
+        fs.readSync(fd, buf, 0, n, size - n);
+        const cut = cutTail(buf.toString('utf8'), maxBytes);
+        text = cut.text;
+        lines.push(size === 0 ? `Its log captured nothing (${logPath}).` : `Its log captured ${formatBytes(size)}${cut.cut || size > n ? `; the last ${formatBytes(cut.shownBytes)}` : ''} (all of it in ${logPath}):`);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch {
+      lines.push(`Its log ${logPath} could not be read.`);
+    }
+    if (text) lines.push(text.trimEnd());
+  }
+  return lines.join('\n');
+}
+
+type AnyPart = { type: string; toolCallId?: string; state?: string; [k: string]: unknown };
+
+/** The conversation with each interrupted call written in as an output-error part (and its step's words when the message was never saved). */
+export function withInterrupted(messages: ClampMessage[], calls: JournaledCall[], dataDir: string): ClampMessage[] {
+  const out = messages.map((m) => ({ ...m, parts: [...m.parts] as AnyPart[] }));
+  const stepAdded = new Set<string>();
+  for (const call of calls) {
+    let msg = out.find((m) => m.id === call.messageId && m.role === 'assistant');
+    if (!msg) {
+      msg = { id: call.messageId || `interrupted-${call.toolCallId}`, role: 'assistant', parts: [] };
+      out.push(msg);
+    }
+    const logPath = call.toolName === 'run_command' ? callLogPath(dataDir, call.toolCallId) : null;
+    const errorText = interruptedText(call, logPath);
+    const at = msg.parts.findIndex((p) => p.toolCallId === call.toolCallId);
+    if (at >= 0) {
+      const p = msg.parts[at]!;
+      if (p.state === 'output-available' || p.state === 'output-error' || p.state === 'output-denied') continue;
+      msg.parts[at] = { ...p, state: 'output-error', errorText };
+    } else {
+      if (!stepAdded.has(msg.id)) {
+        // the longest draft of the step: calls of one step share its start
+        const drafts = calls.filter((c) => c.messageId === call.messageId).map((c) => c.stepParts as AnyPart[]);
+        const longest = drafts.reduce((a, b) => (b.length > a.length ? b : a), [] as AnyPart[]);
+        msg.parts.push(...longest.filter((p) => p.type !== 'text' || (typeof p.text === 'string' && p.text !== '')).map((p) => (p.type === 'text' || p.type === 'reasoning' ? { ...p, state: 'done' } : p)));
+        stepAdded.add(msg.id);
+      }
+      msg.parts.push({ type: `tool-${call.toolName}`, toolCallId: call.toolCallId, state: 'output-error', input: call.input, errorText });
+    }
+    const note: InterruptedNote = { toolCallId: call.toolCallId, toolName: call.toolName, userMessageId: call.userMessageId, checkpointId: call.checkpointId, logPath };
+    msg.parts.push({ type: 'data-interrupted', id: `interrupted-${call.toolCallId}`, data: note });
+  }
+  return out as ClampMessage[];
+}
+
+/**
+ * After a restart: write every call a dead server left running into its session's conversation as
+ * interrupted, and mark it so in the journal. Returns how many calls. Never throws.
+ */
+export function recoverInterrupted(db: Db, dataDir: string, sessionId?: string): number {
+  try {
+    const calls = interruptedCalls(db, sessionId);
+    const bySession = new Map<string, JournaledCall[]>();
+    for (const c of calls) bySession.set(c.sessionId, [...(bySession.get(c.sessionId) ?? []), c]);
+    for (const [sid, list] of bySession) {
+      db.transaction(() => {
+        saveMessages(db, sid, withInterrupted(loadMessages(db, sid), list, dataDir));
+        markInterrupted(db, sid, list.map((c) => c.toolCallId));
+      })();
+    }
+    return calls.length;
+  } catch (err) {
+    console.error('clamp: could not recover the calls a restart interrupted:', err);
+    return 0;
+  }
+}
