@@ -9,7 +9,7 @@ import { listSessions } from '../../lib/store/sessions';
 import type { SessionDetail } from '../../lib/contract/protocol';
 import { startFakeOpenAI } from '../fake-openai';
 import { tempWorkspace } from '../helpers';
-import { startClamp } from '../server/harness';
+import { buildOnce, startClamp } from '../server/harness';
 import { runHeadless } from '../../lib/server/headless/run';
 
 interface CliRun {
@@ -117,9 +117,10 @@ describe('clamp run (the real bin, a scripted model)', { timeout: 240_000 }, () 
     expect(r.stdout).toContain('--allow run_command:mkdir');
   });
 
-  it('--allow for every call of a tool, and exit 0 when nothing was refused', async () => {
+  it('--allow for every call of a tool, --model, and exit 0 when nothing was refused', async () => {
     const model = script([{ toolCalls: [{ name: 'write_file', args: { path: 'notes.txt', content: 'hello\n' } }] }, { text: 'Written.' }]);
-    const r = await clampRun(['--allow=write_file', 'write notes'], { CLAMP_MODEL: model });
+    // the model from --model, none in the environment
+    const r = await clampRun(['--allow=write_file', '--model', model, 'write notes'], {});
     expect(r.code, r.stderr).toBe(0);
     expect(ws.read('notes.txt')).toBe('hello\n');
     expect(r.stderr).toMatch(/clamp run: done · 2 step\(s\) · 1 tool call\(s\) · exit 0/);
@@ -227,6 +228,8 @@ describe('clamp run (the real bin, a scripted model)', { timeout: 240_000 }, () 
 });
 
 describe('clamp run through the real provider path', { timeout: 300_000 }, () => {
+  // the server part needs the page built: global setup does it only for runs that include test/server
+  beforeAll(() => buildOnce(), 900_000);
   it('--session continues a session, and the server shows the new messages', async () => {
     const fake = await startFakeOpenAI((req) => {
       const last = req.body.messages.at(-1)!;
