@@ -46,6 +46,9 @@ function ClampApp() {
   const active = list?.find((s) => s.id === wanted) ?? list?.[0] ?? null;
   const activeId = active?.id ?? null;
   const detail = useSessionDetail(activeId);
+  // ?t=<id>: a subagent's conversation, opened from its parent's card, read-only
+  const transcriptId = params.get('t');
+  const transcript = useSessionDetail(transcriptId);
 
   // a workspace with no session gets one, so the page always opens ready to type
   const creatingFirst = useRef(false);
@@ -71,6 +74,7 @@ function ClampApp() {
   else if (detail.error) main = <Notice>This session could not be loaded: {detail.error.message}</Notice>;
   else if (!detail.data || !status.data) main = <Notice>Loading…</Notice>;
   else main = <Chat key={detail.data.session.id} detail={detail.data} onContext={setContext} />;
+  if (transcriptId) main = <Transcript id={transcriptId} detail={transcript} onContext={setContext} />;
 
   return (
     <div className="flex h-screen flex-col">
@@ -89,6 +93,26 @@ function ClampApp() {
       </div>
       <SettingsDialog open={settingsOpen} onClose={() => setSettingsOpen(false)} />
       {changesOpen && activeId && <ChangesPanel key={activeId} sessionId={activeId} onClose={() => setChangesOpen(false)} />}
+    </div>
+  );
+}
+
+/** A subagent's conversation as it was stored: its task, its calls and its report; nothing can be sent to it. */
+function Transcript({ id, detail, onContext }: { id: string; detail: ReturnType<typeof useSessionDetail>; onContext: (c: ContextView | null) => void }) {
+  if (detail.error) return <Notice>This transcript could not be loaded: {detail.error.message}</Notice>;
+  if (!detail.data) return <Notice>Loading…</Notice>;
+  const back = detail.data.session.parentId ? `?s=${encodeURIComponent(detail.data.session.parentId)}` : '?';
+  return (
+    <div className="flex h-full flex-col" data-transcript={id}>
+      <p className="border-b border-indigo-200 bg-indigo-50 px-4 py-1.5 text-xs text-indigo-900 dark:border-indigo-900 dark:bg-indigo-950 dark:text-indigo-200">
+        Subagent transcript (read-only): <span className="font-medium">{detail.data.session.title}</span>.{' '}
+        <a href={back} className="underline">
+          Back to the conversation
+        </a>
+      </p>
+      <div className="min-h-0 flex-1">
+        <Chat key={id} detail={detail.data} disabled="This is a subagent's transcript: it is read-only." onContext={onContext} />
+      </div>
     </div>
   );
 }

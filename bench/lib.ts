@@ -80,6 +80,8 @@ export interface Contender {
   name: string;
   /** one timed run; may return a short summary used for the sanity column (match counts …) */
   run: () => Promise<string | void> | string | void;
+  /** clean-up after each run, not timed (deleting a gigabyte log is not the contender's work) */
+  after?: () => Promise<void> | void;
 }
 
 export interface Timed {
@@ -110,6 +112,7 @@ export async function interleave(contenders: readonly Contender[], opts: { repea
       const summary = await contenders[i].run();
       const ms = performance.now() - t;
       const cpuMs = cpuMsNow() - cpu;
+      await contenders[i].after?.();
       if (typeof summary === 'string') out[i].summary = summary;
       if (r >= (opts.warmup ?? 1)) {
         out[i].samplesMs.push(ms);

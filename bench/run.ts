@@ -27,6 +27,9 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   browser: async () => (await import('./browser')).browserBench,
   context: async () => (await import('./context')).contextBench,
   sandbox: async () => (await import('./sandbox')).sandboxBench,
+  checkpoint: async () => (await import('./checkpoint')).checkpointBench,
+  diagnostics: async () => (await import('./diagnostics')).diagnosticsBench,
+  turn: async () => (await import('./turn')).turnBench,
 };
 const ORDER = Object.keys(BENCHMARKS);
 const command = (name: string) => `npm run bench -- ${name}`;

@@ -6,6 +6,7 @@ import type { ApprovalConflictAnswer } from '@/lib/contract/rest';
 import { patternText, rulePatterns } from '@/lib/agent/rule-patterns';
 import { ApiError, postApproval } from './api';
 import { DiffView } from './diff-view';
+import { QuestionItem } from './question-item';
 
 /** A call waiting for the person, in call order. */
 export interface PendingCall {
@@ -15,6 +16,10 @@ export interface PendingCall {
   toolName: string;
   input: unknown;
   info?: ApprovalInfo | null;
+  /** the session whose approval it is, when not the one shown (a subagent's own session) */
+  sessionId?: string;
+  /** waits while its turn runs (a subagent's call, a question): answered on the server only, not through the SDK */
+  live?: boolean;
 }
 
 export interface AnswerEvent {
@@ -100,7 +105,7 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
     setError(null);
     try {
       const withNetwork = offersNetwork && network && final !== 'deny';
-      await postApproval(sessionId, call.toolCallId, { answer: final, ...(final === 'edit' ? { editedCommand } : {}), ...(why ? { reason: why } : {}), ...(withNetwork ? { network: true } : {}) });
+      await postApproval(call.sessionId ?? sessionId, call.toolCallId, { answer: final, ...(final === 'edit' ? { editedCommand } : {}), ...(why ? { reason: why } : {}), ...(withNetwork ? { network: true } : {}) });
       onAnswered({ call, answer: final, reason: why });
     } catch (err) {
       const stored = err instanceof ApiError && err.status === 409 ? ((err.body as Partial<ApprovalConflictAnswer> | null)?.approval ?? null) : null;
@@ -159,6 +164,11 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
       <div className="flex flex-wrap items-center gap-2 text-xs">
         <span className="font-semibold text-zinc-800 dark:text-zinc-100">{total > 1 ? `Approval ${index + 1} of ${total}` : 'Approval needed'}</span>
         <span className="font-mono text-zinc-600 dark:text-zinc-300">{call.toolName}</span>
+        {info?.from && (
+          <span className="rounded bg-indigo-100 px-1.5 py-0.5 font-medium text-indigo-800 dark:bg-indigo-950 dark:text-indigo-300" data-approval-from={info.from.sessionId}>
+            from subagent {info.from.label}
+          </span>
+        )}
         {r && <span className={`rounded px-1.5 py-0.5 font-medium ${r.cls}`}>{r.label}</span>}
         {info?.decision.reason && <span className="text-zinc-600 dark:text-zinc-400">{info.decision.reason}</span>}
       </div>
@@ -240,19 +250,25 @@ export function ApprovalBar({ sessionId, pending, onAnswered }: { sessionId: str
   if (pending.length === 0) return null;
   // only a command can be edited before it runs: the e key is listed only when an Edit button is there
   const editable = pending.some((c) => commandOf(c.input) !== undefined);
+  // a question has its own controls; the approval keys are listed only when an approval is there
+  const approvals = pending.some((c) => !c.info?.question);
   return (
     <section aria-label="Pending approvals" className="space-y-2">
-      {pending.map((call, i) => (
-        <Item key={call.toolCallId} call={call} index={i} total={pending.length} sessionId={sessionId} autoFocus={i === 0} onAnswered={onAnswered} />
-      ))}
-      <p className="text-[11px] text-zinc-500">
+      {pending.map((call, i) =>
+        call.info?.question ? (
+          <QuestionItem key={`${call.sessionId ?? ''}/${call.toolCallId}`} call={call} question={call.info.question} sessionId={call.sessionId ?? sessionId} autoFocus={i === 0} onAnswered={onAnswered} />
+        ) : (
+          <Item key={`${call.sessionId ?? ''}/${call.toolCallId}`} call={call} index={i} total={pending.length} sessionId={sessionId} autoFocus={i === 0} onAnswered={onAnswered} />
+        ),
+      )}
+      {approvals && <p className="text-[11px] text-zinc-500">
         Keys: <Kbd k="↵" />/<Kbd k="y" /> approve once · <Kbd k="s" /> this session · <Kbd k="a" /> always · {editable && (
           <>
             <Kbd k="e" /> edit ·{' '}
           </>
         )}
         <Kbd k="n" />/<Kbd k="Esc" /> deny · <Kbd k="r" /> type a reason
-      </p>
+      </p>}
     </section>
   );
 }

@@ -62,46 +62,20 @@ function BranchList({ branches, onOpen }: { branches: BranchSummary[]; onOpen: (
   );
 }
 
-/**
- * Above the composer: what the last rewind did (files restored; later messages kept as a branch, one
- * click to open it) and the session's kept branches, listed on demand.
- */
+/** Above the composer: the session's kept branches (from conversation rewinds), listed on demand, each openable read-only. */
 export function RewindBar() {
-  const { sessionId, last, clearLast } = useRewind();
+  const { sessionId } = useRewind();
   const branches = useBranches(sessionId);
   const [listOpen, setListOpen] = useState(false);
   const [viewing, setViewing] = useState<string | null>(null);
   const list = branches.data ?? [];
-  if (!last && list.length === 0) return null;
+  if (list.length === 0) return null;
   return (
-    <div className="rounded border border-zinc-200 bg-white px-3 py-1.5 text-xs text-zinc-700 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-300" data-testid="rewind-bar">
-      {last && (
-        <div role="status" className="flex items-start gap-2">
-          <p className="flex-1">
-            <span className="font-medium">Rewound. </span>
-            {last.restored.length > 0 ? `Restored ${last.restored.length} file${last.restored.length === 1 ? '' : 's'}: ${last.restored.slice(0, 5).join(', ')}${last.restored.length > 5 ? ` and ${last.restored.length - 5} more` : ''}. ` : 'No file was restored. '}
-            {last.conversation && last.branchId && (
-              <>
-                {last.laterMessages} later message{last.laterMessages === 1 ? '' : 's'} kept as a branch —{' '}
-                <button type="button" className="font-medium text-sky-700 underline dark:text-sky-400" onClick={() => setViewing(last.branchId)}>
-                  open
-                </button>
-              </>
-            )}
-          </p>
-          <button type="button" aria-label="Dismiss the rewind note" onClick={clearLast} className="rounded px-1.5 hover:bg-zinc-100 dark:hover:bg-zinc-800">
-            ✕
-          </button>
-        </div>
-      )}
-      {list.length > 0 && (
-        <div>
-          <button type="button" aria-expanded={listOpen} onClick={() => setListOpen(!listOpen)} className="text-zinc-600 underline-offset-2 hover:underline dark:text-zinc-400">
-            {listOpen ? '▾' : '▸'} {list.length} kept branch{list.length === 1 ? '' : 'es'} from earlier rewinds
-          </button>
-          {listOpen && <BranchList branches={list} onOpen={setViewing} />}
-        </div>
-      )}
+    <div className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="rewind-bar">
+      <button type="button" aria-expanded={listOpen} onClick={() => setListOpen(!listOpen)} className="underline-offset-2 hover:underline">
+        {listOpen ? '▾' : '▸'} {list.length} kept branch{list.length === 1 ? '' : 'es'} from earlier rewinds
+      </button>
+      {listOpen && <BranchList branches={list} onOpen={setViewing} />}
       {viewing && <BranchViewer branchId={viewing} onClose={() => setViewing(null)} />}
     </div>
   );

@@ -126,6 +126,7 @@ function CommitBox({ sessionId, paths }: { sessionId: string; paths: string[] })
           className={`rounded border px-2 py-1.5 text-xs ${result.ok ? 'border-emerald-200 bg-emerald-50 text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950/40 dark:text-emerald-200' : 'border-rose-200 bg-rose-50 text-rose-900 dark:border-rose-900 dark:bg-rose-950/40 dark:text-rose-200'}`}
         >
           <p className="font-medium">{result.ok ? 'Committed.' : 'Not committed.'}</p>
+          {result.ok && <p>The files stay listed: this view compares with the session&apos;s start, not with your last commit.</p>}
           <pre className="mt-1 whitespace-pre-wrap font-mono">{result.text}</pre>
         </div>
       )}
@@ -159,9 +160,11 @@ export function ChangesPanel({ sessionId, onClose }: { sessionId: string; onClos
         <p className="flex-1 text-xs text-zinc-600 dark:text-zinc-400">
           {changes.isLoading
             ? 'Loading…'
-            : changes.data?.baselineId === null
+            : !changes.data
+              ? ''
+              : changes.data.baselineId === null
               ? 'Nothing changed yet: no checkpoint has been taken in this session.'
-              : `${files.length} file${files.length === 1 ? '' : 's'} changed since this session started${changes.data?.truncated ? ' (more than listed: the list was cut)' : ''}.`}
+              : `${files.length} file${files.length === 1 ? '' : 's'} changed since this session started${changes.data.truncated ? ' (more than listed: the list was cut)' : ''}.`}
         </p>
         <button type="button" className={btnCls} onClick={() => void changes.refetch()} disabled={changes.isFetching}>
           {changes.isFetching ? 'Refreshing…' : 'Refresh'}

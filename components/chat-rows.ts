@@ -1,6 +1,7 @@
 import { getToolName, isToolUIPart, type DynamicToolUIPart, type ToolUIPart } from 'ai';
-import type { ClampDataParts, ClampMessage, CompactionInfo } from '@/lib/contract/protocol';
+import type { AttachmentInfo, ClampDataParts, ClampMessage, CompactionInfo, RewindNote } from '@/lib/contract/protocol';
 import type { ClampUITools } from '@/lib/contract/tool-types';
+import type { SubagentView } from '@/lib/contract/subagents';
 
 type ToolPart = ToolUIPart<ClampUITools> | DynamicToolUIPart;
 
@@ -16,7 +17,10 @@ interface RowBase {
 
 /** One row of the virtualised conversation: a user message, or one visible part of an assistant message. */
 export type ChatRow =
-  | (RowBase & { kind: 'user'; text: string })
+  /** attachments: what the model read for each @-mention and attached text file; images: the attached pictures; skill: sent as /<skill> */
+  | (RowBase & { kind: 'user'; text: string; attachments?: AttachmentInfo[]; images?: { url: string; name: string }[]; skill?: string })
+  /** the session's model changed here ("Model: X → Y") */
+  | (RowBase & { kind: 'model-switch'; from: string; to: string })
   | (RowBase & { kind: 'text'; text: string })
   | (RowBase & { kind: 'reasoning'; text: string })
   /** summary: the call in one line, from its tool's summary() (the message's data-tool-summary parts) */
@@ -24,8 +28,12 @@ export type ChatRow =
   | (RowBase & { kind: 'notice'; notice: ClampDataParts['notice'] })
   /** where older messages were summarised for the model (they stay in the list above it) */
   | (RowBase & { kind: 'compaction'; compaction: CompactionInfo })
+  /** where a rewind happened (the server's note, a user message of its own): what it restored, the branch */
+  | (RowBase & { kind: 'rewind'; note: RewindNote })
   /** "Working…" while a request waits for its first chunk */
-  | (RowBase & { kind: 'working' });
+  | (RowBase & { kind: 'working' })
+  /** a subagent's calls, under its parent's `agent` card */
+  | (RowBase & { kind: 'subagent'; view: SubagentView });
 
 export type ChatRowKind = ChatRow['kind'];
 
@@ -40,14 +48,18 @@ export function rowsOf(messages: readonly ClampMessage[], { hideErrorNoticeOf, w
   const compactions = new Set<string>();
   for (const m of messages) {
     const start = rows.length;
-    if (m.role === 'user') {
-      rows.push({ kind: 'user', key: `${m.id}:u`, messageId: m.id, last: false, text: m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('') });
+    const rewound = m.role === 'user' ? m.parts.find((p) => p.type === 'data-rewind') : undefined;
+    if (rewound) rows.push({ kind: 'rewind', key: `${m.id}:w`, messageId: m.id, last: false, note: rewound.data });
+    else if (m.role === 'user') {
+      rows.push({ kind: 'user', key: `${m.id}:u`, messageId: m.id, last: false, text: m.parts.map((p) => (p.type === 'text' ? p.text : '')).join(''), ...userExtras(m) });
     } else {
       // a system message shows only its compaction divider, if it carries one
       const shown = m.role === 'assistant';
       // each call's one-line summary, from its tool (the server sends it with the input and again with the result)
       const summaries = new Map<string, string>();
       if (shown) for (const p of m.parts) if (p.type === 'data-tool-summary') summaries.set(p.data.toolCallId, p.data.summary);
+      const subagents = new Map<string, SubagentView>();
+      if (shown) for (const p of m.parts) if (p.type === 'data-subagent') subagents.set(p.data.toolCallId, p.data);
       m.parts.forEach((part, i) => {
         const base = { messageId: m.id, last: false };
         if (part.type === 'data-compaction') {
@@ -56,9 +68,14 @@ export function rowsOf(messages: readonly ClampMessage[], { hideErrorNoticeOf, w
           rows.push({ ...base, kind: 'compaction', key: `${m.id}:k:${part.data.id}`, compaction: part.data });
         }
         else if (!shown) return;
-        else if (isToolUIPart(part)) rows.push({ ...base, kind: 'tool', key: `${m.id}:c:${part.toolCallId}`, part, summary: summaries.get(part.toolCallId) });
+        else if (isToolUIPart(part)) {
+          rows.push({ ...base, kind: 'tool', key: `${m.id}:c:${part.toolCallId}`, part, summary: summaries.get(part.toolCallId) });
+          const sub = subagents.get(part.toolCallId);
+          if (sub) rows.push({ ...base, kind: 'subagent', key: `${m.id}:s:${part.toolCallId}`, view: sub });
+        }
         else if (part.type === 'text' && part.text.trim()) rows.push({ ...base, kind: 'text', key: `${m.id}:t${i}`, text: part.text });
         else if (part.type === 'reasoning' && part.text.trim()) rows.push({ ...base, kind: 'reasoning', key: `${m.id}:r${i}`, text: part.text });
+        else if (part.type === 'data-model-switch') rows.push({ ...base, kind: 'model-switch', key: `${m.id}:m${part.id ?? i}`, from: part.data.from, to: part.data.to });
         else if (part.type === 'data-notice' && !(hideErrorNoticeOf === m.id && part.data.level === 'error'))
           rows.push({ ...base, kind: 'notice', key: `${m.id}:n${part.id ?? i}`, notice: part.data });
       });
@@ -67,6 +84,19 @@ export function rowsOf(messages: readonly ClampMessage[], { hideErrorNoticeOf, w
   }
   if (working) rows.push({ kind: 'working', key: 'working', messageId: '', last: true });
   return rows;
+}
+
+/** A user message's attachments, images and skill, when it has any (absent otherwise, so plain rows stay as they were). */
+function userExtras(m: ClampMessage): { attachments?: AttachmentInfo[]; images?: { url: string; name: string }[]; skill?: string } {
+  const attachments: AttachmentInfo[] = [];
+  const images: { url: string; name: string }[] = [];
+  let skill: string | undefined;
+  for (const p of m.parts) {
+    if (p.type === 'data-attachment') attachments.push(p.data);
+    else if (p.type === 'file' && p.mediaType.startsWith('image/')) images.push({ url: p.url, name: p.filename ?? 'image' });
+    else if (p.type === 'data-skill-request') skill = p.data.name;
+  }
+  return { ...(attachments.length ? { attachments } : {}), ...(images.length ? { images } : {}), ...(skill ? { skill } : {}) };
 }
 
 /** A first guess at a row's height in px, before it is measured (closer guesses jump less while scrolling). */
@@ -86,6 +116,12 @@ export function estimateRowPx(row: ChatRow | undefined): number {
       return 64;
     case 'compaction':
       return 56;
+    case 'subagent':
+      return 48 + Math.min(row.view.calls.length, 12) * 24;
+    case 'rewind':
+      return 60;
+    case 'model-switch':
+      return 32;
     default:
       return 40;
   }

@@ -3,7 +3,7 @@
 import { useChat } from '@ai-sdk/react';
 import { useQueryClient } from '@tanstack/react-query';
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
-import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { ClampDataParts, ClampMessage, SessionDetail } from '@/lib/contract/protocol';
 import { chatRequestBody } from '@/lib/contract/chat-body';
 import { queryKeys, stopTurnOnServer } from './api';
@@ -11,9 +11,11 @@ import { ApprovalBar, type AnswerEvent } from './approval-bar';
 import { RewindBar } from './branches';
 import { ChatUiContext, ProgressStore, type ChatUi, type ViewerSource } from './chat-context';
 import { cutsOf, pendingOf, todosOf } from './chat-derive';
+import { liveWaitsOf } from './live-waits';
 import { ChatList, type ChatListHandle } from './chat-list';
 import { rowsOf } from './chat-rows';
-import { compactCommand } from './context-api';
+import { Composer, type ComposerMessage } from './composer';
+import { useStoredUserParts } from './composer-sync';
 import type { ContextView } from './context-meter';
 import { OutputViewer } from './output-viewer';
 import { PlanPanel } from './plan-panel';
@@ -38,7 +40,6 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
   const [progress] = useState(() => new ProgressStore());
   const [viewer, setViewer] = useState<{ source: ViewerSource; title: string } | null>(null);
   const [answered, setAnswered] = useState<ReadonlySet<string>>(() => new Set());
-  const [input, setInput] = useState('');
   const [transport] = useState(
     () =>
       new DefaultChatTransport<ClampMessage>({
@@ -65,7 +66,11 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
   const cutsKey = [...allCuts.keys()].join('\n');
   // same cuts, same Map: memoised messages re-render only when their own parts change
   const cuts = useMemo(() => allCuts, [cutsKey]); // eslint-disable-line react-hooks/exhaustive-deps
-  const pending = useMemo(() => (busy ? [] : pendingOf(messages, detail.pendingApprovals, answered)), [busy, messages, detail.pendingApprovals, answered]);
+  // calls that wait while the turn runs (a subagent's approval, a question) show while busy too
+  const pending = useMemo(
+    () => [...(busy ? [] : pendingOf(messages, detail.pendingApprovals.filter((a) => a.sessionId === sessionId && !a.info?.question), answered)), ...liveWaitsOf(messages, detail.pendingApprovals, answered, sessionId)],
+    [busy, messages, detail.pendingApprovals, answered, sessionId],
+  );
   const todos = useMemo(() => todosOf(messages), [messages]);
   // the provider's own words and next step, when the failed turn left a notice; the error line shows it once
   const last = messages[messages.length - 1];
@@ -76,8 +81,9 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
 
   const onAnswered = useCallback(
     ({ call, answer, reason }: AnswerEvent) => {
-      setAnswered((prev) => new Set(prev).add(call.toolCallId));
-      void addToolApprovalResponse({ id: call.approvalId, approved: answer !== 'deny', ...(reason ? { reason } : {}) });
+      setAnswered((prev) => new Set(prev).add(call.live ? call.approvalId : call.toolCallId));
+      // a live wait resumes on the server as soon as the answer is recorded
+      if (!call.live) void addToolApprovalResponse({ id: call.approvalId, approved: answer !== 'deny', ...(reason ? { reason } : {}) });
       void qc.invalidateQueries({ queryKey: queryKeys.sessions });
     },
     [addToolApprovalResponse, qc],
@@ -92,30 +98,24 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
   const { pruned, compact, compacting, compactError, clearCompactError } = useContextView({ sessionId, messages, busy, setMessages, onContext, onCompacted });
   const rows = useMemo(() => rowsOf(messages, { hideErrorNoticeOf: notice ? last?.id : undefined, working: status === 'submitted' }), [messages, notice, last, status]);
 
-  const send = () => {
-    const text = input.trim();
-    if (!text || busy || pending.length > 0 || disabled) return;
-    setInput('');
-    const focus = compactCommand(text);
-    if (focus !== null) return compact(focus);
-    void sendMessage({ text });
-    listRef.current?.scrollToEnd();
-  };
-  const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
-      e.preventDefault();
-      send();
-    }
-  };
+  useStoredUserParts(sessionId, status, setMessages);
+  const send = useCallback(
+    (m: ComposerMessage) => {
+      const files = m.files.map((f) => ({ type: 'file' as const, mediaType: f.mediaType, filename: f.name, url: f.url }));
+      void sendMessage({ parts: [{ type: 'text', text: m.text }, ...files, ...(m.skill ? [{ type: 'data-skill-request' as const, data: m.skill }] : [])] });
+      listRef.current?.scrollToEnd();
+    },
+    [sendMessage],
+  );
   // stop() aborts the request; the stop route also ends the turn if the abort does not reach the server
   const onStop = () => {
     void stop();
     void stopTurnOnServer(sessionId);
   };
-  const blocked = disabled ?? (pending.length > 0 ? 'Answer the pending approval first.' : undefined);
   // edit-and-resend sends after its rewind; a rewound message's text goes back to an empty composer
   const resend = useCallback((text: string) => void sendMessage({ text }), [sendMessage]);
-  const draftIfEmpty = useCallback((text: string) => setInput((cur) => (cur.trim() ? cur : text)), []);
+  const draftRef = useRef<((text: string) => void) | null>(null);
+  const draftIfEmpty = useCallback((text: string) => draftRef.current?.(text), []);
 
   return (
     <ChatUiContext.Provider value={ui}>
@@ -162,35 +162,7 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
                 </button>
               </div>
             )}
-            <div className="flex items-end gap-2">
-              <label htmlFor="chat-input" className="sr-only">
-                Message
-              </label>
-              <textarea
-                id="chat-input"
-                value={input}
-                onChange={(e) => setInput(e.target.value)}
-                onKeyDown={onKey}
-                rows={Math.min(8, Math.max(2, input.split('\n').length))}
-                placeholder={blocked ?? 'Message Clamp (Enter to send, Shift+Enter for a new line)'}
-                disabled={!!disabled}
-                className="min-h-[2.75rem] flex-1 resize-none rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm shadow-xs focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-500/30 disabled:opacity-60 dark:border-zinc-700 dark:bg-zinc-900"
-              />
-              {busy ? (
-                <button type="button" onClick={onStop} className="h-[2.75rem] rounded-md border border-zinc-300 bg-white px-4 text-sm font-medium text-zinc-800 hover:bg-zinc-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100">
-                  <span aria-hidden="true">■ </span>Stop
-                </button>
-              ) : (
-                <button
-                  type="button"
-                  onClick={send}
-                  disabled={!input.trim() || !!blocked}
-                  className="h-[2.75rem] rounded-md bg-sky-600 px-4 text-sm font-medium text-white hover:bg-sky-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 focus-visible:ring-offset-2 disabled:opacity-50"
-                >
-                  Send
-                </button>
-              )}
-            </div>
+            <Composer session={detail.session} busy={busy} blocked={pending.length > 0 ? 'Answer the pending approval first.' : undefined} disabled={disabled} errored={!!error} onSend={send} onStop={onStop} onCompact={compact} draftRef={draftRef} />
           </div>
         </div>
       </div>

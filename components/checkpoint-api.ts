@@ -1,73 +1,30 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import type { ClampMessage } from '@/lib/contract/protocol';
+import type {
+  BranchAnswer,
+  BranchListAnswer,
+  BranchView,
+  ChangesAnswer,
+  CommitChangesAnswer,
+  CommitChangesBody,
+  FileChangeKind,
+  RevertAnswer,
+  RevertBody,
+  RewindAnswer,
+  RewindBody,
+  RewindPreview,
+  RewindTasksConflict,
+} from '@/lib/contract/rest';
 import { ApiError, fetchJson } from './api';
 
+export type { ChangedFile, ChangesAnswer, RewindFile, RewindPreview } from '@/lib/contract/rest';
 /** The change a file went through, as git names them. */
-export type FileChange = 'added' | 'modified' | 'deleted' | 'mode' | 'type';
-
-/** One file a rewind of code would change (current workspace → its state before the message). */
-export interface RewindFile {
-  path: string;
-  change: FileChange;
-  binary: boolean;
-  /** unified, bounded (a note says when it was cut) */
-  diff: string;
-}
-
-/** GET /api/sessions/:id/rewind?messageId=M */
-export interface RewindPreview {
-  messageId: string;
-  checkpointId: string | null;
-  files: RewindFile[];
-  truncated: boolean;
-  /** plain sentences: what a rewind cannot undo */
-  cannotUndo: string[];
-  runningTasks: Array<{ id: string; command: string }>;
-  laterMessages: number;
-}
-
-/** POST /api/sessions/:id/rewind */
-export interface RewindRequest {
-  messageId: string;
-  code: boolean;
-  conversation: boolean;
-  stopTasks?: boolean;
-}
-export interface RewindResult {
-  restored: string[];
-  branchId: string | null;
-  messages: ClampMessage[];
-}
-
-export interface BranchSummary {
-  id: string;
-  createdAt: number;
-  fromMessageId: string;
-  messageCount: number;
-  preview: string;
-}
-
-export interface ChangedFile {
-  path: string;
-  change: FileChange;
-  binary: boolean;
-  additions: number;
-  deletions: number;
-  diff: string;
-}
-/** GET /api/sessions/:id/changes */
-export interface ChangesAnswer {
-  baselineId: string | null;
-  files: ChangedFile[];
-  truncated: boolean;
-}
-/** POST /api/sessions/:id/changes/commit */
-export interface CommitAnswer {
-  ok: boolean;
-  text: string;
-}
+export type FileChange = FileChangeKind;
+export type RewindRequest = RewindBody;
+export type RewindResult = RewindAnswer;
+export type BranchSummary = BranchView;
+export type CommitAnswer = CommitChangesAnswer;
 
 const base = (sessionId: string) => `/api/sessions/${encodeURIComponent(sessionId)}`;
 const post = <B>(data: B): RequestInit => ({ method: 'POST', body: JSON.stringify(data) });
@@ -90,22 +47,22 @@ export function fetchRewindPreview(sessionId: string, messageId: string): Promis
 /** The tasks a 409 of the rewind route names (a background task runs), or null for any other failure. */
 export function runningTasksOf(e: unknown): RewindPreview['runningTasks'] | null {
   if (!(e instanceof ApiError) || e.status !== 409) return null;
-  const b = e.body as { runningTasks?: unknown } | undefined;
+  const b = e.body as Partial<RewindTasksConflict> | undefined;
   return Array.isArray(b?.runningTasks) && b.runningTasks.length > 0 ? (b.runningTasks as RewindPreview['runningTasks']) : null;
 }
 
 /** Rewind code, conversation or both; throws ApiError (409 with runningTasks while a background task runs). */
 export function postRewind(sessionId: string, body: RewindRequest): Promise<RewindResult> {
-  return fetchJson<RewindResult>(`${base(sessionId)}/rewind`, post(body));
+  return fetchJson<RewindAnswer>(`${base(sessionId)}/rewind`, post<RewindBody>(body));
 }
 
 export function useBranches(sessionId: string) {
-  return useQuery({ queryKey: checkpointKeys.branches(sessionId), queryFn: async () => (await fetchJson<{ branches: BranchSummary[] }>(`${base(sessionId)}/branches`)).branches });
+  return useQuery({ queryKey: checkpointKeys.branches(sessionId), queryFn: async () => (await fetchJson<BranchListAnswer>(`${base(sessionId)}/branches`)).branches });
 }
 
 /** One branch's messages, read-only. */
-export function fetchBranch(sessionId: string, branchId: string): Promise<{ branch: BranchSummary; messages: ClampMessage[] }> {
-  return fetchJson(`${base(sessionId)}/branches/${encodeURIComponent(branchId)}`);
+export function fetchBranch(sessionId: string, branchId: string): Promise<BranchAnswer> {
+  return fetchJson<BranchAnswer>(`${base(sessionId)}/branches/${encodeURIComponent(branchId)}`);
 }
 
 export function useChanges(sessionId: string | null, enabled: boolean) {
@@ -117,11 +74,11 @@ export function useChanges(sessionId: string | null, enabled: boolean) {
 }
 
 /** Put one file back as it was at the session's start (a file the session created is removed). */
-export function postRevert(sessionId: string, path: string): Promise<{ reverted: string }> {
-  return fetchJson(`${base(sessionId)}/changes/revert`, post({ path }));
+export function postRevert(sessionId: string, path: string): Promise<RevertAnswer> {
+  return fetchJson<RevertAnswer>(`${base(sessionId)}/changes/revert`, post<RevertBody>({ path }));
 }
 
 /** Commit these files with this message through git_commit; ok false carries the refusal's text. */
 export function postCommit(sessionId: string, paths: string[], message: string): Promise<CommitAnswer> {
-  return fetchJson<CommitAnswer>(`${base(sessionId)}/changes/commit`, post({ paths, message }));
+  return fetchJson<CommitChangesAnswer>(`${base(sessionId)}/changes/commit`, post<CommitChangesBody>({ paths, message }));
 }

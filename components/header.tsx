@@ -7,6 +7,7 @@ import { fetchTasks, TASKS_KEY } from '@/lib/ui/tasks-api';
 import type { PermissionMode, SessionSummary } from '@/lib/contract/protocol';
 import type { StatusAnswer } from '@/lib/contract/rest';
 import { ContextMeter, type ContextView } from './context-meter';
+import { ModelPicker } from './model-picker';
 
 export const MODE_HELP: Record<PermissionMode, string> = {
   default: 'reads run; writes and commands ask',
@@ -99,18 +100,23 @@ export function Header({
       <span className="min-w-0 truncate font-mono text-xs text-zinc-600 dark:text-zinc-400" title={status?.workspace}>
         {status?.workspace ?? '…'}
       </span>
-      <span
-        className={`shrink-0 rounded px-1.5 py-0.5 text-xs max-lg:min-w-0 max-lg:shrink max-lg:truncate ${scripted ? 'bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200' : 'bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300'}`}
-        title={status?.model.provider ? `${status.model.provider}: ${status.model.model ?? ''}` : undefined}
-      >
-        {modelLabel(status)}
-      </span>
+      {session && status?.model.configured && !scripted ? (
+        <ModelPicker status={status} session={session} label={modelLabel(status)} />
+      ) : (
+        <span
+          className={`shrink-0 rounded px-1.5 py-0.5 text-xs max-lg:min-w-0 max-lg:shrink max-lg:truncate ${scripted ? 'bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200' : 'bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300'}`}
+          title={status?.model.provider ? `${status.model.provider}: ${status.model.model ?? ''}` : undefined}
+        >
+          {modelLabel(status)}
+        </span>
+      )}
       <SandboxBadge status={status} />
       <div className="ml-auto flex shrink-0 items-center gap-4">
         <ContextMeter view={context} windowTokens={status?.model.windowTokens} windowSource={status?.model.windowSource} />
         <label className="flex items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400">
           Mode
           <select
+            id="mode-picker"
             value={session?.mode ?? status?.defaultMode ?? 'default'}
             disabled={!session}
             onChange={(e) => onModeChange(e.target.value as PermissionMode)}

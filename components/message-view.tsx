@@ -8,8 +8,10 @@ import type { ClampDataParts, TurnCut } from '@/lib/contract/protocol';
 import type { PrunedMark } from './chat-derive';
 import type { ChatRow } from './chat-rows';
 import { CompactionDivider } from './compaction-divider';
+import { SubagentCalls } from './subagent-calls';
+import { RewindDivider } from './rewind-divider';
 import { ToolCard } from './tool-card';
-import { UserMessage } from './user-message';
+import { ModelSwitchDivider, UserMessage } from './user-message';
 
 const remarkPlugins = [remarkGfm];
 const rehypePlugins = [[rehypeHighlight, { detect: false }]] as const;
@@ -62,7 +64,9 @@ function Notice({ notice }: { notice: ClampDataParts['notice'] }) {
 export const RowView = memo(function RowView({ row, cuts, pruned, idle }: { row: ChatRow; cuts: ReadonlyMap<string, TurnCut>; pruned: ReadonlyMap<string, PrunedMark>; idle: boolean }) {
   switch (row.kind) {
     case 'user':
-      return <UserMessage messageId={row.messageId} text={row.text} />;
+      return <UserMessage row={row} />;
+    case 'model-switch':
+      return <ModelSwitchDivider from={row.from} to={row.to} />;
     case 'text':
       return <Markdown text={row.text} />;
     case 'reasoning':
@@ -78,8 +82,12 @@ export const RowView = memo(function RowView({ row, cuts, pruned, idle }: { row:
       return <Notice notice={row.notice} />;
     case 'compaction':
       return <CompactionDivider compaction={row.compaction} />;
+    case 'rewind':
+      return <RewindDivider note={row.note} />;
     case 'working':
       return <p className="text-xs text-zinc-500">Working…</p>;
+    case 'subagent':
+      return <SubagentCalls view={row.view} idle={idle} />;
     default: {
       const never: never = row;
       return <p className="text-xs">{String((never as ChatRow).kind)}</p>;

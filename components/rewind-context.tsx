@@ -7,15 +7,6 @@ import { queryKeys } from './api';
 import { postRewind, type RewindRequest, type RewindResult } from './checkpoint-api';
 import { RewindDialog } from './rewind-dialog';
 
-/** What the last rewind did, for the note above the composer. */
-export interface RewindDone {
-  restored: string[];
-  branchId: string | null;
-  /** messages moved to the branch */
-  laterMessages: number;
-  conversation: boolean;
-}
-
 export interface RewindApi {
   sessionId: string;
   /** Open the rewind dialog before a user message; without one it first asks which message (`/rewind`). */
@@ -30,8 +21,6 @@ export interface RewindApi {
   blocked: string | null;
   /** A view of a kept branch: no rewind controls. */
   readOnly: boolean;
-  last: RewindDone | null;
-  clearLast: () => void;
 }
 
 const noop = () => undefined;
@@ -43,8 +32,6 @@ const RewindContext = createContext<RewindApi>({
   resend: () => Promise.reject(new Error('No conversation to rewind here.')),
   blocked: 'No conversation to rewind here.',
   readOnly: true,
-  last: null,
-  clearLast: noop,
 });
 
 /** The rewind controls of the conversation around; the default (outside a chat) does nothing and is read-only. */
@@ -59,18 +46,22 @@ export function ReadOnlyRewind({ children }: { children: ReactNode }) {
   return <RewindContext.Provider value={value}>{children}</RewindContext.Provider>;
 }
 
-/** The user message a rewind "before this call" goes to: the one that started the call's turn. */
+/**
+ * The user message a rewind "before this call" goes to: the one that started the call's turn (an
+ * interrupted call's note names it; else the nearest user message with text above the call).
+ */
 export function turnOf(messages: readonly ClampMessage[], toolCallId: string): string | undefined {
+  for (const m of messages) for (const p of m.parts) if (p.type === 'data-interrupted' && p.data.toolCallId === toolCallId && p.data.userMessageId) return p.data.userMessageId;
   const at = messages.findIndex((m) => m.parts.some((p) => 'toolCallId' in p && p.toolCallId === toolCallId));
-  for (let i = at; i >= 0; i--) if (messages[i].role === 'user') return messages[i].id;
+  for (let i = at; i >= 0; i--) if (messages[i].role === 'user' && messages[i].parts.some((p) => p.type === 'text')) return messages[i].id;
   return undefined;
 }
 
 /**
- * Rewind for one conversation: the dialog (preview, choices, confirmation), edit-and-resend, and the
- * last rewind's result. After a rewind of the conversation the chat shows the answer's shortened
- * conversation and the rewound message's text goes back to the composer (`setDraft`), so it can be
- * changed and sent again. Children read it with useRewind(); `/rewind` calls openRewind().
+ * Rewind for one conversation: the dialog (preview, choices, confirmation) and edit-and-resend.
+ * After a rewind the chat shows the answer's conversation (shortened by a conversation rewind, and
+ * ending with the rewind's note, a divider in the list); the rewound message's text goes back to the
+ * composer (`setDraft`), so it can be changed and sent again. Children read it with useRewind(); `/rewind` calls openRewind().
  */
 export function RewindProvider({
   sessionId,
@@ -98,15 +89,12 @@ export function RewindProvider({
     fns.current = { setMessages, send, setDraft };
   });
   const [target, setTarget] = useState<{ messageId?: string } | null>(null);
-  const [last, setLast] = useState<RewindDone | null>(null);
 
   const rewind = useCallback(
     async (body: RewindRequest) => {
-      const before = messagesRef.current;
-      const at = before.findIndex((m) => m.id === body.messageId);
       const result = await postRewind(sessionId, body);
-      if (body.conversation) fns.current.setMessages(result.messages);
-      setLast({ restored: result.restored, branchId: result.branchId, laterMessages: at >= 0 ? before.length - at : 0, conversation: body.conversation });
+      // the answer's conversation: shortened by a conversation rewind, and ending with the rewind's note either way
+      fns.current.setMessages(result.messages);
       // the changes, the branches and the session list all hang under the sessions key
       void qc.invalidateQueries({ queryKey: queryKeys.sessions });
       return result;
@@ -126,10 +114,8 @@ export function RewindProvider({
       },
       blocked: busy ? 'Stop the running turn first: a rewind cannot run while the agent works.' : null,
       readOnly: false,
-      last,
-      clearLast: () => setLast(null),
     }),
-    [sessionId, rewind, busy, last],
+    [sessionId, rewind, busy],
   );
 
   const onRewound = useCallback((text: string | null) => {

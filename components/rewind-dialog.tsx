@@ -28,7 +28,11 @@ function oneLine(s: string, max = 140): string {
 
 /** `/rewind` with no message: the user messages, newest first, to pick the one to rewind to before. */
 function MessagePicker({ messages, onPick }: { messages: ClampMessage[]; onPick: (id: string) => void }) {
-  const users = messages.map((m, i) => ({ m, after: messages.length - i - 1 })).filter((x) => x.m.role === 'user').reverse();
+  // a rewind's own note is a user message without text: not a place to rewind to
+  const users = messages
+    .map((m, i) => ({ m, after: messages.length - i - 1 }))
+    .filter((x) => x.m.role === 'user' && x.m.parts.some((p) => p.type === 'text'))
+    .reverse();
   if (users.length === 0) return <p className="text-zinc-500">There is no message to rewind to yet.</p>;
   return (
     <>
@@ -106,7 +110,8 @@ function PreviewBody({ messageId, messages, onRewound, onClose }: { messageId: s
   const running = tasks ?? preview.data?.runningTasks ?? [];
   const code = choice !== 'conversation';
   const conversation = choice !== 'code';
-  const later = preview.data?.laterMessages ?? Math.max(0, messages.length - messages.findIndex((m) => m.id === messageId) - 1);
+  // this message and every one after it
+  const later = preview.data?.laterMessages ?? Math.max(1, messages.length - messages.findIndex((m) => m.id === messageId));
 
   const go = async () => {
     setPending(true);
@@ -140,7 +145,7 @@ function PreviewBody({ messageId, messages, onRewound, onClose }: { messageId: s
       </fieldset>
       {conversation && (
         <p className="text-xs text-zinc-600 dark:text-zinc-400">
-          This message{later > 0 ? ` and the ${later} after it` : ''} will be kept as a branch you can still open; its text goes back to the message box.
+          {later === 1 ? 'This message' : `The ${later} messages from this one on`} will be kept as a branch you can still open; its text goes back to the message box.
         </p>
       )}
       {preview.isLoading && <p className="text-zinc-500">Working out what would change…</p>}

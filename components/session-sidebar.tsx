@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { SessionSummary } from '@/lib/contract/protocol';
 import { usePatchSession, useDeleteSession } from './api';
 import { relativeTime } from './format';
+import { ExportLinks, ImportButton } from './session-io';
 
 const iconBtn =
   'rounded px-1 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:hover:bg-zinc-800 dark:hover:text-zinc-100';
@@ -79,6 +80,7 @@ function Row({ s, active, onSelect, onDeleted }: { s: SessionSummary; active: bo
         </span>
       ) : (
         <span className="flex shrink-0 items-center pr-1 opacity-0 focus-within:opacity-100 group-hover:opacity-100">
+          <ExportLinks id={s.id} title={s.title} />
           <button type="button" className={iconBtn} aria-label={`Rename session ${s.title}`} title="Rename" onClick={() => setRenaming(true)}>
             ✎
           </button>
@@ -107,8 +109,9 @@ export function SessionSidebar({
 }) {
   return (
     <nav aria-label="Sessions" className="flex h-full w-60 shrink-0 flex-col border-r border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-950">
-      <div className="flex items-center justify-between px-3 py-2">
-        <h2 className="text-[11px] font-semibold uppercase tracking-wide text-zinc-500">Sessions</h2>
+      <div className="relative flex items-center gap-1 px-3 py-2">
+        <h2 className="mr-auto text-[11px] font-semibold uppercase tracking-wide text-zinc-500">Sessions</h2>
+        <ImportButton onImported={(id) => onSelect(id)} />
         <button
           type="button"
           onClick={onNew}

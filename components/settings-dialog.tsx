@@ -4,6 +4,7 @@ import { useEffect, useRef } from 'react';
 import { useDeleteRule, useRules, useSettings } from './api';
 import { MemoriesList } from './memories-list';
 import { McpServers } from './mcp-servers';
+import { DiagnosticsSettings } from './diagnostics-settings';
 import { btnPlainCls, SettingsForm } from './settings-form';
 
 function RulesList() {
@@ -55,6 +56,7 @@ export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () =
       <McpServers />
       <RulesList />
       <MemoriesList />
+      <DiagnosticsSettings />
     </>
   );
   return (

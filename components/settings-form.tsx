@@ -89,6 +89,7 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
   const [baseUrl, setBaseUrl] = useState(s.baseUrl ?? '');
   const [contextWindow, setContextWindow] = useState(s.contextWindow ? String(s.contextWindow) : '');
   const [defaultMode, setDefaultMode] = useState<PermissionMode>(s.defaultMode);
+  const [imageInput, setImageInput] = useState<'auto' | 'yes' | 'no'>(s.imageInput ?? 'auto');
   const [key, setKey] = useState('');
   const [models, setModels] = useState<string[]>([]);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
@@ -128,6 +129,7 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
       baseUrl: usesBaseUrl ? baseUrl.trim() || null : null,
       contextWindow: cw !== null && Number.isFinite(cw) && cw > 0 ? Math.floor(cw) : null,
       defaultMode,
+      imageInput,
       ...(secret && key ? { keys: { [secret]: key } } : {}),
     };
     save.mutate(body, {
@@ -279,6 +281,15 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
                 ))}
               </select>
               <span className={helpCls}>{MODE_HELP[defaultMode]}</span>
+            </label>
+            <label className={labelCls}>
+              The model takes images
+              <select value={imageInput} onChange={(e) => setImageInput(e.target.value as 'auto' | 'yes' | 'no')} className={`${inputCls} mt-1`}>
+                <option value="auto">auto (the catalogue, else known vision models)</option>
+                <option value="yes">yes</option>
+                <option value="no">no</option>
+              </select>
+              <span className={helpCls}>CLAMP_IMAGE_INPUT, when set, wins</span>
             </label>
           </div>
         </form>

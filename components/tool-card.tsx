@@ -8,6 +8,7 @@ import type { ClampUITools } from '@/lib/contract/tool-types';
 import { useChatUi, useProgress } from './chat-context';
 import type { PrunedMark } from './chat-derive';
 import { DiffView } from './diff-view';
+import { DiagnosticsBadge, DiagnosticsList } from './diagnostics-view';
 import { formatCount, formatDuration, stripAnsi } from './format';
 import { InterruptedNote, isInterrupted } from './interrupted-note';
 import { PrunedNote } from './pruned-note';
@@ -225,6 +226,7 @@ export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle, p
         {durationMs !== undefined && !state.running && <span className="shrink-0 text-xs tabular-nums text-zinc-400">{formatDuration(durationMs)}</span>}
         {typeof meta.exitCode === 'number' && <span className={`shrink-0 font-mono text-xs ${meta.exitCode === 0 ? 'text-zinc-400' : 'text-rose-600'}`}>exit {meta.exitCode}</span>}
         {meta.exitCode === null && done && <span className="shrink-0 font-mono text-xs text-rose-600">no exit code</span>}
+        {meta.diagnostics && <DiagnosticsBadge d={meta.diagnostics} />}
       </button>
       <div className="space-y-1.5 px-2.5 pb-2 empty:hidden">
         {result && <TruncationNotes truncation={result.truncation} turnCut={turnCut} toolName={name} title={`Full output of ${title}`} />}
@@ -236,6 +238,7 @@ export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle, p
         <div id={bodyId} className="space-y-2 border-t border-zinc-100 px-2.5 py-2 dark:border-zinc-800">
           {pruned && <PrunedNote mark={pruned} title={`Full output of ${title}`} />}
           <CardBody part={part} title={title} result={result} diff={diff} logPath={logPath} />
+          {meta.diagnostics && <DiagnosticsList d={meta.diagnostics} />}
           {logPath && done && (
             <button type="button" onClick={() => openViewer({ kind: 'file', path: logPath }, `Log of ${title}`)} className="text-xs text-sky-700 underline hover:text-sky-900 dark:text-sky-400">
               Open full log

@@ -29,6 +29,10 @@ export interface FakeRequest {
   promptTokens: number;
   /** answered with a context-length error */
   overWindow: boolean;
+  /** performance.now() in this process when the request's first byte (its headers) arrived */
+  arrivedAtMs: number;
+  /** performance.now() when the reply was fully sent (undefined until then) */
+  answeredAtMs?: number;
 }
 
 /** A context window the server enforces, and how it says a request is over it. */
@@ -95,6 +99,7 @@ export async function startFakeOpenAI(replies: FakeReply[] | ((req: FakeRequest,
   const requests: FakeRequest[] = [];
   const modelListRequests: http.IncomingHttpHeaders[] = [];
   const server = http.createServer((req, res) => {
+    const arrivedAtMs = performance.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
@@ -119,7 +124,8 @@ export async function startFakeOpenAI(replies: FakeReply[] | ((req: FakeRequest,
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as FakeRequest['body'];
       const promptTokens = promptTokensOf(body);
-      const fr: FakeRequest = { body, headers: req.headers, promptTokens, overWindow: !!o.window && promptTokens > o.window.tokens };
+      const fr: FakeRequest = { body, headers: req.headers, promptTokens, overWindow: !!o.window && promptTokens > o.window.tokens, arrivedAtMs };
+      res.on('finish', () => (fr.answeredAtMs = performance.now()));
       requests.push(fr);
       const index = requests.length - 1;
       if (fr.overWindow && o.window) {

@@ -3,10 +3,10 @@ import type { JSONSchema7, LanguageModelV3, LanguageModelV3ToolCall } from '@ai-
 import type { Registry } from '../dispatch/registry';
 import { describeTool, lookupTool, modelSchema } from '../dispatch/registry';
 import { createContext } from '../dispatch/context';
-import { dispatch, judge, type Approver } from '../dispatch/dispatch';
+import { denialText, dispatch, judge, type Approver } from '../dispatch/dispatch';
 import type { Budget } from '../contract/budget';
 import type { PolicyDecision, ToolContext, ToolDefinition, ToolProgress, ToolResult } from '../contract/types';
-import type { AgentHost, RunningCall } from './host';
+import type { AgentHost, RecordedAnswer, RunningCall } from './host';
 import type { ApprovalInfo } from '../contract/protocol';
 import type { CallScheduler } from './scheduler';
 import { APPROVED_NETWORK } from '../tools/commands/sandbox-policy';
@@ -25,6 +25,14 @@ export interface AgentToolsOptions {
   /** where a call about to run sits in the conversation (for the host's write-ahead) */
   callPlace?: () => Pick<RunningCall, 'messageId' | 'userMessageId' | 'stepParts'>;
   signal: AbortSignal;
+  /**
+   * A subagent's loop: a call that needs a person waits here for the answer (recorded pending, shown
+   * in the parent's bar) while the call runs, instead of the SDK's stop-and-continue. 'stopped': the
+   * turn was stopped meanwhile. Absent: the SDK's approval flow.
+   */
+  awaitApproval?: (info: ApprovalInfo, input: unknown, signal: AbortSignal) => Promise<RecordedAnswer | 'stopped'>;
+  /** the call has started running (after any approval): a child's card follows it */
+  onStart?: (toolCallId: string, toolName: string) => void;
 }
 
 /** The call in one line from the tool's own summary() (the input is validated). */
@@ -76,6 +84,8 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
   const verdicts = new Map<string, PolicyDecision>();
 
   const needsApproval = (name: string) => async (input: unknown, { toolCallId }: { toolCallId: string }) => {
+    // a child's calls wait for their answer inside run()
+    if (o.awaitApproval) return false;
     // the SDK asks again when an approved call resumes, and would drop an answer a rule has since made
     // unnecessary: a call a person has answered did need approval
     if (o.host.answerFor(toolCallId)) return true;
@@ -99,7 +109,16 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
   };
 
   const run = async (name: string, input: unknown, toolCallId: string, signal: AbortSignal | undefined): Promise<ToolResult> => {
-    const answer = o.host.answerFor(toolCallId);
+    let answer = o.host.answerFor(toolCallId);
+    if (o.awaitApproval && !answer) {
+      const waited = await waitInRun(name, input, toolCallId, signal ?? o.signal);
+      if (waited.result) {
+        o.onResult?.(toolCallId, name, waited.result);
+        return waited.result;
+      }
+      answer = waited.answer;
+    }
+    o.onStart?.(toolCallId, name);
     const ctx = ctxFor(toolCallId, signal, !!answer && answer.answer !== 'deny' && answer.network === true);
     const verdict = answer ? answer.decision : verdicts.get(toolCallId);
     verdicts.delete(toolCallId);
@@ -114,12 +133,36 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
       approver: { ...approver, approved },
       verdict,
       editedCommand: answer?.answer === 'edit' && answer.editedCommand ? answer.editedCommand : undefined,
-    }).finally(() => o.host.afterRun?.(toolCallId));
+    });
     // the page shows every call's duration, also after a reload (metadata only: the model's text is not touched)
     if (typeof r.meta?.durationMs !== 'number') r = { ...r, meta: { ...r.meta, durationMs: Date.now() - startedAt } };
+    o.host.afterRun?.(toolCallId, r);
     if (answer) o.host.markConsumed(toolCallId);
     o.onResult?.(toolCallId, name, r);
     return r;
+  };
+
+  // a child's call that needs a person: judged here, recorded pending, and awaited while the call runs
+  const waitInRun = async (name: string, input: unknown, toolCallId: string, signal: AbortSignal): Promise<{ result?: ToolResult; answer?: RecordedAnswer }> => {
+    const ctx = ctxFor(toolCallId, signal);
+    const j = await judge(o.reg, name, input, ctx, approver);
+    if (!j.ok || j.decision.action !== 'ask') {
+      if (j.ok) verdicts.set(toolCallId, j.decision);
+      return {};
+    }
+    // no person to ask: the host decides now, and dispatch runs or refuses the call on that verdict
+    if (o.host.unattended) {
+      verdicts.set(toolCallId, o.host.unattended(j.tool, j.decision));
+      return {};
+    }
+    const info = await approvalInfo(j.tool, j.input, j.decision, { ...ctx, paths: j.paths }, toolCallId);
+    const a = await o.awaitApproval!(info, j.input, signal);
+    if (a === 'stopped') return { result: { status: 'error', output: `${name} was not run: the turn was stopped while it waited for approval.`, truncation: null } };
+    if (a.answer === 'deny') {
+      o.host.markConsumed(toolCallId);
+      return { result: { status: 'denied', output: denialText(name, { by: 'user', reason: a.reason }), truncation: null, meta: { policy: j.decision } } };
+    }
+    return { answer: { ...a, decision: a.decision ?? j.decision } };
   };
 
   // built lazily from the registry as it is at each look-up (a turn's registry follows its MCP servers)

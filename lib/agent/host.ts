@@ -1,5 +1,6 @@
-import type { PermissionMode, PolicyDecision, SideEffect, ToolDefinition, ToolServices } from '../contract/types';
-import type { ApprovalAnswer, ApprovalInfo } from '../contract/protocol';
+import type { PermissionMode, PolicyDecision, SideEffect, ToolDefinition, ToolResult, ToolServices } from '../contract/types';
+import type { ApprovalAnswer, ApprovalInfo, ClampMessage } from '../contract/protocol';
+import type { SubagentType } from '../contract/subagents';
 
 /** A recorded answer to an approval request. */
 export interface RecordedAnswer {
@@ -10,6 +11,14 @@ export interface RecordedAnswer {
   network?: boolean;
   /** the policy verdict made when the call asked for approval (it travels with the approval) */
   decision?: PolicyDecision;
+  /** ask_user: the person's answer */
+  reply?: string | null;
+}
+
+/** A subagent's own session: its host (its session id; the parent's mode and rules) and where its conversation is saved. */
+export interface ChildHost {
+  host: AgentHost;
+  save(messages: ClampMessage[]): void;
 }
 
 /**
@@ -30,10 +39,20 @@ export interface AgentHost {
   answerFor(toolCallId: string): RecordedAnswer | undefined;
   /** the approved call has run: its approval cannot be used again */
   markConsumed(toolCallId: string): void;
+  /**
+   * A person answers in the page while the turn runs: ask_user waits for them, and a subagent's call
+   * that needs approval waits in the bar. Absent (a headless run): ask_user says nobody is there, and
+   * such a child call is refused as needing approval.
+   */
+  person?: boolean;
+  /** a call that waited for a person was stopped unanswered: forget its pending record */
+  dropPending?(toolCallId: string): void;
+  /** store a child session for a subagent; absent: the child's conversation is kept in memory only */
+  spawnChild?(init: { parentCallId: string; type: SubagentType; description: string }): ChildHost;
   /** a call is about to run: store it first (write-ahead) and take the turn's checkpoint before its first change; never throws */
   beforeRun?(call: RunningCall): Promise<void>;
-  /** the call has ended, whatever its result */
-  afterRun?(toolCallId: string): void;
+  /** the call has ended, with its result */
+  afterRun?(toolCallId: string, result: ToolResult): void;
   /**
    * Nobody is there to approve (a headless run): the verdict, allow or deny, for a call that needs
    * approval, made at once instead of waiting. Absent: the call waits for the person's answer.

@@ -1,4 +1,4 @@
-import { convertToModelMessages, createUIMessageStream, generateId, stepCountIs, streamText, type LanguageModel, type ModelMessage, type UIMessageChunk } from 'ai';
+import { convertToModelMessages, createUIMessageStream, generateId, stepCountIs, streamText, type InferUIMessageChunk, type LanguageModel, type ModelMessage, type UIMessageChunk } from 'ai';
 import type { Registry } from '../dispatch/registry';
 import { listedTools } from '../dispatch/registry';
 import { budgetTable, type Budget } from '../contract/budget';
@@ -12,6 +12,7 @@ import { ContextKeeper } from './context/keeper';
 import { cachedSystem } from './context/cache';
 import { stepCount } from './context/view';
 import { withToolSummaries } from './tool-summaries';
+import { withTurnServices } from './turn-services';
 import { StepDraft } from './step-draft';
 import { dataPartForModel, isModelNote } from './data-parts';
 import { stepModelSwitcher, type StepModel } from './model-switch';
@@ -80,9 +81,11 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
     onFinish: ({ messages, isAborted }) => o.save(isAborted ? markStopped(messages) : messages),
     execute: async ({ writer }) => {
       const scheduler = new CallScheduler();
+      // subagents and ask_user reach the page through this turn's stream
+      const host = withTurnServices({ ...o, budget, maxRetries: o.maxRetries ?? 2 }, (c) => writer.write(c as never));
       const tools = buildAgentTools({
         reg: o.reg,
-        host: o.host,
+        host,
         scheduler,
         budget,
         signal: o.signal,
@@ -115,16 +118,20 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
         maxRetries: o.maxRetries ?? 2,
         messageId: () => messageId,
       });
-      const ctxInfo = { workspace: o.host.workspace, dataDir: o.host.dataDir, services: o.host.services };
+      const ctxInfo = { workspace: o.host.workspace, dataDir: o.host.dataDir, services: host.services };
       const listed = () => listedTools(o.reg, o.host.mode(), ctxInfo).map((t) => t.name);
       // the model is told about the mode's tools; the SDK knows them all, so dispatch refuses the rest
       const model = withListedTools(o.model, () => new Set(listed()));
+      // a part written before the stream's start chunk would make the page open a second assistant message
+      let started = false;
+      const early: InferUIMessageChunk<ClampMessage>[] = [];
+      const afterStart = (c: InferUIMessageChunk<ClampMessage>) => (started ? writer.write(c) : early.push(c));
       const switcher = stepModelSwitcher({
         turnModelId: o.status.model,
         stored: o.messages,
         want: o.stepModel ?? (() => null),
         wrap: (m) => withListedTools(m, () => new Set(listed())),
-        record: (from, to) => writer.write({ type: 'data-model-switch', id: `model-switch-${Date.now()}`, data: { from, to } }),
+        record: (from, to) => afterStart({ type: 'data-model-switch', id: `model-switch-${Date.now()}`, data: { from, to } }),
       });
       clearSteer(o.host.sessionId);
       const anthropic = o.status.provider === 'anthropic';
@@ -182,6 +189,10 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           if (chunk.type === 'start' && chunk.messageId) messageId = chunk.messageId;
           draft.see(chunk);
           writer.write(chunk);
+          if (chunk.type === 'start' && !started) {
+            started = true;
+            for (const c of early.splice(0)) writer.write(c);
+          }
         }
         if (!overflow) break;
         const step = stepCount(stepInput) + 1;

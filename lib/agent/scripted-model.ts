@@ -19,15 +19,28 @@ const turnSchema = z.object({
   /** make this turn fail like a provider error */
   error: z.string().optional(),
 });
-export const scriptSchema = z.union([z.array(turnSchema), z.object({ turns: z.array(turnSchema), contextWindow: z.number().optional() })]);
+export const scriptSchema = z.union([
+  z.array(turnSchema),
+  z.object({
+    turns: z.array(turnSchema),
+    contextWindow: z.number().optional(),
+    /** subagents' turns: a child whose task contains the key plays that list (counted in its own conversation) */
+    subagents: z.record(z.string(), z.array(turnSchema)).optional(),
+  }),
+]);
 export type ScriptTurn = z.infer<typeof turnSchema>;
+/** A script's turns, with its subagents' turns by key when it has any. */
+export type Script = ScriptTurn[] & { subagents?: Record<string, ScriptTurn[]> };
+
+/** The system prompt of a subagent starts its role with this (lib/agent/subagents/child-setup.ts). */
+const SUBAGENT_MARK = 'You are a subagent of Clamp';
 
 /**
  * Load and validate a script file; throws an Error whose text says what is wrong with the file and what
  * to fix (a missing file is a missing file, not a JSON error). The text names no environment variable:
  * the path may come from CLAMP_MODEL or from the settings page.
  */
-export function loadScript(file: string): ScriptTurn[] {
+export function loadScript(file: string): Script {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -49,7 +62,21 @@ export function loadScript(file: string): ScriptTurn[] {
     const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
     throw new Error(`The script file ${file} is not a list of turns${where}: ${issue?.message}. Each turn is {"text"?, "toolCalls"?: [{"name","args"}]} (docs/scripted-model.md).`);
   }
-  return Array.isArray(parsed.data) ? parsed.data : parsed.data.turns;
+  if (Array.isArray(parsed.data)) return parsed.data;
+  return Object.assign(parsed.data.turns, parsed.data.subagents ? { subagents: parsed.data.subagents } : {});
+}
+
+function textOf(content: unknown): string {
+  return typeof content === 'string' ? content : JSON.stringify(content);
+}
+
+/** The turns a request plays: a subagent's (by the key its task contains) or the session's. */
+function turnsFor(script: Script, options: LanguageModelV3CallOptions): ScriptTurn[] | string {
+  const system = options.prompt.filter((m) => m.role === 'system').map((m) => textOf(m.content)).join('\n');
+  if (!system.includes(SUBAGENT_MARK)) return script;
+  const task = textOf(options.prompt.find((m) => m.role === 'user')?.content ?? '');
+  const key = Object.keys(script.subagents ?? {}).find((k) => task.includes(k));
+  return key ? script.subagents![key] : 'The scripted model has no turns for this subagent: add a list under "subagents" whose key its task contains.';
 }
 
 function estimateTokens(options: LanguageModelV3CallOptions): number {
@@ -57,9 +84,11 @@ function estimateTokens(options: LanguageModelV3CallOptions): number {
 }
 
 /** Build a LanguageModelV3 that replays the given turns. */
-export function createScriptedModel(turns: ScriptTurn[], modelId = 'script'): LanguageModelV3 {
+export function createScriptedModel(script: Script, modelId = 'script'): LanguageModelV3 {
   const pick = (options: LanguageModelV3CallOptions): { turn: ScriptTurn; index: number } => {
     const index = options.prompt.filter((m) => m.role === 'assistant').length;
+    const turns = turnsFor(script, options);
+    if (typeof turns === 'string') return { turn: { text: turns }, index };
     const turn = turns[index] ?? { text: `(The scripted model has no turn ${index + 1}; its script has ${turns.length}.)` };
     return { turn, index };
   };

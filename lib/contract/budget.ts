@@ -172,8 +172,8 @@ export const BUDGET = {
   /** Skills: a description longer than this is cut in the listing. */
   SKILL_DESCRIPTION_MAX_BYTES: 300,
 
-  /** Tool definitions (name + description + JSON schema) listed on every request, in o200k_base tokens. */
-  TOOL_DEFINITIONS_MAX_TOKENS: 4000,
+  /** Tool definitions (name + description + JSON schema) listed on every request, in o200k_base tokens (agent and ask_user took it from 4,000). */
+  TOOL_DEFINITIONS_MAX_TOKENS: 4300,
 
   /** Sessions: longest title, in characters (code points); the first user message is cut to it. */
   SESSION_TITLE_MAX_CHARS: 80,
@@ -231,6 +231,25 @@ export const BUDGET = {
   /** … and how long an answer (or the lack of one) is remembered per server and model. */
   WINDOW_DISCOVERY_CACHE_MS: 10 * 60_000,
 
+  /** agent (subagents): most model steps one child may take before it must stop and report. */
+  SUBAGENT_MAX_STEPS: 30,
+  /** agent: most tokens (input + output, as the provider counts them, over all its steps) one child may spend. */
+  SUBAGENT_MAX_TOKENS: 400_000,
+  /** agent: the child's final report the parent receives, at most this many bytes (the transcript keeps everything). */
+  SUBAGENT_REPORT_MAX_BYTES: 8000,
+  /** agent: the task the parent hands a child, at most this many bytes. */
+  SUBAGENT_PROMPT_MAX_BYTES: 20_000,
+  /** agent: a child's calls listed live under the parent's card (the transcript has every one). */
+  SUBAGENT_CALLS_SHOWN_MAX: 200,
+  /** ask_user: the question, at most this many bytes. */
+  ASK_QUESTION_MAX_BYTES: 2000,
+  /** ask_user: most choices offered, and each choice's length in bytes. */
+  ASK_CHOICES_MAX_COUNT: 8,
+  ASK_CHOICE_MAX_BYTES: 200,
+  /** ask_user: the person's answer, at most this many bytes (a longer one is cut with a note). */
+  ASK_ANSWER_MAX_BYTES: 4000,
+  /** A call waiting for a person (a child's approval, ask_user) also checks the store this often, besides being woken by the answer. */
+  WAIT_POLL_MS: 500,
   /** MCP: longest wait for one tool call (the turn's Stop ends it sooner); a server's progress does not extend it. */
   MCP_CALL_TIMEOUT_MS: 120_000,
   /** MCP: longest wait for a server to start and answer its handshake and tool list. */
@@ -297,6 +316,20 @@ export const BUDGET = {
   SESSION_IMPORT_MAX_MESSAGES: 20_000,
   /** The per-session model picker: how long a provider's model list is remembered. */
   MODEL_PICKER_CACHE_MS: 60_000,
+  /** Diagnostics after edits: longest wait for a language server's answer per write call (its start included); past it the result says they were not ready. */
+  DIAGNOSTICS_TIMEOUT_MS: 10_000,
+  /** Diagnostics after edits: most new errors listed in a result (the rest are counted). */
+  DIAGNOSTICS_MAX_SHOWN: 10,
+  /** Diagnostics after edits: each listed error's message is cut to this many bytes. */
+  DIAGNOSTICS_MESSAGE_MAX_BYTES: 400,
+  /** Diagnostics after edits: a file larger than this is not sent to a language server. */
+  DIAGNOSTICS_FILE_MAX_BYTES: 2 * 1024 * 1024,
+  /** Diagnostics after edits: a server that pushes diagnostics is given this long of quiet after its last push before its answer counts as complete. */
+  DIAGNOSTICS_SETTLE_MS: 300,
+  /** Language servers: longest a server may take to start and answer initialize (it keeps starting past DIAGNOSTICS_TIMEOUT_MS; past this it is given up). */
+  LSP_START_TIMEOUT_MS: 60_000,
+  /** Language servers: grace between the shutdown request and a kill, when Clamp stops or a server is turned off. */
+  LSP_SHUTDOWN_GRACE_MS: 2000,
 } as const;
 
 export type Budget = { -readonly [K in keyof typeof BUDGET]: number };

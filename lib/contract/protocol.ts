@@ -7,6 +7,7 @@ import type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation }
 import type { TaskEvent, TaskInfo, TaskStatus, TaskStream } from './tasks';
 import type { ClampUITools } from './tool-types';
 import type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, ModelCheckRequest, Provider, SettingsUpdate, StatusAnswer } from './rest';
+import type { AskQuestion, LiveWait, SubagentView, WaitOrigin } from './subagents';
 
 export type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation };
 export type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, ModelCheckRequest, SettingsUpdate, StatusAnswer };
@@ -33,6 +34,10 @@ export type ClampDataParts = {
   notice: { level: 'error' | 'warning' | 'info'; message: string; next?: string };
   /** the todo list the model keeps (todo_write) */
   todos: { items: TodoItem[] };
+  /** a child of an `agent` call: its calls, live, and how it ended */
+  subagent: SubagentView;
+  /** a call waiting for the person while the turn runs (a child's approval, ask_user's question) */
+  wait: LiveWait;
   /** a rewind happened here: alone in a user message after the conversation; the model's next request reads it as text */
   rewind: RewindNote;
   /** a call the server was running when it died (its tool part is output-error "Interrupted by a restart …") */
@@ -211,6 +216,10 @@ export interface ApprovalInfo {
   decision: PolicyDecision;
   /** the change a file write would make, as a unified diff */
   diff?: string;
+  /** ask_user: the question (the bar shows it with its choices and a free-text answer) */
+  question?: AskQuestion;
+  /** a child's call: which child asks (the bar labels it) */
+  from?: WaitOrigin;
 }
 
 export interface MessageMetadata {
@@ -229,6 +238,8 @@ export interface SessionSummary {
   updatedAt: number;
   messageCount: number;
   pendingApprovals: number;
+  /** a subagent's session: the session whose `agent` call started it (its transcript is read-only) */
+  parentId?: string | null;
   /** the session's own model (`provider:model`), when one was picked; else the default model answers */
   model?: string;
 }
@@ -321,6 +332,8 @@ export interface StoredApproval {
   network: boolean;
   createdAt: number;
   answeredAt: number | null;
+  /** ask_user: the person's answer ('once' answers) */
+  reply?: string | null;
 }
 
 /** GET /api/sessions/[id]: the session, its whole conversation and what still waits for an answer. */

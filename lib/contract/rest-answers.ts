@@ -29,6 +29,7 @@ export const sessionSummarySchema = z.object({
   updatedAt: ms,
   messageCount: z.number(),
   pendingApprovals: z.number(),
+  parentId: z.string().nullable().optional().describe("a subagent's session: the session whose agent call started it (read-only)"),
 });
 export const sessionListAnswerSchema = z.object({ sessions: z.array(sessionSummarySchema) });
 export const sessionAnswerSchema = z.object({ session: sessionSummarySchema });
@@ -81,6 +82,7 @@ export const storedApprovalSchema = z.object({
   network: z.boolean(),
   createdAt: ms,
   answeredAt: ms.nullable(),
+  reply: z.string().nullable().optional().describe("ask_user: the person's answer"),
 });
 export const approvalAnswerResultSchema = z.object({ approval: storedApprovalSchema });
 

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { BUDGET } from './budget';
 import { PERMISSION_MODES, type PermissionMode } from './types';
-import type { ClampMessage, ModelStatus, SandboxView, SavedRule, SessionSummary, StoredApproval, TaskSummary } from './protocol';
+import type { ClampMessage, ImageInput, ModelStatus, SandboxView, SavedRule, SessionSummary, StoredApproval, TaskSummary } from './protocol';
 
 const mode = z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]]);
 const title = z.string().trim().min(1).max(BUDGET.SESSION_TITLE_MAX_CHARS);
@@ -92,6 +92,8 @@ export const approvalAnswerBody = z.object({
   reason: z.string().max(10_000).optional(),
   /** run_command only: run this one call with the network (the rest of the sandbox stays) */
   network: z.boolean().optional(),
+  /** ask_user only: the person's answer to the question (with answer 'once') */
+  reply: z.string().max(BUDGET.APPROVAL_BODY_MAX_BYTES).optional(),
 });
 export type ApprovalAnswerBody = z.infer<typeof approvalAnswerBody>;
 
@@ -330,4 +332,11 @@ export interface SteerAnswer {
 /** GET /api/skills */
 export interface SkillListAnswer {
   skills: { name: string; description: string }[];
+}
+/** GET /api/models?spec=provider:model: the model's label and whether it takes images (ok: it can be used as configured). */
+export interface ModelCapabilityAnswer {
+  spec: string;
+  ok: boolean;
+  label: string;
+  imageInput: ImageInput;
 }

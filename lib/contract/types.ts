@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Budget } from './budget';
 import type { ResolvedPath } from './paths';
+import type { DiagnosticsMeta } from './diagnostics';
 
 /** What a tool does to the world; drives parallelism, modes and approvals. */
 export type SideEffect = 'read' | 'write' | 'system';
@@ -61,6 +62,8 @@ export interface CallMeta {
   proposedCommand?: string;
   /** the tool's own cut, when the exit clamp cut the result again */
   toolTruncation?: Truncation;
+  /** the new errors a write tool's change made, as language servers reported them (dispatch adds it) */
+  diagnostics?: DiagnosticsMeta;
 }
 
 /** A tool's meta type is checked against MetaKinds: a field named like a kind has the kind's type. */

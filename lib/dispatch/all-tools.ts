@@ -21,6 +21,8 @@ import { todoReadTool, todoWriteTool } from '../tools/todo';
 import { memorySaveTool, memorySearchTool } from '../tools/memory';
 import { skillTool } from '../tools/skills/skills';
 import { webSearchTool } from '../tools/web/web-search';
+import { agentTool } from '../tools/agents/agent';
+import { askUserTool } from '../tools/agents/ask-user';
 import { toolSearchTool } from '../tools/tool-search';
 
 /** Every built-in tool, in the order the model sees them. */
@@ -47,6 +49,8 @@ export const ALL_TOOLS = [
   skillTool,
   webFetchTool,
   webSearchTool,
+  agentTool,
+  askUserTool,
   toolSearchTool,
 ] as const satisfies readonly AnyTool[];
 

@@ -7,6 +7,7 @@ import { clampResult } from '../contract/clamp';
 import { outputRoots, resolveInWorkspace, PathPolicyError } from '../policy/workspace';
 import type { ResolvedPath } from '../contract/paths';
 import { combineDecisions, modeDecision, modeAllowsEffect } from '../policy/modes';
+import { filesBefore, warmFor, withDiagnostics } from './diagnose';
 
 /** How a host answers "may this call run?" beyond the mode and the tool's own policy. */
 export interface Approver {
@@ -178,6 +179,8 @@ export function editedCommandNote(edited: string, proposed: string | undefined):
 async function execute(tool: ToolDefinition, input: unknown, ctx: ToolContext): Promise<ToolResult> {
   if (ctx.signal.aborted) return result('error', `${tool.name} was not run: the turn was stopped by the user.`);
   let r: ToolResult;
+  const changing = filesBefore(tool, input, ctx);
+  warmFor(tool, input, ctx);
   try {
     const out = await tool.run(input as never, ctx);
     r = {
@@ -199,7 +202,7 @@ async function execute(tool: ToolDefinition, input: unknown, ctx: ToolContext): 
     }
   }
   if (typeof r.output !== 'string') r = { ...r, output: String(r.output ?? '') };
-  return r;
+  return withDiagnostics(r, changing, ctx);
 }
 
 /** The call as it runs: the model's arguments, or the person's edited command in their place. */

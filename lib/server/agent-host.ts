@@ -6,6 +6,11 @@ import { ruleVerdict } from '../store/rules';
 import { getSandboxSettings } from '../store/settings';
 import type { PolicyDecision, ToolDefinition, ToolServices } from '../contract/types';
 import { writeAheadHooks } from './write-ahead';
+import { diagnosticsFor } from './diagnostics';
+import { dropPending } from '../store/approvals';
+import { createChildSession } from '../store/children';
+import { loadMessages, saveMessages } from '../store/messages';
+import { checkpointBeforeChange } from '../checkpoints/session';
 
 /** The approval id Clamp's store uses for a tool call of a session (the page answers by tool call id). */
 export function approvalKey(sessionId: string, toolCallId: string): string {
@@ -17,29 +22,58 @@ export function ruleKeysOf(tool: Pick<ToolDefinition, 'name' | 'effect'>, d: Pol
   return tool.effect === 'system' && d.subRuleKeys ? d.subRuleKeys : tool.name === 'run_command' ? [] : null;
 }
 
-/** An AgentHost backed by the session store: mode, rules and approvals are read at call time. */
-export function storeHost(db: Db, o: { sessionId: string; workspace: string; dataDir: string; services?: ToolServices }): AgentHost {
+/**
+ * An AgentHost backed by the session store: mode, rules and approvals are read at call time.
+ * `person`: someone follows the turn in the page (ask_user waits for them); a headless run leaves it out.
+ * A subagent's host has its own session for its messages and approvals, and the mode and rules of the
+ * session the person works in (`rulesOf`); its changes are checkpointed with that session's turn.
+ */
+export function storeHost(db: Db, o: { sessionId: string; workspace: string; dataDir: string; services?: ToolServices; person?: boolean; rulesOf?: string }): AgentHost {
+  const rulesOf = o.rulesOf ?? o.sessionId;
+  const place = { sessionId: o.sessionId, workspace: o.workspace, dataDir: o.dataDir };
   return {
     sessionId: o.sessionId,
     workspace: o.workspace,
     dataDir: o.dataDir,
     // the sandbox settings are read at each call, so saving them changes the next command
-    services: { sandboxSettings: () => getSandboxSettings(db), ...(o.services ?? {}) },
-    mode: () => getSession(db, o.sessionId)?.mode ?? 'default',
-    ruleVerdict: (tool, _input, d) => ruleVerdict(db, o.workspace, o.sessionId, tool.name, ruleKeysOf(tool, d), !!d.opaque),
+    services: { sandboxSettings: () => getSandboxSettings(db), diagnostics: diagnosticsFor(db, o.workspace, o.dataDir), ...(o.services ?? {}) },
+    mode: () => getSession(db, rulesOf)?.mode ?? 'default',
+    ruleVerdict: (tool, _input, d) => ruleVerdict(db, o.workspace, rulesOf, tool.name, ruleKeysOf(tool, d), !!d.opaque),
     recordPending: (info, input) => {
       recordPending(db, { approvalId: approvalKey(o.sessionId, info.toolCallId), sessionId: o.sessionId, toolCallId: info.toolCallId, toolName: info.toolName, input, info });
     },
     answerFor: (toolCallId) => {
       const a = getByToolCallId(db, o.sessionId, toolCallId);
       if (!a || a.status !== 'answered' || !a.answer) return undefined;
-      return { answer: a.answer, editedCommand: a.editedCommand, reason: a.reason, network: a.network, ...(a.info ? { decision: a.info.decision } : {}) };
+      return { answer: a.answer, editedCommand: a.editedCommand, reason: a.reason, network: a.network, reply: a.reply ?? null, ...(a.info ? { decision: a.info.decision } : {}) };
     },
     markConsumed: (toolCallId) => {
       const a = getByToolCallId(db, o.sessionId, toolCallId);
       if (a && a.status === 'answered') markConsumed(db, a.approvalId);
     },
-    // write-ahead journal and the checkpoint before a turn's first change
-    ...writeAheadHooks(db, o),
+    // write-ahead journal and the checkpoint before a turn's first change; a child's changes are checkpointed with its parent's turn
+    ...(o.rulesOf ? childCheckpoint(db, { ...place, sessionId: rulesOf }) : writeAheadHooks(db, place)),
+    ...(o.person ? { person: true } : {}),
+    dropPending: (toolCallId) => dropPending(db, o.sessionId, toolCallId),
+    spawnChild: (init) => {
+      const child = createChildSession(db, { parentId: o.sessionId, ...init });
+      const host = storeHost(db, { ...o, sessionId: child.id, rulesOf });
+      return { host, save: (messages) => saveMessages(db, child.id, messages) };
+    },
+  };
+}
+
+/** A subagent's beforeRun: the checkpoint before the first change of its parent session's turn (its calls are not journaled). Never throws. */
+function childCheckpoint(db: Db, parent: { sessionId: string; workspace: string; dataDir: string }): Pick<AgentHost, 'beforeRun'> {
+  return {
+    beforeRun: async (call) => {
+      if (call.effect === 'read') return;
+      try {
+        const userMessageId = loadMessages(db, parent.sessionId).findLast((m) => m.role === 'user')?.id ?? null;
+        await checkpointBeforeChange(db, parent, { sessionId: parent.sessionId, userMessageId, toolCallId: call.toolCallId, effect: call.effect, input: call.input });
+      } catch (err) {
+        console.error(`clamp: the checkpoint before a subagent's ${call.toolName} failed (the call runs anyway):`, err);
+      }
+    },
   };
 }

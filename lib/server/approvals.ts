@@ -5,6 +5,7 @@ import { answerApproval, getByToolCallId } from '../store/approvals';
 import { addRule } from '../store/rules';
 import { requireSession } from '../store/sessions';
 import { HttpError, type ServerConfig } from './http';
+import { wakeWaiters } from '../agent/waits';
 
 /**
  * Record a person's answer to a pending call (by tool call id) and save the rule it implies:
@@ -23,6 +24,12 @@ export function answerToolCall(cfg: ServerConfig, sessionId: string, toolCallId:
     throw new HttpError(400, `"Allow network" applies to commands only; ${stored.toolName} does not reach the network. Approve it without.`);
   }
   if (body.network && body.answer === 'deny') throw new HttpError(400, '"Allow network" goes with an approval, not a denial.');
+  const question = !!stored.info?.question;
+  if (question && body.answer !== 'once' && body.answer !== 'deny') throw new HttpError(400, 'A question is answered with a reply (answer "once" and reply) or declined (answer "deny").');
+  if (question && body.answer === 'once' && !body.reply?.trim()) throw new HttpError(400, 'The answer to the question is empty. Type an answer or pick a choice.');
+  if (!question && body.reply !== undefined) throw new HttpError(400, `A reply answers a question (ask_user); ${stored.toolName} is approved or denied.`);
+  // a subagent's "this session" rule belongs to the session the person works in: its parent
+  const ruleSession = requireSession(db, sessionId).parentId ?? sessionId;
   let patterns: string[] | undefined;
   if (body.answer === 'session' || body.answer === 'always') {
     patterns = rulePatterns(stored.toolName, stored.info);
@@ -30,11 +37,14 @@ export function answerToolCall(cfg: ServerConfig, sessionId: string, toolCallId:
       throw new HttpError(400, 'This call cannot be saved as a rule (Clamp cannot judge what it would run). Approve it once instead.');
     }
   }
-  return db.transaction(() => {
+  const result = db.transaction(() => {
     const answered = answerApproval(db, sessionId, stored.approvalId, body);
     for (const pattern of patterns ?? []) {
-      addRule(db, { workspace: cfg.workspace, sessionId: body.answer === 'session' ? sessionId : null, tool: stored.toolName, pattern, action: 'allow' });
+      addRule(db, { workspace: cfg.workspace, sessionId: body.answer === 'session' ? ruleSession : null, tool: stored.toolName, pattern, action: 'allow' });
     }
     return answered;
   })();
+  // a call waiting while its turn runs (a subagent's, ask_user) resumes now
+  wakeWaiters(sessionId, toolCallId);
+  return result;
 }

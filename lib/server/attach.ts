@@ -91,7 +91,7 @@ function fileParts(files: readonly AttachedFile[], o: AttachOptions): ExtraPart[
       }
       if (++images > BUDGET.ATTACH_IMAGES_MAX_COUNT) throw new HttpError(400, `At most ${BUDGET.ATTACH_IMAGES_MAX_COUNT} images per message. Remove some and send them in the next message.`);
       if (bytes.byteLength > BUDGET.ATTACH_IMAGE_MAX_BYTES) {
-        throw new HttpError(400, `The image ${f.name} is ${formatBytes(bytes.byteLength)}; at most ${formatBytes(BUDGET.ATTACH_IMAGE_MAX_BYTES)}. Scale it down or crop it.`);
+        throw new HttpError(400, `The image ${f.name} is ${bytes.byteLength.toLocaleString('en-US')} bytes; at most ${BUDGET.ATTACH_IMAGE_MAX_BYTES.toLocaleString('en-US')} bytes (${formatBytes(BUDGET.ATTACH_IMAGE_MAX_BYTES)}). Scale it down or crop it.`);
       }
       out.push({ type: 'file', mediaType: f.mediaType.toLowerCase(), filename: f.name, url: f.url });
       return;

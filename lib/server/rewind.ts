@@ -6,7 +6,7 @@ import { checkpointBefore, shadowOf, takeCheckpoint, viewOf } from '../checkpoin
 import { currentTree, restoreTree } from '../checkpoints/snapshot';
 import { changedPaths, diffChanges } from '../checkpoints/diff';
 import { newId, stamp, openDb } from '../store/db';
-import { addBranch, getBranch, getCheckpoint, listBranches, listCheckpoints } from '../store/checkpoints';
+import { addBranch, getBranch, getCheckpoint, listBranches, listCheckpoints, retirePendingApprovals } from '../store/checkpoints';
 import { loadMessages, saveMessages } from '../store/messages';
 import { requireSession } from '../store/sessions';
 import { getTaskManager } from '../tasks/manager';
@@ -116,6 +116,8 @@ export async function rewind(cfg: ServerConfig, sessionId: string, b: RewindBody
   if (b.conversation && i >= 0) {
     const later = messages.slice(i);
     branchId = addBranch(db, sessionId, b.messageId!, later, previewOf(later)).id;
+    const calls = later.flatMap((m) => m.parts.flatMap((p) => ('toolCallId' in p && typeof p.toolCallId === 'string' ? [p.toolCallId] : [])));
+    retirePendingApprovals(db, sessionId, calls);
     messages = messages.slice(0, i);
   }
   const note: RewindNote = { messageId: b.messageId ?? null, code: b.code, conversation: b.conversation, restored, branchId, undoCheckpointId, cannotUndo: cannotUndo(), createdAt: stamp() };

@@ -1,7 +1,7 @@
 import { parseModelSpec, resolveModel, type ProviderName, type ResolvedModel, type UnresolvedModel } from '../agent/providers';
 import { withServerWindow } from '../agent/windows';
 import { BUDGET } from '../contract/budget';
-import type { ModelChoicesAnswer, ModelChoiceGroup } from '../contract/rest';
+import type { ModelCapabilityAnswer, ModelChoicesAnswer, ModelChoiceGroup } from '../contract/rest';
 import { openDb } from '../store/db';
 import { readSecrets } from '../store/secrets';
 import { getModelSettings } from '../store/settings';
@@ -111,4 +111,10 @@ export async function listModelChoices(cfg: ServerConfig, env: Env = process.env
     if (!g) groups.unshift({ provider: def.status.provider as ProviderName, models: [def.status.model!] });
   }
   return { default: defaultSpec ? { spec: defaultSpec, label: def.status.label } : null, providers: groups };
+}
+
+/** GET /api/models?spec=: what a model is (its label) and whether it takes images, without asking the provider. */
+export function modelCapability(cfg: ServerConfig, spec: string, env: Env = process.env): ModelCapabilityAnswer {
+  const r = resolveSpec(cfg, spec, env);
+  return { spec, ok: r.ok, label: r.status.label, imageInput: r.status.imageInput ?? { accepted: false, source: r.status.help ?? 'not configured' } };
 }

@@ -84,7 +84,9 @@ export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: Ses
   }
   // built-ins and MCP tools (with deferral for the window), read afresh for every turn
   const tools = await turnTools(cfg, { sessionId: body.sessionId, status: resolved.status, mode: () => getSession(db, body.sessionId)?.mode ?? 'default' });
-  const stored = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir), ...tools.services } });
+  if (session.parentId) throw new HttpError(409, "This is a subagent's transcript: it is read-only. Continue in its parent session.");
+  // without a host of its own (a headless run brings one) the person follows the turn in the page: ask_user waits for them
+  const stored = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir), ...tools.services }, person: !o.host });
   const host = o.host ? o.host(stored) : stored;
   let messages: ClampMessage[];
   const extra = body.message

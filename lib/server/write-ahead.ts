@@ -9,7 +9,7 @@ import { checkpointBeforeChange } from '../checkpoints/session';
 import type { Db } from '../store/db';
 import { listCheckpoints } from '../store/checkpoints';
 import { loadMessages, saveMessages } from '../store/messages';
-import { interruptedCalls, journalCheckpoint, journalDone, journalStart, markInterrupted, type JournaledCall } from '../store/tool-calls';
+import { callsOfMessages, interruptedCalls, journalCheckpoint, journalDone, journalStart, markInterrupted, type JournaledCall } from '../store/tool-calls';
 
 /**
  * Nothing lost in a crash: every call is journaled before it runs (with the words of its step so far)
@@ -41,9 +41,9 @@ export function writeAheadHooks(db: Db, o: Place): Pick<AgentHost, 'beforeRun' |
         console.error(`clamp: the checkpoint before ${call.toolName} failed (the call runs anyway):`, err);
       }
     },
-    afterRun: (toolCallId) => {
+    afterRun: (toolCallId, result) => {
       try {
-        journalDone(db, o.sessionId, toolCallId);
+        journalDone(db, o.sessionId, toolCallId, result);
       } catch (err) {
         console.error('clamp: could not journal the end of a call:', err);
       }
@@ -95,37 +95,57 @@ export function interruptedText(call: Pick<JournaledCall, 'toolName'>, logPath: 
 
 type AnyPart = { type: string; toolCallId?: string; state?: string; [k: string]: unknown };
 
-/** The conversation with each interrupted call written in as an output-error part (and its step's words when the message was never saved). */
+/**
+ * The conversation with the calls of a step the crash cut short written in: the interrupted ones as
+ * output-error parts, the ones that had finished with their results, and the step's words when the
+ * message was never saved. `calls` are every journaled call of the messages concerned, oldest first.
+ */
 export function withInterrupted(messages: ClampMessage[], calls: JournaledCall[], dataDir: string): ClampMessage[] {
   const out = messages.map((m) => ({ ...m, parts: [...m.parts] as AnyPart[] }));
   const stepAdded = new Set<string>();
   for (const call of calls) {
+    if (call.status === 'done' && call.result === undefined) continue;
     let msg = out.find((m) => m.id === call.messageId && m.role === 'assistant');
     if (!msg) {
       msg = { id: call.messageId || `interrupted-${call.toolCallId}`, role: 'assistant', parts: [] };
       out.push(msg);
     }
+    const at = msg.parts.findIndex((p) => p.toolCallId === call.toolCallId && p.type !== 'data-interrupted');
+    if (call.status !== 'running') {
+      // finished before the crash: put back what the unsaved step lost
+      if (at < 0) {
+        addStep(msg, call, calls, stepAdded);
+        msg.parts.push({ type: `tool-${call.toolName}`, toolCallId: call.toolCallId, state: 'output-available', input: call.input, output: call.result });
+      }
+      continue;
+    }
     const logPath = call.toolName === 'run_command' ? callLogPath(dataDir, call.toolCallId) : null;
     const errorText = interruptedText(call, logPath);
-    const at = msg.parts.findIndex((p) => p.toolCallId === call.toolCallId);
     if (at >= 0) {
       const p = msg.parts[at]!;
       if (p.state === 'output-available' || p.state === 'output-error' || p.state === 'output-denied') continue;
       msg.parts[at] = { ...p, state: 'output-error', errorText };
     } else {
-      if (!stepAdded.has(msg.id)) {
-        // the longest draft of the step: calls of one step share its start
-        const drafts = calls.filter((c) => c.messageId === call.messageId).map((c) => c.stepParts as AnyPart[]);
-        const longest = drafts.reduce((a, b) => (b.length > a.length ? b : a), [] as AnyPart[]);
-        msg.parts.push(...longest.filter((p) => p.type !== 'text' || (typeof p.text === 'string' && p.text !== '')).map((p) => (p.type === 'text' || p.type === 'reasoning' ? { ...p, state: 'done' } : p)));
-        stepAdded.add(msg.id);
-      }
+      addStep(msg, call, calls, stepAdded);
       msg.parts.push({ type: `tool-${call.toolName}`, toolCallId: call.toolCallId, state: 'output-error', input: call.input, errorText });
     }
     const note: InterruptedNote = { toolCallId: call.toolCallId, toolName: call.toolName, userMessageId: call.userMessageId, checkpointId: call.checkpointId, logPath };
     msg.parts.push({ type: 'data-interrupted', id: `interrupted-${call.toolCallId}`, data: note });
   }
   return out as ClampMessage[];
+}
+
+/** The words of the step a call was made in (once per message: the longest draft of the calls after its last saved part). */
+function addStep(msg: { id: string; parts: AnyPart[] }, call: JournaledCall, calls: JournaledCall[], added: Set<string>): void {
+  if (added.has(msg.id)) return;
+  added.add(msg.id);
+  const present = new Set(msg.parts.map((p) => p.toolCallId).filter(Boolean));
+  const drafts = calls.filter((c) => c.messageId === call.messageId && !present.has(c.toolCallId)).map((c) => c.stepParts as AnyPart[]);
+  const longest = drafts.reduce((a, b) => (b.length > a.length ? b : a), [] as AnyPart[]);
+  for (const p of longest) {
+    if ((p.type === 'text' || p.type === 'reasoning') && !p.text) continue;
+    msg.parts.push(p.type === 'text' || p.type === 'reasoning' ? { ...p, state: 'done' } : p);
+  }
 }
 
 /**
@@ -138,8 +158,9 @@ export function recoverInterrupted(db: Db, dataDir: string, sessionId?: string):
     const bySession = new Map<string, JournaledCall[]>();
     for (const c of calls) bySession.set(c.sessionId, [...(bySession.get(c.sessionId) ?? []), c]);
     for (const [sid, list] of bySession) {
+      const all = callsOfMessages(db, sid, [...new Set(list.map((c) => c.messageId))]).filter((c) => c.status !== 'interrupted');
       db.transaction(() => {
-        saveMessages(db, sid, withInterrupted(loadMessages(db, sid), list, dataDir));
+        saveMessages(db, sid, withInterrupted(loadMessages(db, sid), all, dataDir));
         markInterrupted(db, sid, list.map((c) => c.toolCallId));
       })();
     }

@@ -21,6 +21,7 @@ interface ApprovalRow {
   edited_command: string | null;
   reason: string | null;
   network: number;
+  reply?: string | null;
   created_at: number;
   answered_at: number | null;
 }
@@ -38,6 +39,7 @@ function toApproval(r: ApprovalRow): StoredApproval {
     editedCommand: r.edited_command,
     reason: r.reason,
     network: r.network === 1,
+    reply: r.reply ?? null,
     createdAt: r.created_at,
     answeredAt: r.answered_at,
   };
@@ -108,13 +110,15 @@ export function answerApproval(db: Db, sessionId: string, approvalId: string, bo
   const reason = body.answer === 'deny' && body.reason?.trim() ? body.reason.trim() : null;
   // "allow network" goes with an approval, never with a denial
   const network = body.network === true && body.answer !== 'deny' ? 1 : 0;
+  // ask_user's answer rides with a plain approval
+  const reply = body.answer === 'once' && typeof body.reply === 'string' ? body.reply : null;
   return db.transaction(() => {
     const res = db
       .prepare(
-        `UPDATE approvals SET status = 'answered', answer = ?, edited_command = ?, reason = ?, network = ?, answered_at = ?
+        `UPDATE approvals SET status = 'answered', answer = ?, edited_command = ?, reason = ?, network = ?, reply = ?, answered_at = ?
          WHERE approval_id = ? AND session_id = ? AND status = 'pending'`,
       )
-      .run(body.answer, edited, reason, network, stamp(), approvalId, sessionId);
+      .run(body.answer, edited, reason, network, reply, stamp(), approvalId, sessionId);
     const stored = getApproval(db, approvalId);
     if (!stored || stored.sessionId !== sessionId) throw notFound(approvalId);
     if (res.changes === 0) throw new ApprovalAnsweredError(stored);
@@ -143,4 +147,20 @@ export function listPending(db: Db, sessionId: string): StoredApproval[] {
     .prepare(`SELECT * FROM approvals WHERE session_id = ? AND status = 'pending' ORDER BY created_at, rowid`)
     .all(sessionId) as ApprovalRow[];
   return rows.map(toApproval);
+}
+
+/** The pending approvals of a session's children (subagents), oldest first: they wait in the parent's bar. */
+export function listChildrenPending(db: Db, parentId: string): StoredApproval[] {
+  const rows = db
+    .prepare(
+      `SELECT a.* FROM approvals a JOIN sessions s ON s.id = a.session_id
+       WHERE s.parent_id = ? AND a.status = 'pending' ORDER BY a.created_at, a.rowid`,
+    )
+    .all(parentId) as ApprovalRow[];
+  return rows.map(toApproval);
+}
+
+/** Forget a session's call that still waits (it was stopped unanswered); answered ones stay. */
+export function dropPending(db: Db, sessionId: string, toolCallId: string): void {
+  db.prepare(`DELETE FROM approvals WHERE session_id = ? AND tool_call_id = ? AND status = 'pending'`).run(sessionId, toolCallId);
 }

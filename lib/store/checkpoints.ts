@@ -107,3 +107,11 @@ export function getBranch(db: Db, sessionId: string, id: string): { branch: Bran
   const r = db.prepare('SELECT * FROM branches WHERE session_id = ? AND id = ?').get(sessionId, id) as BranchRow | undefined;
   return r ? { branch: branchOf(r), messages: JSON.parse(r.messages_json) as ClampMessage[] } : undefined;
 }
+
+/** Approvals still pending for calls a rewind took out of the conversation: nothing can answer them any more. */
+export function retirePendingApprovals(db: Db, sessionId: string, toolCallIds: readonly string[]): number {
+  const stmt = db.prepare("UPDATE approvals SET status = 'consumed' WHERE session_id = ? AND tool_call_id = ? AND status = 'pending'");
+  let n = 0;
+  for (const id of toolCallIds) n += stmt.run(sessionId, id).changes;
+  return n;
+}

@@ -186,11 +186,27 @@ export const MIGRATIONS: readonly Migration[] = [
         status             TEXT NOT NULL CHECK (status IN ('running', 'done', 'interrupted')),
         boot_id            TEXT NOT NULL,
         checkpoint_id      TEXT,
+        -- the ToolResult once it ended (so a step the crash cut short keeps its finished calls)
+        result_json        TEXT,
         started_at         INTEGER NOT NULL,
         finished_at        INTEGER,
         PRIMARY KEY (session_id, tool_call_id)
       );
       CREATE INDEX tool_calls_running ON tool_calls(status, session_id);
+    `,
+  },
+  {
+    version: 6,
+    name: 'subagents: sessions with a parent; ask_user answers',
+    sql: `
+      -- a subagent's conversation is a session of its own, started by its parent's agent call;
+      -- it goes with its parent
+      ALTER TABLE sessions ADD COLUMN parent_id TEXT REFERENCES sessions(id) ON DELETE CASCADE;
+      ALTER TABLE sessions ADD COLUMN parent_call_id TEXT;
+      ALTER TABLE sessions ADD COLUMN agent_type TEXT;
+      CREATE INDEX sessions_parent ON sessions(parent_id);
+      -- ask_user's question waits as an approval; the person's answer is kept here
+      ALTER TABLE approvals ADD COLUMN reply TEXT;
     `,
   },
   {
@@ -216,6 +232,8 @@ export function migrate(db: Db): number[] {
   const run = db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
     const { v } = db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_version').get() as { v: number };
+    // numbers are assigned ahead of time, so one may land after a higher one: apply every one not recorded
+    const done = new Set((db.prepare('SELECT version FROM schema_version').all() as { version: number }[]).map((r) => r.version));
     if (v > SCHEMA_VERSION) {
       throw new Error(
         `The database ${db.name} has schema version ${v}, newer than this Clamp understands (${SCHEMA_VERSION}). Upgrade Clamp, or set CLAMP_DATA_DIR to another folder.`,
@@ -223,7 +241,7 @@ export function migrate(db: Db): number[] {
     }
     const record = db.prepare('INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)');
     for (const m of MIGRATIONS) {
-      if (m.version <= v) continue;
+      if (done.has(m.version)) continue;
       db.exec(m.sql);
       record.run(m.version, m.name, Date.now());
       applied.push(m.version);

@@ -3,7 +3,7 @@ import type { ClampMessage, SessionDetail, SessionSummary } from '../contract/pr
 import { BUDGET } from '../contract/budget';
 import { newId, stamp, StoreError, type Db } from './db';
 import { loadMessages } from './messages';
-import { listPending } from './approvals';
+import { listChildrenPending, listPending } from './approvals';
 import { getModelSettings } from './settings';
 
 /** The title of a session before its first user message names it. */
@@ -23,11 +23,12 @@ interface SessionRow {
   updated_at: number;
   message_count: number;
   pending_approvals: number;
+  parent_id: string | null;
   model: string | null;
 }
 
 const SELECT = `
-  SELECT s.id, s.workspace, s.title, s.mode, s.created_at, s.updated_at, s.model,
+  SELECT s.id, s.workspace, s.title, s.mode, s.created_at, s.updated_at, s.parent_id, s.model,
     (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count,
     (SELECT COUNT(*) FROM approvals a WHERE a.session_id = s.id AND a.status = 'pending') AS pending_approvals
   FROM sessions s`;
@@ -46,6 +47,7 @@ function toRecord(r: SessionRow): SessionRecord {
     updatedAt: r.updated_at,
     messageCount: r.message_count,
     pendingApprovals: r.pending_approvals,
+    ...(r.parent_id ? { parentId: r.parent_id } : {}),
     ...(r.model ? { model: r.model } : {}),
   };
 }
@@ -124,7 +126,8 @@ export function requireSession(db: Db, id: string, workspace?: string): SessionR
 
 /** The sessions of a workspace, most recently active first, with message and pending-approval counts. */
 export function listSessions(db: Db, workspace: string): SessionSummary[] {
-  const rows = db.prepare(`${SELECT} WHERE s.workspace = ? ORDER BY s.updated_at DESC, s.rowid DESC`).all(workspace) as SessionRow[];
+  // a subagent's session is opened from its parent's card, not listed
+  const rows = db.prepare(`${SELECT} WHERE s.workspace = ? AND s.parent_id IS NULL ORDER BY s.updated_at DESC, s.rowid DESC`).all(workspace) as SessionRow[];
   return rows.map((r) => summary(toRecord(r)));
 }
 
@@ -164,5 +167,6 @@ export function nameFromMessages(db: Db, id: string, messages: readonly ClampMes
 /** A workspace's session with its whole conversation and pending approvals (GET /api/sessions/[id]). */
 export function loadSessionDetail(db: Db, workspace: string, id: string): SessionDetail {
   const s = requireSession(db, id, workspace);
-  return { session: summary(s), messages: loadMessages(db, id), pendingApprovals: listPending(db, id) };
+  // a child's calls wait in the parent's approval bar
+  return { session: summary(s), messages: loadMessages(db, id), pendingApprovals: [...listPending(db, id), ...listChildrenPending(db, id)] };
 }

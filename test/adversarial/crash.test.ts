@@ -120,10 +120,14 @@ describe('a crash (SIGKILL) in the middle of a turn', () => {
     await clamp.crash();
     clamp = await start(clamp.token);
 
-    // nothing the server had stored is lost or changed
+    // nothing the server had stored is lost or changed; the call that was running is written in as interrupted
     const afterA = await detail(clamp, a);
     const afterB = await detail(clamp, b);
-    expect(afterA.messages.slice(0, beforeA.messages.length)).toEqual(beforeA.messages);
+    expect(afterA.messages[0]).toEqual(beforeA.messages[0]);
+    expect(afterA.messages[1].parts.slice(0, beforeA.messages[1].parts.length)).toEqual(beforeA.messages[1].parts);
+    const interrupted = toolPart(afterA.messages[1], 'step-two') as { state: string; errorText?: string } | undefined;
+    expect(interrupted?.state).toBe('output-error');
+    expect(interrupted?.errorText).toMatch(/^Interrupted by a restart: [\s\S]*ready-42/);
     expect(afterB.messages.slice(0, beforeB.messages.length)).toEqual(beforeB.messages);
     expect(afterA.messages[0].parts).toEqual([{ type: 'text', text: 'go' }]);
     expect(afterB.messages[0].parts).toEqual([{ type: 'text', text: 'slow' }]);
@@ -143,7 +147,7 @@ describe('a crash (SIGKILL) in the middle of a turn', () => {
       expect(chunks.filter((c) => c.type === 'text-delta').map((c) => c.delta).join('')).toBe('I am back.');
     }
     const final = await detail(clamp, a);
-    expect(final.messages.slice(0, beforeA.messages.length)).toEqual(beforeA.messages);
+    expect(final.messages.slice(0, 2)).toEqual(afterA.messages.slice(0, 2));
     expect(final.messages.at(-1)?.role).toBe('assistant');
     await clamp.stop();
   });

@@ -118,12 +118,16 @@ describe('clamp run (the real bin, a scripted model)', { timeout: 240_000 }, () 
   });
 
   it('--allow for every call of a tool, --model, and exit 0 when nothing was refused', async () => {
-    const model = script([{ toolCalls: [{ name: 'write_file', args: { path: 'notes.txt', content: 'hello\n' } }] }, { text: 'Written.' }]);
+    // ask_user is not offered to a headless run; called anyway, it says nobody is there (it never waits)
+    const model = script([{ toolCalls: [{ name: 'write_file', args: { path: 'notes.txt', content: 'hello\n' } }, { name: 'ask_user', args: { question: 'Which name?' } }] }, { text: 'Written.' }]);
     // the model from --model, none in the environment
     const r = await clampRun(['--allow=write_file', '--model', model, 'write notes'], {});
     expect(r.code, r.stderr).toBe(0);
     expect(ws.read('notes.txt')).toBe('hello\n');
-    expect(r.stderr).toMatch(/clamp run: done · 2 step\(s\) · 1 tool call\(s\) · exit 0/);
+    expect(r.stderr).toMatch(/clamp run: done · 2 step\(s\) · 2 tool call\(s\) · exit 0/);
+    expect(r.stdout).toContain('[ok] ask_user Which name?');
+    const asked = storedResults(sessionOf(r)).find((p) => p.type === 'tool-ask_user');
+    expect(asked?.output?.output).toMatch(/^Nobody is there to answer questions in this run/);
   });
 
   it('--dangerously-approve-all runs what would ask; a prompt from stdin', async () => {

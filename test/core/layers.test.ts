@@ -21,6 +21,7 @@ const LAYERS: Record<string, number> = {
   server: 6,
   cli: 6,
   ui: 1,
+  lsp: 2,
 };
 const ROOT = path.resolve(__dirname, '../..');
 const LIB = path.join(ROOT, 'lib');

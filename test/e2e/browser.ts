@@ -94,7 +94,7 @@ export function card(page: Page, toolCallId: string): Locator {
 
 /** Wait until the turn has ended: no Stop button, the Send button back. */
 export async function waitIdle(page: Page, timeout = 30_000): Promise<void> {
-  await page.getByRole('button', { name: 'Send' }).waitFor({ timeout });
+  await page.getByRole('button', { name: 'Send', exact: true }).waitFor({ timeout });
 }
 
 /** A unique word for markers (file names, process command lines). */

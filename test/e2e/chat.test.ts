@@ -41,7 +41,7 @@ describe('the conversation in the browser', () => {
   it('reads, greps and edits: the cards appear in call order and the edit shows its diff', { timeout: 90_000 }, async () => {
     const { page } = await s.start('read grep edit');
     // the header's mode switch: edits run without asking in accept-edits
-    await page.selectOption('header select', 'accept-edits');
+    await page.selectOption('#mode-picker', 'accept-edits');
     await expect.poll(async () => (await (await s.clamp.api('/api/sessions')).json()) as unknown, { timeout: 10_000 }).toMatchObject({
       sessions: expect.arrayContaining([expect.objectContaining({ title: 'read grep edit', mode: 'accept-edits' })]),
     });

@@ -70,7 +70,7 @@ describe('one exit, in the browser', () => {
 
   it('in plan mode a forbidden write, malformed JSON and an unknown tool: cards with Clamp\'s text, no provider error', { timeout: 90_000 }, async () => {
     const { page } = await s.start('refusals');
-    await page.selectOption('header select', 'plan');
+    await page.selectOption('#mode-picker', 'plan');
     await expect.poll(async () => (await (await s.clamp.api('/api/sessions')).json()) as unknown, { timeout: 10_000 }).toMatchObject({
       sessions: expect.arrayContaining([expect.objectContaining({ title: 'refusals', mode: 'plan' })]),
     });

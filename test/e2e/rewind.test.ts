@@ -101,16 +101,18 @@ describe('rewind in the browser', () => {
     await expect(userRow(page, 'Rewrite the notes and tidy up.').count()).resolves.toBe(0);
     await expect(page.getByText('First change done.').count()).resolves.toBe(1);
     await expect(page.locator('#chat-input').inputValue()).resolves.toBe('[e2e:second] Rewrite the notes and tidy up.');
-    const note = page.getByTestId('rewind-bar');
-    await expect(note.innerText()).resolves.toMatch(/Restored 3 files/);
-    await expect(note.innerText()).resolves.toMatch(/later messages? kept as a branch/);
+    // where the conversation was cut: what was restored, and the branch
+    const note = page.getByRole('note', { name: 'Rewound code and conversation' });
+    await note.waitFor();
+    await expect(note.innerText()).resolves.toMatch(/Restored 3 files: /);
+    await expect(note.innerText()).resolves.toMatch(/later messages are kept as a branch/);
     // after a reload the stored conversation is the short one too
-    const stored = (await (await s.clamp.api(`/api/sessions/${new URL(page.url()).searchParams.get('s')}`)).json()) as { messages: Array<{ role: string }> };
-    expect(stored.messages.filter((m) => m.role === 'user')).toHaveLength(1);
+    const stored = (await (await s.clamp.api(`/api/sessions/${new URL(page.url()).searchParams.get('s')}`)).json()) as { messages: Array<{ role: string; parts: Array<{ type: string }> }> };
+    expect(stored.messages.filter((m) => m.role === 'user' && m.parts.some((p) => p.type === 'text'))).toHaveLength(1);
     await screenshot(page, 'rewind-done');
 
     // the branch: read-only, with the rewound message and its tool cards
-    await note.getByRole('button', { name: 'open' }).click();
+    await note.getByRole('button', { name: 'open it' }).click();
     const branch = page.getByRole('dialog', { name: /^Branch/ });
     await branch.waitFor();
     await branch.getByText('Second change done.').waitFor({ timeout: 15_000 });
@@ -121,9 +123,17 @@ describe('rewind in the browser', () => {
     await page.keyboard.press('Escape');
     await branch.waitFor({ state: 'detached' });
 
-    // the kept branches are listed too
-    await note.getByRole('button', { name: /kept branch/ }).click();
-    await expect(note.getByRole('list', { name: 'Kept branches' }).innerText()).resolves.toContain('Rewrite the notes');
+    // the kept branches are listed above the composer too
+    const kept = page.getByTestId('rewind-bar');
+    await kept.getByRole('button', { name: /1 kept branch/ }).click();
+    await expect(kept.getByRole('list', { name: 'Kept branches' }).innerText()).resolves.toContain('Rewrite the notes');
+
+    // undo the code rewind: the files come back as the second turn left them
+    await note.getByRole('button', { name: 'Undo the code rewind' }).click();
+    await note.getByRole('button', { name: 'Undo it' }).click();
+    await expect.poll(() => exists('made.txt'), { timeout: 15_000 }).toBe(true);
+    expect(exists('old.txt')).toBe(false);
+    expect(s.ws.read('notes.txt')).toBe('line one\nline 2, rewritten\nline three\n');
   });
 
   it('edit and resend: the edited text is sent after a rewind of the conversation and the code', { timeout: 120_000 }, async () => {
@@ -137,7 +147,7 @@ describe('rewind in the browser', () => {
 
     const row = userRow(page, 'Write the answer.');
     await row.hover();
-    await row.getByRole('button', { name: 'Edit and resend this message' }).click();
+    await row.getByRole('button', { name: 'Edit this message' }).click();
     const editor = page.locator('[data-editing]');
     await editor.waitFor();
     const restore = editor.getByRole('checkbox', { name: /Also restore code/ });

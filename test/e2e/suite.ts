@@ -19,15 +19,15 @@ export interface E2ESuite {
  * One test file's world: a temp workspace with the given files, the fake model answering with
  * replies, the real launcher on it (default mode) and a browser. Torn down after the file; every
  * page a test opened with start() is closed after the test, and its uncaught errors fail it.
- * `o.window`: the fake server enforces that context window and reports it as vLLM does.
+ * `o.window`: the fake server enforces that context window and reports it as vLLM does; `o.models`: what it lists.
  */
-export function e2eSuite(prefix: string, files: Record<string, string>, replies: (req: FakeRequest, index: number) => FakeReply, o: { window?: FakeWindow } = {}): E2ESuite {
+export function e2eSuite(prefix: string, files: Record<string, string>, replies: (req: FakeRequest, index: number) => FakeReply, o: { window?: FakeWindow; models?: string[] } = {}): E2ESuite {
   const s = {} as E2ESuite;
   let open: ClampPage | undefined;
   beforeAll(async () => {
     s.ws = tempWorkspace(prefix);
     for (const [rel, text] of Object.entries(files)) s.ws.write(rel, text);
-    s.fake = await startFakeOpenAI(replies, { window: o.window });
+    s.fake = await startFakeOpenAI(replies, { window: o.window, models: o.models });
     [s.clamp, s.browser] = await Promise.all([
       startClamp({ CLAMP_WORKSPACE: s.ws.workspace, CLAMP_DATA_DIR: s.ws.dataDir, CLAMP_MODEL: o.window ? 'openai-compatible:fake-coder' : 'openai-compatible:fake', CLAMP_BASE_URL: s.fake.url, CLAMP_MODE: 'default' }),
       launchBrowser(),

@@ -47,7 +47,7 @@ describe('rewind on the rows of the conversation', () => {
     expect(rows[0]).toMatchObject({ kind: 'user', messageId: 'u1' });
     const html = render(0);
     expect(html).toContain('aria-label="Rewind to before this message"');
-    expect(html).toContain('aria-label="Edit and resend this message"');
+    expect(html).toContain('aria-label="Edit this message"');
     expect(html).not.toContain('disabled=""');
     // while a turn runs they are disabled, and say why
     const busy = render(0, { busy: true });
@@ -70,8 +70,25 @@ describe('rewind on the rows of the conversation', () => {
     expect(other).toContain('>error<');
   });
 
-  it('the rewind before a call goes to the user message of its turn', () => {
+  it('the rewind before a call goes to the user message of its turn (an interrupted call\'s note names it)', () => {
     expect(turnOf(messages, 'c1')).toBe('u1');
     expect(turnOf(messages, 'nope')).toBeUndefined();
+    const noted: ClampMessage[] = [...messages, { id: 'a2', role: 'assistant', parts: [{ type: 'data-interrupted', data: { toolCallId: 'c9', toolName: 'run_command', userMessageId: 'u1', checkpointId: 'k1', logPath: null } }] }];
+    expect(turnOf(noted, 'c9')).toBe('u1');
+  });
+
+  it('a rewind\'s note is a divider, not a user message: what it restored, the branch to open, the undo', () => {
+    const note = { messageId: 'u2', code: true, conversation: true, restored: ['a.txt', 'b.txt'], branchId: 'br1', undoCheckpointId: 'k2', cannotUndo: [], createdAt: 1 };
+    const withNote: ClampMessage[] = [...messages.slice(0, 2), { id: 'rewind-1', role: 'user', parts: [{ type: 'data-rewind', data: note }] }];
+    const rows = rowsOf(withNote);
+    expect(rows.map((r) => r.kind)).toEqual(['user', 'text', 'tool', 'tool', 'rewind']);
+    const html = renderToStaticMarkup(
+      createElement(QueryClientProvider, { client: new QueryClient() }, createElement(RewindProvider, { sessionId: 's1', messages: withNote, setMessages: noop, busy: false, send: noop, setDraft: noop }, createElement(RowView, { row: rows[4], cuts: NO, pruned: NO, idle: true }))),
+    );
+    expect(html).toContain('Rewound code and conversation here.');
+    expect(html).toContain('Restored 2 files: a.txt, b.txt.');
+    expect(html).toContain('open it');
+    expect(html).toContain('Undo the code rewind');
+    expect(html).not.toContain('Edit this message');
   });
 });

@@ -149,6 +149,9 @@ export function compilePattern(raw: string, literal: boolean, ignoreCase: boolea
       literalBytes: ignoreCase ? undefined : Buffer.from(src, 'utf8'),
       rgLiteral: !ignoreCase || ascii(src) ? { text: src, ignoreCase } : undefined,
       wholeText: re ?? undefined,
+      spec: re
+        ? { regex: re.source, flags: re.flags, includes: '', literalBytes: null, whole: re.source, wholeFlags: re.flags }
+        : { regex: null, flags: '', includes: src, literalBytes: src, whole: null, wholeFlags: '' },
     };
   }
   const flags = ignoreCase ? 'i' : '';
@@ -178,6 +181,10 @@ export function compilePattern(raw: string, literal: boolean, ignoreCase: boolea
     literalBytes: lit && !ignoreCase ? Buffer.from(lit, 'utf8') : undefined,
     rgLiteral: lit && (!ignoreCase || ascii(lit)) ? { text: lit, ignoreCase } : undefined,
     wholeText,
+    spec: {
+      regex: src, flags, includes: '', literalBytes: lit && !ignoreCase ? lit : null,
+      whole: wholeText ? wholeText.source : null, wholeFlags: wholeText ? wholeText.flags : '',
+    },
   };
 }
 

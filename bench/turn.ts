@@ -1,0 +1,201 @@
+/**
+ * What a person feels of Clamp's own work per turn, on the real server (bin/clamp.mjs) with the
+ * openai-compatible provider talking to the stand-in server of the tests (test/fake-openai.ts,
+ * which notes when each request's first byte arrives and when its reply was sent):
+ * - Enter → the model request: from this process POSTing /api/chat as the page does to the first
+ *   byte of the model request at the stand-in; in a fresh session and in one that holds 100 steps;
+ * - per step, the model's reply sent → the next model request (the SDK reading the reply, dispatch
+ *   and the tool — a read_file of a small file —, saving the step, the context keeper, converting
+ *   the conversation), over one turn of 100 steps; and, from the page's side, the tool result on the
+ *   chat stream → the next request.
+ * Peer: the same request body POSTed from this process straight to the stand-in (the loopback floor).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { startFakeOpenAI, type FakeReply, type FakeRequest } from '../test/fake-openai';
+import { startClamp } from '../test/server/harness';
+import { type Benchmark, type Target, fmtMs, median, scratchDir } from './lib';
+
+const STEPS = Number(process.env.BENCH_TURN_STEPS ?? 100);
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 10);
+const TARGET_MS = 50;
+
+function percentile(xs: readonly number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
+
+/** The text of the newest user message and how many tool results follow it. */
+function position(req: FakeRequest): { text: string; results: number } {
+  const msgs = req.body.messages;
+  let i = msgs.length - 1;
+  let results = 0;
+  for (; i >= 0 && msgs[i].role !== 'user'; i--) if (msgs[i].role === 'tool') results++;
+  const c = i >= 0 ? msgs[i].content : '';
+  const text = typeof c === 'string' ? c : JSON.stringify(c);
+  return { text, results };
+}
+
+/** "steps N": N read_file calls, one per step, then a word; anything else: a word at once; summaries: a summary. */
+function reply(req: FakeRequest, index: number): FakeReply {
+  if (!req.body.tools) return { text: 'Summary: the files were read.' };
+  const { text, results } = position(req);
+  const m = /steps (\d+)/.exec(text);
+  const want = m ? Number(m[1]) : 0;
+  if (results < want) return { toolCalls: [{ name: 'read_file', args: { path: 'src/small.ts' }, id: `call_${index}` }] };
+  return { text: 'Done.' };
+}
+
+interface StreamRead {
+  chunks: Array<{ at: number; chunk: Record<string, unknown> }>;
+}
+
+/** Read a UI message stream, noting when each chunk arrived here. */
+async function readTimed(res: Response): Promise<StreamRead> {
+  const out: StreamRead = { chunks: [] };
+  const reader = res.body!.getReader();
+  const dec = new TextDecoder();
+  let rest = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const at = performance.now();
+    rest += dec.decode(value, { stream: true });
+    const lines = rest.split('\n');
+    rest = lines.pop()!;
+    for (const l of lines) if (l.startsWith('data: ') && l !== 'data: [DONE]') out.chunks.push({ at, chunk: JSON.parse(l.slice(6)) as Record<string, unknown> });
+  }
+  return out;
+}
+
+export const turnBench: Benchmark = {
+  name: 'turn',
+  title: `Clamp's own time per turn: Enter → the model request, and each of ${STEPS} steps → the next request`,
+  peer: 'the same request body POSTed from this process straight to the stand-in model server (the loopback floor)',
+  async run(log) {
+    const root = scratchDir('turn');
+    const workspace = path.join(root, 'ws');
+    const dataDir = path.join(root, 'data');
+    fs.mkdirSync(path.join(workspace, 'src'), { recursive: true });
+    fs.writeFileSync(path.join(workspace, 'src/small.ts'), 'export const answer = 42;\nexport const question = "?";\n');
+    const fake = await startFakeOpenAI(reply);
+    log('  starting the server (a page build first when the sources changed) …');
+    const clamp = await startClamp({
+      CLAMP_WORKSPACE: workspace, CLAMP_DATA_DIR: dataDir,
+      CLAMP_MODEL: 'openai-compatible:fake-coder', CLAMP_BASE_URL: fake.url, CLAMP_MAX_STEPS: String(STEPS + 20),
+    });
+    try {
+      const newSession = async () => {
+        const r = await clamp.api('/api/sessions', { json: { title: 'bench turn' } });
+        if (r.status !== 201) throw new Error(`POST /api/sessions answered ${r.status}: ${await r.text()}`);
+        return ((await r.json()) as { session: { id: string } }).session.id;
+      };
+      let msgNo = 0;
+      /** One turn: POST the user message, read the stream to the end; the requests it caused. */
+      const turn = async (sessionId: string, text: string) => {
+        const first = fake.requests.length;
+        const t0 = performance.now();
+        const res = await clamp.api('/api/chat', { json: { sessionId, message: { id: `bench-u${++msgNo}`, text } } });
+        if (res.status !== 200) throw new Error(`POST /api/chat answered ${res.status}: ${await res.text()}`);
+        const stream = await readTimed(res);
+        const last = stream.chunks.at(-1)?.chunk;
+        if (last?.type !== 'finish') throw new Error(`the turn did not finish: last chunk ${JSON.stringify(last)}`);
+        const requests = fake.requests.slice(first);
+        if (requests.length === 0) throw new Error('the turn sent no model request');
+        return { t0, requests, stream, enterMs: requests[0].arrivedAtMs - t0 };
+      };
+      /** The loopback floor: the body Clamp sent, POSTed from here, to its first byte at the stand-in. */
+      const bare = async (body: FakeRequest['body']) => {
+        const first = fake.requests.length;
+        const t0 = performance.now();
+        const res = await fetch(`${fake.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        await res.text();
+        return fake.requests[first].arrivedAtMs - t0;
+      };
+
+      // warm-up: the routes' first compile and the provider's first connection are not what a person feels per turn
+      const warm = await newSession();
+      await turn(warm, 'hello');
+      await turn(warm, 'steps 3');
+
+      log(`  Enter → model request in a fresh session, ${REPEATS} rounds alternating with the bare POST …`);
+      const freshMs: number[] = [];
+      const bareMs: number[] = [];
+      for (let i = 0; i < REPEATS; i++) {
+        const s = await newSession();
+        const order = i % 2 ? ['bare', 'clamp'] : ['clamp', 'bare'];
+        let body: FakeRequest['body'] | null = fake.requests.at(-1)!.body;
+        for (const who of order) {
+          if (who === 'clamp') {
+            const t = await turn(s, 'hello');
+            freshMs.push(t.enterMs);
+            body = t.requests[0].body;
+          } else if (body) {
+            bareMs.push(await bare(body));
+          }
+        }
+      }
+
+      log(`  one turn of ${STEPS} steps (read_file each) …`);
+      const long = await newSession();
+      const big = await turn(long, `steps ${STEPS}`);
+      const toolSteps = big.requests.filter((r) => r.body.tools);
+      const summaries = big.requests.length - toolSteps.length;
+      if (toolSteps.length !== STEPS + 1) throw new Error(`expected ${STEPS + 1} model requests with tools, got ${toolSteps.length}`);
+      const stepMs: number[] = [];
+      for (let k = 0; k + 1 < toolSteps.length; k++) stepMs.push(toolSteps[k + 1].arrivedAtMs - toolSteps[k].answeredAtMs!);
+      // the page's view: the tool result on the chat stream → the next request
+      const resultAt = new Map<string, number>();
+      for (const { at, chunk } of big.stream.chunks) if (chunk.type === 'tool-output-available') resultAt.set(String(chunk.toolCallId), at);
+      const pageMs: number[] = [];
+      toolSteps.forEach((r, k) => {
+        const at = resultAt.get(`call_${fake.requests.indexOf(r)}`);
+        if (at !== undefined && toolSteps[k + 1]) pageMs.push(toolSteps[k + 1].arrivedAtMs - at);
+      });
+
+      log(`  Enter → model request in the session of ${STEPS} steps, ${REPEATS} rounds …`);
+      const longMs: number[] = [];
+      const longBareMs: number[] = [];
+      for (let i = 0; i < REPEATS; i++) {
+        const t = await turn(long, 'hello');
+        longMs.push(t.enterMs);
+        longBareMs.push(await bare(t.requests[0].body));
+      }
+      const longBody = JSON.stringify(fake.requests.at(-1)!.body).length;
+
+      const row = (what: string, xs: number[], peer: number[] | null) => [
+        what, String(xs.length), fmtMs(median(xs)), fmtMs(percentile(xs, 95)), fmtMs(Math.max(...xs)),
+        peer ? fmtMs(median(peer)) : '—', peer ? fmtMs(median(xs) - median(peer)) : '—',
+      ];
+      const targets: Target[] = [
+        { what: 'Enter → model request, fresh session: p95', target: `≤ ${TARGET_MS} ms`, measured: fmtMs(percentile(freshMs, 95)), met: percentile(freshMs, 95) <= TARGET_MS },
+        { what: `Enter → model request, session of ${STEPS} steps: p95`, target: `≤ ${TARGET_MS} ms`, measured: fmtMs(percentile(longMs, 95)), met: percentile(longMs, 95) <= TARGET_MS },
+        { what: `reply sent → next request, per step over ${STEPS} steps: p95`, target: `≤ ${TARGET_MS} ms`, measured: fmtMs(percentile(stepMs, 95)), met: percentile(stepMs, 95) <= TARGET_MS },
+      ];
+      return {
+        tables: [{
+          title: `Clamp's own time (server process; the model answers at once), median / p95 / max; the peer is the bare POST of the same body`,
+          head: ['interval', 'samples', 'median', 'p95', 'max', 'bare POST (median)', 'Clamp over the floor (median)'],
+          rows: [
+            row('Enter → model request, fresh session', freshMs, bareMs),
+            row(`Enter → model request, session of ${STEPS} steps`, longMs, longBareMs),
+            row('model reply sent → next request, per step', stepMs, null),
+            row('tool result seen on the chat stream → next request, per step (negative: seen after it)', pageMs, null),
+          ],
+        }],
+        targets,
+        notes: [
+          `Server: bin/clamp.mjs (next start) with CLAMP_MODEL=openai-compatible:fake-coder against test/fake-openai.ts on loopback, default mode; the chat route is POSTed as the page does ({ sessionId, message: { id, text } }) and its stream read to the end. "Model request" is the first byte (headers) of the provider's request at the stand-in.`,
+          `Per step: the model asks for read_file of a ${fs.statSync(path.join(workspace, 'src/small.ts')).size}-byte file at every step; the interval runs from the stand-in having sent its whole reply to the next request's first byte, so it holds the SDK parsing the reply, dispatch and the tool, storing the step, the context keeper and converting the conversation for the provider. ${summaries ? `${summaries} summary request(s) came in this turn.` : 'No compaction happened in this turn.'}`,
+          'The last row is the page\'s view: when this process, reading the chat route\'s stream as the page does, saw each tool result, to the next model request. A negative value means the stream delivered the result after the server had already sent the next request: the delay is in the stream between the server and the page, not in the server\'s step.',
+          `The session of ${STEPS} steps sends a ${Math.round(longBody / 1024)} KB request body. A warm-up turn and a 3-step turn ran first (the routes' first compile is not a per-turn cost).`,
+        ],
+        data: { freshMs, bareMs, longMs, longBareMs, stepMs, pageMs },
+      };
+    } finally {
+      await clamp.stop();
+      await fake.close();
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  },
+};

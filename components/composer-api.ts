@@ -1,0 +1,41 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import type { MentionCheckAnswer, ModelCapabilityAnswer, ModelChoicesAnswer, PathCompletionAnswer, SkillListAnswer, SteerAnswer } from '@/lib/contract/rest';
+import type { SessionLedger } from '@/lib/contract/protocol';
+import { fetchJson } from './api';
+
+/** The skills the server finds (for /<skill-name>). */
+export function useSkills() {
+  return useQuery({ queryKey: ['skills'], queryFn: async () => (await fetchJson<SkillListAnswer>('/api/skills')).skills, staleTime: 30_000 });
+}
+
+/** The models the header's picker offers. */
+export function useModelChoices(enabled: boolean) {
+  return useQuery({ queryKey: ['models'], queryFn: () => fetchJson<ModelChoicesAnswer>('/api/models'), enabled, staleTime: 60_000 });
+}
+
+/** Whether a model takes images (the session's own pick; without one, the status's default answers). */
+export function useModelCapability(spec: string | undefined) {
+  return useQuery({ queryKey: ['model-capability', spec], queryFn: () => fetchJson<ModelCapabilityAnswer>(`/api/models?spec=${encodeURIComponent(spec!)}`), enabled: !!spec, staleTime: 60_000 });
+}
+
+/** Completions for an @-mention. */
+export function completePaths(q: string, signal?: AbortSignal): Promise<PathCompletionAnswer> {
+  return fetchJson<PathCompletionAnswer>(`/api/paths?q=${encodeURIComponent(q)}`, { signal });
+}
+
+/** Whether a mentioned path is a workspace file. */
+export function checkMention(path: string): Promise<MentionCheckAnswer> {
+  return fetchJson<MentionCheckAnswer>(`/api/paths?check=${encodeURIComponent(path)}`);
+}
+
+/** "Send now": ask the running turn to end at its next safe point. */
+export async function steerTurn(sessionId: string): Promise<boolean> {
+  return (await fetchJson<SteerAnswer>(`/api/sessions/${encodeURIComponent(sessionId)}/steer`, { method: 'POST' })).steering;
+}
+
+/** The session's ledger (for /cost). */
+export function fetchLedger(sessionId: string): Promise<SessionLedger> {
+  return fetchJson<SessionLedger>(`/api/sessions/${encodeURIComponent(sessionId)}/ledger`);
+}

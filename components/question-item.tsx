@@ -1,0 +1,86 @@
+'use client';
+
+import { useEffect, useRef, useState } from 'react';
+import type { AskQuestion } from '@/lib/contract/subagents';
+import type { ApprovalConflictAnswer } from '@/lib/contract/rest';
+import { ApiError, postApproval } from './api';
+import type { AnswerEvent, PendingCall } from './approval-bar';
+
+const btn = 'rounded border px-2.5 py-1 text-xs font-medium focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 disabled:cursor-not-allowed disabled:opacity-50';
+
+/**
+ * ask_user's question where approvals appear: the question, its choices as buttons, a free-text
+ * answer and Decline. The answer goes to the approvals route (answer "once" with the reply) and is
+ * the tool's result the model reads.
+ */
+export function QuestionItem({ call, question, sessionId, autoFocus, onAnswered }: { call: PendingCall; question: AskQuestion; sessionId: string; autoFocus: boolean; onAnswered: (e: AnswerEvent) => void }) {
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const inputRef = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (autoFocus && !document.querySelector('[aria-modal="true"], dialog[open]')) inputRef.current?.focus();
+  }, [autoFocus]);
+
+  async function send(reply: string | null) {
+    if (busy) return;
+    if (reply !== null && !reply.trim()) return setError('Type an answer, pick a choice, or decline.');
+    setBusy(true);
+    setError(null);
+    try {
+      await postApproval(sessionId, call.toolCallId, reply === null ? { answer: 'deny' } : { answer: 'once', reply: reply.trim() });
+      onAnswered({ call, answer: reply === null ? 'deny' : 'once' });
+    } catch (err) {
+      const stored = err instanceof ApiError && err.status === 409 ? ((err.body as Partial<ApprovalConflictAnswer> | null)?.approval ?? null) : null;
+      if (stored?.answer) onAnswered({ call, answer: stored.answer });
+      else setError(err instanceof Error ? err.message : String(err));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div data-question-for={call.toolCallId} data-approval-for={call.toolCallId} aria-label={`Question from the agent: ${question.question}`} className="space-y-2 rounded-md border border-sky-300 bg-sky-50/70 p-3 dark:border-sky-800 dark:bg-sky-950/30">
+      <div className="flex flex-wrap items-center gap-2 text-xs">
+        <span className="font-semibold text-zinc-800 dark:text-zinc-100">The agent asks</span>
+        {call.info?.from && <span className="rounded bg-indigo-100 px-1.5 py-0.5 font-medium text-indigo-800 dark:bg-indigo-950 dark:text-indigo-300">from subagent {call.info.from.label}</span>}
+      </div>
+      <p className="whitespace-pre-wrap text-sm text-zinc-900 dark:text-zinc-100">{question.question}</p>
+      {question.choices && question.choices.length > 0 && (
+        <div className="flex flex-wrap gap-1.5" role="group" aria-label="Choices">
+          {question.choices.map((c, i) => (
+            <button key={`${i}-${c}`} type="button" disabled={busy} onClick={() => void send(c)} className={`${btn} border-sky-600 bg-white text-sky-800 hover:bg-sky-100 dark:bg-zinc-900 dark:text-sky-300`}>
+              {c}
+            </button>
+          ))}
+        </div>
+      )}
+      <form
+        className="flex items-center gap-1.5"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send(text);
+        }}
+      >
+        <input
+          ref={inputRef}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          placeholder={question.choices?.length ? 'Or type another answer' : 'Your answer'}
+          aria-label="Your answer"
+          className="min-w-0 flex-1 rounded border border-zinc-300 bg-white px-2 py-1 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500 dark:border-zinc-700 dark:bg-zinc-950"
+        />
+        <button type="submit" disabled={busy || !text.trim()} className={`${btn} border-sky-700 bg-sky-600 text-white hover:bg-sky-700`}>
+          Answer
+        </button>
+        <button type="button" disabled={busy} onClick={() => void send(null)} className={`${btn} border-zinc-300 bg-white text-zinc-700 hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200`}>
+          Decline
+        </button>
+      </form>
+      {error && (
+        <p role="alert" className="text-xs text-rose-700 dark:text-rose-400">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,116 @@
+'use client';
+
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback } from 'react';
+import type { PermissionMode, SessionSummary } from '@/lib/contract/protocol';
+import type { SessionAnswer } from '@/lib/contract/rest';
+import { PERMISSION_MODES } from '@/lib/contract/types';
+import { fetchJson, queryKeys, usePatchSession } from './api';
+import { allCommands, type SlashCommand } from './composer-commands';
+import { fetchLedger } from './composer-api';
+
+/** What a command shows above the composer: a title and lines (help, cost, an error with the next step). */
+export interface InfoPanel {
+  title: string;
+  lines: string[];
+  tone?: 'info' | 'error';
+}
+
+/** The commands' effects that belong to the chat: compact, rewind, send a skill request. */
+export interface CommandHost {
+  session: SessionSummary;
+  skills: readonly { name: string; description: string }[];
+  onCompact: (focus: string) => void;
+  onRewind?: () => void;
+  sendSkill: (name: string, args: string) => void;
+  show: (panel: InfoPanel | null) => void;
+}
+
+/** The session the page shows lives in the URL (?s=…), as the page's own selection does. */
+function openSession(id: string) {
+  const url = new URL(window.location.href);
+  url.searchParams.set('s', id);
+  window.history.replaceState(null, '', url);
+}
+
+const tokens = (n: number) => n.toLocaleString('en-US');
+
+/** Run a slash command; resolves false when the name is no command (the composer says so). */
+export function useComposerCommands(h: CommandHost): (name: string, args: string) => Promise<boolean> {
+  const qc = useQueryClient();
+  const patch = usePatchSession();
+  return useCallback(
+    async (name: string, args: string) => {
+      const commands: SlashCommand[] = allCommands(h.skills);
+      const cmd = commands.find((c) => c.name === name);
+      if (!cmd) return false;
+      const fail = (message: string) => h.show({ title: `/${name}`, lines: [message], tone: 'error' });
+      try {
+        if (cmd.skill) {
+          h.sendSkill(name.replace(/^skill:/, ''), args);
+          return true;
+        }
+        switch (name) {
+          case 'compact':
+            h.onCompact(args);
+            break;
+          case 'new':
+          case 'clear': {
+            const body = name === 'clear' ? { mode: h.session.mode } : {};
+            const { session } = await fetchJson<SessionAnswer>('/api/sessions', { method: 'POST', body: JSON.stringify(body) });
+            if (name === 'clear' && h.session.model) await patch.mutateAsync({ id: session.id, model: h.session.model });
+            await qc.invalidateQueries({ queryKey: queryKeys.sessions });
+            openSession(session.id);
+            break;
+          }
+          case 'model': {
+            if (!args) {
+              const picker = document.getElementById('model-picker') as HTMLSelectElement | null;
+              picker?.focus();
+              picker?.showPicker?.();
+              h.show({ title: '/model', lines: ["Pick this session's model in the header, or type /model provider:model (GET /api/models lists them). It answers from the next step."] });
+              break;
+            }
+            const provider = h.session.model?.split(':')[0];
+            const spec = args.includes(':') ? args : provider ? `${provider}:${args}` : null;
+            if (!spec) return fail('Name the provider too: /model provider:model (for example openai-compatible:qwen2.5-coder).'), true;
+            await patch.mutateAsync({ id: h.session.id, model: spec });
+            h.show({ title: '/model', lines: [`This session now uses ${spec}, from the next step.`] });
+            break;
+          }
+          case 'mode': {
+            if (!(PERMISSION_MODES as readonly string[]).includes(args)) return fail(`Give a mode: /mode ${PERMISSION_MODES.join(' | ')} (now ${h.session.mode}).`), true;
+            await patch.mutateAsync({ id: h.session.id, mode: args as PermissionMode });
+            h.show({ title: '/mode', lines: [`Mode: ${args}.`] });
+            break;
+          }
+          case 'rewind':
+            if (h.onRewind) h.onRewind();
+            else fail('Rewind is not available in this build: checkpoints are not enabled.');
+            break;
+          case 'cost': {
+            const { totals: t } = await fetchLedger(h.session.id);
+            const input = t.inputTokens.fresh + t.inputTokens.cacheRead + t.inputTokens.cacheWrite;
+            h.show({
+              title: '/cost: this session',
+              lines: [
+                `${t.steps} model step${t.steps === 1 ? '' : 's'}; input ${tokens(input)} tokens (${tokens(t.inputTokens.fresh)} fresh, ${tokens(t.inputTokens.cacheRead)} cache read, ${tokens(t.inputTokens.cacheWrite)} cache write); output ${tokens(t.outputTokens)} tokens.`,
+                t.costUsd === null ? 'Cost: unknown (the catalogue has no prices for this model).' : `Cost: $${t.costUsd.toFixed(4)}.`,
+                `Tool output: ${tokens(t.toolBytesProduced)} bytes produced, ${tokens(t.toolBytesShown)} shown to the model; ${t.compactions} compaction${t.compactions === 1 ? '' : 's'}, ${t.pruned} pruned result${t.pruned === 1 ? '' : 's'}.`,
+              ],
+            });
+            break;
+          }
+          case 'help':
+            h.show({ title: 'Commands', lines: [...commands.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''} — ${c.help}`), '@path attaches a file (@path#L10-40 some lines); paste or drop images and text files; // sends a leading slash.'] });
+            break;
+        }
+        return true;
+      } catch (err) {
+        fail((err as Error).message);
+        return true;
+      }
+    },
+    [h, patch, qc],
+  );
+}

@@ -1,0 +1,36 @@
+import { createRegistry, type Registry } from '../../dispatch/registry';
+import type { Budget } from '../../contract/budget';
+import type { SubagentType } from '../../contract/subagents';
+import { formatBytes } from '../../contract/text';
+import type { AgentHost, ChildHost } from '../host';
+
+/** Tools a child never gets: no child of its own, and no questions (its report goes to the parent, who asks). */
+const NEVER_IN_CHILD = new Set(['agent', 'ask_user']);
+/** explore also leaves out what keeps state beyond the child (the session's plan, saved memories). */
+const NOT_IN_EXPLORE = new Set(['todo_write', 'memory_save']);
+
+/** The child's tools: explore, the read-only tools only; general, every tool of the turn's registry (MCP tools included) but the above. */
+export function childRegistry(reg: Registry, type: SubagentType): Registry {
+  return createRegistry(
+    Object.values(reg).filter((t) => !NEVER_IN_CHILD.has(t.name) && (type === 'general' || (t.effect === 'read' && !NOT_IN_EXPLORE.has(t.name)))),
+  );
+}
+
+/** The child's own system prompt section: who it is, who reads its answer, and how to end. */
+export function subagentSection(type: SubagentType, budget: Budget): string {
+  const what =
+    type === 'explore'
+      ? 'You have the read-only tools only: you cannot change files or run commands. Search and read widely; run independent reads in parallel.'
+      : "You have the parent's tools under the same permission mode, rules and approvals: the user approves your commands and file changes as they would the parent's.";
+  return [
+    'You are a subagent of Clamp. A parent agent handed you one self-contained task; the user watches your calls, but only your final message reaches the parent.',
+    what,
+    `Your final message is your report: the parent sees nothing else of your work (none of your tool output), and it is cut past ${formatBytes(budget.SUBAGENT_REPORT_MAX_BYTES)}. Make it complete and concrete: what you found, with file paths and line numbers, what you changed, what you checked and did not find, and what remains uncertain.`,
+    `You have at most ${budget.SUBAGENT_MAX_STEPS} steps. Nobody answers questions here: when something is ambiguous, decide, and say in the report what you assumed.`,
+  ].join('\n');
+}
+
+/** A child kept in memory only (a host that stores no sessions): its own session id, the parent's mode, rules and approvals. */
+export function memoryChild(parent: AgentHost, parentCallId: string): ChildHost {
+  return { host: { ...parent, sessionId: `${parent.sessionId}.${parentCallId}`, spawnChild: undefined }, save: () => undefined };
+}

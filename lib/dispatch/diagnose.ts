@@ -1,0 +1,67 @@
+/**
+ * Diagnostics after edits, in dispatch's flow: before a write tool runs, the text of each file it will
+ * change that a language server covers; after it ran, the new errors the change made, appended to its
+ * result (before the one exit clamp, so the result still keeps the cap) and carried in its meta.
+ */
+import fs from 'node:fs';
+import type { ToolContext, ToolDefinition, ToolResult } from '../contract/types';
+import { diagnosticsServiceOf, type FileBefore } from '../contract/diagnostics';
+
+function readText(abs: string, maxBytes: number): string | null {
+  try {
+    const st = fs.statSync(abs);
+    if (!st.isFile() || st.size > maxBytes) return null;
+    return new TextDecoder('utf-8', { fatal: true }).decode(fs.readFileSync(abs));
+  } catch {
+    return null; // missing (about to be created), unreadable or not text: no baseline
+  }
+}
+
+/** A read of a covered file warms its language server (the edit that usually follows then waits less). Never throws. */
+export function warmFor(tool: ToolDefinition, input: unknown, ctx: ToolContext): void {
+  if (tool.effect !== 'read' || !tool.paths || !ctx.paths) return;
+  const service = diagnosticsServiceOf(ctx.services);
+  if (!service?.warm) return;
+  try {
+    for (const p of tool.paths(input as never)) {
+      const resolved = ctx.paths.get(p.path);
+      if (resolved && service.covers(resolved.abs)) service.warm(resolved.abs);
+    }
+  } catch {
+    // warming is a courtesy; the read goes on
+  }
+}
+
+/** The covered files a write call may change, with their text now; undefined when there is nothing to check. */
+export function filesBefore(tool: ToolDefinition, input: unknown, ctx: ToolContext): FileBefore[] | undefined {
+  if (tool.effect !== 'write' || !tool.paths || !ctx.paths) return undefined;
+  const service = diagnosticsServiceOf(ctx.services);
+  if (!service) return undefined;
+  const out: FileBefore[] = [];
+  const seen = new Set<string>();
+  try {
+    for (const p of tool.paths(input as never)) {
+      const resolved = ctx.paths.get(p.path);
+      if (p.access !== 'write' || !resolved || seen.has(resolved.abs) || !service.covers(resolved.abs)) continue;
+      seen.add(resolved.abs);
+      out.push({ abs: resolved.abs, rel: resolved.rel, before: readText(resolved.abs, ctx.budget.DIAGNOSTICS_FILE_MAX_BYTES) });
+    }
+  } catch {
+    return undefined; // diagnostics never make a call fail
+  }
+  return out.length ? out : undefined;
+}
+
+/** The result with the change's new errors appended and in meta.diagnostics; the result as it was when there is nothing to say. Never throws. */
+export async function withDiagnostics(r: ToolResult, files: FileBefore[] | undefined, ctx: ToolContext): Promise<ToolResult> {
+  if (!files || r.status !== 'ok') return r;
+  const service = diagnosticsServiceOf(ctx.services);
+  if (!service) return r;
+  try {
+    const report = await service.check(files, ctx.signal);
+    if (!report) return r;
+    return { ...r, output: report.text ? `${r.output.trimEnd()}\n\n${report.text}` : r.output, meta: { ...r.meta, diagnostics: report.meta } };
+  } catch {
+    return r;
+  }
+}

@@ -1,0 +1,357 @@
+/**
+ * One running language server for one workspace: started (under bubblewrap when it can be), initialized,
+ * told each file's text, and asked for that text's diagnostics — tsserver's synchronous diagnostics for
+ * the built-in TypeScript server, pull diagnostics (`textDocument/diagnostic`) where a server offers
+ * them, else the diagnostics it pushes, once they settle. A server that exits is marked dead; its owner
+ * starts a new one on the next use.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { signalGroup, waitGroupGone } from '../exec/group';
+import { sandboxArgs, withoutSecrets } from '../exec/sandbox';
+import { RpcConnection, RpcError } from './rpc';
+import { languageIdOf, packageFile, type ServerSpec } from './servers';
+
+/** A diagnostic as a server reported it, in 1-based lines and columns. */
+export interface RawDiagnostic {
+  line: number;
+  column: number;
+  severity: 'error' | 'warning' | 'info' | 'hint';
+  message: string;
+  code?: string | number;
+  source?: string;
+}
+
+export interface ClientOptions {
+  spec: ServerSpec;
+  workspace: string;
+  dataDir: string;
+  /** the bwrap program when the server runs sandboxed, else undefined (unconfined) */
+  bwrap?: string;
+  env: NodeJS.ProcessEnv;
+  startTimeoutMs: number;
+  settleMs: number;
+}
+
+/** Where the TypeScript the built-in server runs comes from. */
+export type TsSource = 'workspace' | 'clamp';
+
+const SEVERITY: Record<number, RawDiagnostic['severity']> = { 1: 'error', 2: 'warning', 3: 'info', 4: 'hint' };
+const TS_CATEGORY: Record<string, RawDiagnostic['severity']> = { error: 'error', warning: 'warning', suggestion: 'hint', message: 'info' };
+/** Documents kept open per server; the least recently checked is closed past it. */
+const OPEN_DOCUMENTS_MAX = 64;
+const STDERR_KEPT_BYTES = 4000;
+
+interface LspDiagnostic {
+  range?: { start?: { line?: number; character?: number } };
+  severity?: number;
+  message?: string;
+  code?: string | number;
+  source?: string;
+}
+interface TsDiagnostic {
+  start?: { line?: number; offset?: number };
+  text?: string;
+  code?: number;
+  category?: string;
+  source?: string;
+}
+
+function fromLsp(d: LspDiagnostic): RawDiagnostic {
+  return {
+    line: (d.range?.start?.line ?? 0) + 1,
+    column: (d.range?.start?.character ?? 0) + 1,
+    severity: SEVERITY[d.severity ?? 1] ?? 'error',
+    message: String(d.message ?? ''),
+    ...(d.code !== undefined && d.code !== null ? { code: d.code } : {}),
+    ...(d.source ? { source: d.source } : {}),
+  };
+}
+
+function fromTs(d: TsDiagnostic): RawDiagnostic {
+  return {
+    line: d.start?.line ?? 1,
+    column: d.start?.offset ?? 1,
+    severity: TS_CATEGORY[d.category ?? 'error'] ?? 'error',
+    message: String(d.text ?? ''),
+    ...(d.code !== undefined ? { code: d.code } : {}),
+    source: d.source ?? 'ts',
+  };
+}
+
+/** The TypeScript the built-in server should run: the workspace's own only inside the sandbox. */
+export function typescriptFor(workspace: string, sandboxed: boolean): { path: string; source: TsSource } | undefined {
+  const own = path.join(workspace, 'node_modules/typescript/lib');
+  if (sandboxed && fs.existsSync(path.join(own, 'tsserver.js'))) return { path: own, source: 'workspace' };
+  const pkg = packageFile('typescript/package.json');
+  return pkg ? { path: path.join(path.dirname(pkg), 'lib'), source: 'clamp' } : undefined;
+}
+
+export class LspClient {
+  readonly spec: ServerSpec;
+  readonly sandboxed: boolean;
+  tsSource?: TsSource;
+  /** initialize has been answered */
+  initialized = false;
+  /** why it stopped or could not start; set once it is dead */
+  failure?: string;
+  private child?: ChildProcess;
+  private rpc?: RpcConnection;
+  private readonly ready: Promise<void>;
+  private capabilities: Record<string, unknown> = {};
+  private readonly docs = new Map<string, { version: number; text: string }>();
+  private readonly pushed = new Map<string, { seq: number; version?: number; items: RawDiagnostic[] }>();
+  private readonly pushWaiters = new Set<() => void>();
+  private pushSeq = 0;
+  private stderr = '';
+  private queue: Promise<unknown> = Promise.resolve();
+  private stopping = false;
+
+  constructor(private readonly o: ClientOptions) {
+    this.spec = o.spec;
+    this.sandboxed = !!o.bwrap;
+    this.ready = this.start();
+    this.ready.catch(() => undefined); // observed by whoever waits; a failed start is kept in `failure`
+  }
+
+  /** Still usable: not failed, not stopped. */
+  get alive(): boolean {
+    return this.failure === undefined && !this.stopping;
+  }
+
+  /** Started and initialized (resolves), or failed (rejects); never waits past the deadline given. */
+  whenReady(timeoutMs: number): Promise<'ready' | 'timeout'> {
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => resolve('timeout'), Math.max(0, timeoutMs));
+      this.ready.then(
+        () => {
+          clearTimeout(t);
+          resolve('ready');
+        },
+        (e: unknown) => {
+          clearTimeout(t);
+          reject(e);
+        },
+      );
+    });
+  }
+
+  private async start(): Promise<void> {
+    const { spec, workspace } = this.o;
+    let command = spec.command;
+    let args = spec.args;
+    let initializationOptions = spec.initializationOptions;
+    if (spec.kind === 'typescript') {
+      const ts = typescriptFor(workspace, this.sandboxed);
+      if (!ts) throw this.fail('Clamp cannot find its own TypeScript (the typescript package); reinstall Clamp with npm ci');
+      this.tsSource = ts.source;
+      initializationOptions = { ...initializationOptions, tsserver: { path: ts.path }, disableAutomaticTypingAcquisition: true, hostInfo: 'clamp' };
+    }
+    const env = withoutSecrets(this.o.env);
+    if (this.o.bwrap) {
+      const confine = sandboxArgs({ level: 'read-only', workspace, dataDir: this.o.dataDir, network: false }, workspace, env);
+      args = [...confine, command, ...args];
+      command = this.o.bwrap;
+    }
+    const child = spawn(command, args, { cwd: workspace, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    this.child = child;
+    // a language server never keeps Clamp running (a headless run ends when its turn does)
+    child.unref();
+    for (const s of [child.stdin, child.stdout, child.stderr]) (s as unknown as { unref?: () => void } | null)?.unref?.();
+    child.stderr?.on('data', (d: Buffer) => {
+      this.stderr = (this.stderr + d.toString('utf8')).slice(-STDERR_KEPT_BYTES);
+    });
+    const exited = new Promise<never>((_, reject) => {
+      child.on('error', (e) => reject(this.fail(`${spec.command} could not start (${e.message})`)));
+      child.on('exit', (code, signal) => {
+        const last = this.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500);
+        reject(this.fail(`the server exited (${signal ?? `code ${code}`})${last ? `: ${last}` : ''}`));
+      });
+    });
+    exited.catch(() => undefined);
+    const rpc = new RpcConnection(child.stdout!, child.stdin!);
+    this.rpc = rpc;
+    this.answerServerRequests(rpc);
+    const rootUri = pathToFileURL(workspace).href;
+    const init = rpc.request<{ capabilities?: Record<string, unknown> }>(
+      'initialize',
+      {
+        // inside the sandbox's pid namespace Clamp's pid means nothing; bwrap's --die-with-parent watches instead
+        processId: this.sandboxed ? null : process.pid,
+        clientInfo: { name: 'clamp' },
+        rootUri,
+        rootPath: workspace,
+        workspaceFolders: [{ uri: rootUri, name: path.basename(workspace) }],
+        capabilities: {
+          textDocument: {
+            synchronization: { dynamicRegistration: false, didSave: false },
+            ...(spec.kind === 'typescript' ? {} : { publishDiagnostics: { versionSupport: true }, diagnostic: { dynamicRegistration: false } }),
+          },
+          workspace: { configuration: true, workspaceFolders: true },
+          window: { workDoneProgress: false },
+        },
+        ...(initializationOptions ? { initializationOptions } : {}),
+      },
+      { timeoutMs: this.o.startTimeoutMs },
+    );
+    const r = await Promise.race([init, exited]).catch((e: unknown) => {
+      throw this.fail(e instanceof RpcError && e.kind === 'timeout' ? `it did not finish starting within ${Math.round(this.o.startTimeoutMs / 1000)} s` : e instanceof Error ? e.message : String(e));
+    });
+    this.capabilities = r?.capabilities ?? {};
+    this.initialized = true;
+    rpc.notify('initialized', {});
+    if (spec.settings) rpc.notify('workspace/didChangeConfiguration', { settings: spec.settings });
+  }
+
+  private answerServerRequests(rpc: RpcConnection): void {
+    const settings = this.spec.settings ?? {};
+    rpc.onRequest('workspace/configuration', (p) => {
+      const items = (p as { items?: { section?: string }[] })?.items ?? [];
+      return items.map((it) => (it.section ? (it.section.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), settings) ?? null) : settings));
+    });
+    rpc.onRequest('client/registerCapability', () => null);
+    rpc.onRequest('client/unregisterCapability', () => null);
+    rpc.onRequest('window/workDoneProgress/create', () => null);
+    rpc.onRequest('window/showMessageRequest', () => null);
+    rpc.onRequest('workspace/workspaceFolders', () => [{ uri: pathToFileURL(this.o.workspace).href, name: path.basename(this.o.workspace) }]);
+    rpc.onNotification('textDocument/publishDiagnostics', (p) => {
+      const params = p as { uri?: string; version?: number; diagnostics?: LspDiagnostic[] };
+      if (!params?.uri) return;
+      this.pushed.set(params.uri, { seq: ++this.pushSeq, version: params.version, items: (params.diagnostics ?? []).map(fromLsp) });
+      for (const w of [...this.pushWaiters]) w();
+    });
+  }
+
+  private fail(why: string): Error {
+    this.failure ??= why;
+    this.rpc?.close(why);
+    for (const w of [...this.pushWaiters]) w();
+    return new Error(this.failure);
+  }
+
+  /**
+   * The diagnostics of a file holding `text` (the server is told the text first; the file on disk is not
+   * read). One check at a time per server. Rejects when the server fails, the time is up or it is stopped.
+   */
+  diagnose(abs: string, text: string, o: { timeoutMs: number; signal: AbortSignal }): Promise<RawDiagnostic[]> {
+    const deadline = Date.now() + o.timeoutMs;
+    const run = this.queue.then(() => this.diagnoseNow(abs, text, deadline, o.signal));
+    this.queue = run.catch(() => undefined);
+    // the wait in the queue counts against the deadline too
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new RpcError(this.initialized ? 'the server is still working' : 'the server is still starting', 'timeout')), Math.max(0, o.timeoutMs));
+    });
+    return Promise.race([run, late]).finally(() => clearTimeout(timer));
+  }
+
+  /** Open (or update) the document with this text once the server is up, without asking anything: tsserver loads its project. */
+  prepare(abs: string, text: string): void {
+    const run = this.queue.then(async () => {
+      await this.ready;
+      if (this.rpc && !this.rpc.closed) this.sync(this.rpc, pathToFileURL(abs).href, abs, text);
+    });
+    this.queue = run.catch(() => undefined);
+  }
+
+  private async diagnoseNow(abs: string, text: string, deadline: number, signal: AbortSignal): Promise<RawDiagnostic[]> {
+    const o = { signal };
+    const left = () => Math.max(0, deadline - Date.now());
+    if (left() === 0) throw new RpcError('no time left', 'timeout');
+    if ((await this.whenReady(left())) === 'timeout') throw new RpcError('the server is still starting', 'timeout');
+    const rpc = this.rpc!;
+    const uri = pathToFileURL(abs).href;
+    const since = this.pushSeq;
+    const version = this.sync(rpc, uri, abs, text);
+    if (this.spec.kind === 'typescript') {
+      const ask = (command: string) =>
+        rpc.request<{ body?: TsDiagnostic[] }>('workspace/executeCommand', { command: 'typescript.tsserverRequest', arguments: [command, { file: uri }] }, { timeoutMs: left(), signal: o.signal });
+      const syntactic = await ask('syntacticDiagnosticsSync');
+      const semantic = await ask('semanticDiagnosticsSync');
+      return [...(syntactic?.body ?? []), ...(semantic?.body ?? [])].map(fromTs);
+    }
+    if (this.capabilities.diagnosticProvider) {
+      const r = await rpc.request<{ kind?: string; items?: LspDiagnostic[] }>('textDocument/diagnostic', { textDocument: { uri } }, { timeoutMs: left(), signal: o.signal });
+      if (r?.kind !== 'unchanged') return (r?.items ?? []).map(fromLsp);
+    }
+    return this.settledPush(uri, version, since, left, o.signal);
+  }
+
+  /** Open the document with this text, or change it to this text; returns its version. */
+  private sync(rpc: RpcConnection, uri: string, abs: string, text: string): number {
+    const doc = this.docs.get(uri);
+    if (doc) {
+      this.docs.delete(uri);
+      this.docs.set(uri, doc); // most recently used last
+      if (doc.text !== text) {
+        doc.version += 1;
+        doc.text = text;
+        rpc.notify('textDocument/didChange', { textDocument: { uri, version: doc.version }, contentChanges: [{ text }] });
+        this.pushed.delete(uri);
+      }
+      return doc.version;
+    }
+    rpc.notify('textDocument/didOpen', { textDocument: { uri, languageId: languageIdOf(this.spec, path.relative(this.o.workspace, abs)), version: 1, text } });
+    this.pushed.delete(uri);
+    this.docs.set(uri, { version: 1, text });
+    while (this.docs.size > OPEN_DOCUMENTS_MAX) {
+      const oldest = this.docs.keys().next().value as string;
+      this.docs.delete(oldest);
+      this.pushed.delete(oldest);
+      rpc.notify('textDocument/didClose', { textDocument: { uri: oldest } });
+    }
+    return 1;
+  }
+
+  /** Pushed diagnostics for this version of the document, once no new push came for settleMs. */
+  private settledPush(uri: string, version: number, since: number, left: () => number, signal: AbortSignal): Promise<RawDiagnostic[]> {
+    return new Promise((resolve, reject) => {
+      let settle: NodeJS.Timeout | undefined;
+      const fresh = () => {
+        const p = this.pushed.get(uri);
+        return p && p.seq > since && (p.version === undefined || p.version === version) ? p : undefined;
+      };
+      const finish = (err?: Error) => {
+        clearTimeout(timer);
+        if (settle) clearTimeout(settle);
+        this.pushWaiters.delete(onPush);
+        signal.removeEventListener('abort', onAbort);
+        if (err) reject(err);
+        else resolve(fresh()?.items ?? []);
+      };
+      const onPush = () => {
+        if (!this.alive) return finish(new Error(this.failure ?? 'the server stopped'));
+        if (!fresh()) return;
+        if (settle) clearTimeout(settle);
+        settle = setTimeout(() => finish(), Math.min(this.o.settleMs, left()));
+      };
+      const onAbort = () => finish(new RpcError('stopped', 'aborted'));
+      const timer = setTimeout(() => (fresh() ? finish() : finish(new RpcError('no diagnostics arrived in time', 'timeout'))), left());
+      this.pushWaiters.add(onPush);
+      signal.addEventListener('abort', onAbort, { once: true });
+      onPush();
+    });
+  }
+
+  /** shutdown, exit, then a kill after the grace; never throws. */
+  async stop(graceMs: number): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const rpc = this.rpc;
+    if (rpc && !rpc.closed && this.failure === undefined) {
+      await rpc.request('shutdown', null, { timeoutMs: graceMs }).catch(() => undefined);
+      rpc.notify('exit');
+    }
+    const pgid = child.pid;
+    if (pgid === undefined) return;
+    if (!(await waitGroupGone(pgid, graceMs))) {
+      signalGroup(pgid, 'SIGKILL');
+      await waitGroupGone(pgid, graceMs);
+    }
+    this.rpc?.close('the server was stopped');
+  }
+}

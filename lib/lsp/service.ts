@@ -1,0 +1,236 @@
+/**
+ * Diagnostics after edits, as the service dispatch calls (`ctx.services.diagnostics`): which server
+ * covers a file, one warm server per workspace and server (started on first use, started again after
+ * a crash, stopped when Clamp stops or the setting turns diagnostics off), and the new errors of a change.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { BUDGET, type Budget } from '../contract/budget';
+import type { DiagnosticsMeta, DiagnosticsReport, DiagnosticsService, FileBefore, FileDiagnostic, LanguageServerView } from '../contract/diagnostics';
+import { onShutdown } from '../contract/shutdown';
+import { sandboxStatus } from '../exec/sandbox';
+import { LspClient, typescriptFor, type RawDiagnostic } from './client';
+import { reportText } from './format';
+import { newErrors } from './match';
+import { RpcError } from './rpc';
+import { findProgram, loadServers, matchesPatterns, type ServerList, type ServerSpec } from './servers';
+
+export interface DiagnosticsOptions {
+  workspace: string;
+  dataDir: string;
+  /** read at each call: the setting (and CLAMP_DIAGNOSTICS) may change between calls */
+  enabled: () => boolean;
+  env?: NodeJS.ProcessEnv;
+  budget?: Partial<Budget>;
+}
+
+/** How one configured server stands, for the settings page. */
+export type ServerStatus = LanguageServerView;
+
+const CLIENTS = Symbol.for('clamp.lspClients');
+
+interface Registry {
+  clients: Map<string, LspClient>;
+  /** the last diagnostics each client gave for a file's text: the next change's baseline when the text is the same */
+  last: Map<string, { text: string; diags: RawDiagnostic[] }>;
+  hooked: boolean;
+}
+
+function registry(): Registry {
+  const g = globalThis as unknown as Record<symbol, Registry | undefined>;
+  return (g[CLIENTS] ??= { clients: new Map(), last: new Map(), hooked: false });
+}
+
+/** Stop every language server of a workspace (all workspaces when none is named); never throws. */
+export async function stopLanguageServers(workspace?: string, graceMs: number = BUDGET.LSP_SHUTDOWN_GRACE_MS): Promise<void> {
+  const reg = registry();
+  const stopping: Promise<void>[] = [];
+  for (const [key, c] of reg.clients) {
+    if (workspace !== undefined && !key.startsWith(`${workspace}\u0000`)) continue;
+    reg.clients.delete(key);
+    stopping.push(c.stop(graceMs).catch(() => undefined));
+  }
+  for (const key of [...reg.last.keys()]) if (workspace === undefined || key.startsWith(`${workspace}\u0000`)) reg.last.delete(key);
+  await Promise.all(stopping);
+}
+
+const cachedLists = new Map<string, { mtimeMs: number; list: ServerList }>();
+
+/** The servers for a data dir, read again when the configuration file changes. */
+function serversOf(dataDir: string, env: NodeJS.ProcessEnv): ServerList {
+  const probe = loadServersStat(dataDir, env);
+  const key = `${dataDir}\u0000${env.CLAMP_LSP_CONFIG ?? ''}`;
+  const hit = cachedLists.get(key);
+  if (hit && hit.mtimeMs === probe) return hit.list;
+  const list = loadServers(dataDir, env);
+  cachedLists.set(key, { mtimeMs: probe, list });
+  return list;
+}
+
+function loadServersStat(dataDir: string, env: NodeJS.ProcessEnv): number {
+  try {
+    return fs.statSync(env.CLAMP_LSP_CONFIG ? path.resolve(env.CLAMP_LSP_CONFIG) : path.join(dataDir, 'lsp.json')).mtimeMs;
+  } catch {
+    return -1;
+  }
+}
+
+/** Whether a server may run here, and how: sandboxed, unconfined, or not at all (with why). */
+function placement(spec: ServerSpec, env: NodeJS.ProcessEnv): { bwrap?: string; problem?: ServerStatus['state']; detail?: string } {
+  if (spec.kind === 'generic' && !findProgram(spec.command, env)) return { problem: 'missing', detail: `${spec.command} was not found on PATH; install it or fix "command" in the configuration` };
+  const wantsSandbox = spec.sandbox && env.CLAMP_SANDBOX !== 'off';
+  if (!wantsSandbox) return {};
+  const st = sandboxStatus(env);
+  if (st.available) return { bwrap: st.bwrap };
+  // the built-in server then runs Clamp's own TypeScript unconfined (no code of the workspace's runs); a configured one waits for the sandbox
+  if (spec.kind === 'typescript') return {};
+  return { problem: 'needs-sandbox', detail: `it is set to run sandboxed and ${st.problem}; or set "sandbox": false for it` };
+}
+
+class LspDiagnostics implements DiagnosticsService {
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly b: Budget;
+
+  constructor(private readonly o: DiagnosticsOptions) {
+    this.env = o.env ?? process.env;
+    this.b = { ...BUDGET, ...o.budget };
+    const reg = registry();
+    if (!reg.hooked) {
+      reg.hooked = true;
+      onShutdown(() => stopLanguageServers());
+    }
+  }
+
+  private rel(abs: string): string {
+    return path.relative(this.o.workspace, abs).split(path.sep).join('/');
+  }
+
+  private serverFor(abs: string): ServerSpec | undefined {
+    const rel = this.rel(abs);
+    if (rel.startsWith('../') || path.isAbsolute(rel)) return undefined;
+    return serversOf(this.o.dataDir, this.env).servers.find((s) => matchesPatterns(rel, s.patterns));
+  }
+
+  covers(abs: string): boolean {
+    return this.o.enabled() && this.serverFor(abs) !== undefined;
+  }
+
+  private clientFor(spec: ServerSpec): { client?: LspClient; skip?: boolean } {
+    const reg = registry();
+    const key = `${this.o.workspace}\u0000${spec.name}\u0000${JSON.stringify(spec)}`;
+    const have = reg.clients.get(key);
+    if (have?.alive) return { client: have };
+    if (have) reg.clients.delete(key); // crashed: a new one starts now
+    const where = placement(spec, this.env);
+    if (where.problem) return { skip: true };
+    const client = new LspClient({
+      spec,
+      workspace: this.o.workspace,
+      dataDir: this.o.dataDir,
+      bwrap: where.bwrap,
+      env: this.env,
+      startTimeoutMs: this.b.LSP_START_TIMEOUT_MS,
+      settleMs: this.b.DIAGNOSTICS_SETTLE_MS,
+    });
+    reg.clients.set(key, client);
+    return { client };
+  }
+
+  /** Read a changed file as text for a server; undefined when it is gone, too large or not text. */
+  private textOf(abs: string): string | undefined {
+    try {
+      const st = fs.statSync(abs);
+      if (!st.isFile() || st.size > this.b.DIAGNOSTICS_FILE_MAX_BYTES) return undefined;
+      const raw = fs.readFileSync(abs);
+      if (raw.subarray(0, this.b.BINARY_SNIFF_BYTES).includes(0)) return undefined;
+      return new TextDecoder('utf-8', { fatal: true }).decode(raw);
+    } catch {
+      return undefined;
+    }
+  }
+
+  warm(abs: string): void {
+    if (!this.o.enabled()) return;
+    const spec = this.serverFor(abs);
+    const text = spec ? this.textOf(abs) : undefined;
+    if (!spec || text === undefined) return;
+    this.clientFor(spec).client?.prepare(abs, text);
+  }
+
+  async check(files: FileBefore[], signal: AbortSignal): Promise<DiagnosticsReport | undefined> {
+    if (!this.o.enabled()) return undefined;
+    const started = Date.now();
+    const deadline = started + this.b.DIAGNOSTICS_TIMEOUT_MS;
+    const servers = new Set<string>();
+    const fresh: FileDiagnostic[] = [];
+    let preexisting = 0;
+    let state: DiagnosticsMeta['state'] = 'checked';
+    let note: string | undefined;
+    const reg = registry();
+    for (const f of files) {
+      const spec = this.serverFor(f.abs);
+      if (!spec) continue;
+      const after = this.textOf(f.abs);
+      if (after === undefined) continue;
+      const { client } = this.clientFor(spec);
+      if (!client) continue; // missing program or no sandbox: the settings page says so, the result does not
+      servers.add(spec.name);
+      const lastKey = `${this.o.workspace}\u0000${spec.name}\u0000${f.abs}`;
+      try {
+        const ask = (text: string) => client.diagnose(f.abs, text, { timeoutMs: deadline - Date.now(), signal });
+        const known = reg.last.get(lastKey);
+        const baseline = f.before === null ? [] : known && known.text === f.before ? known.diags : await ask(f.before);
+        const now = await ask(after);
+        reg.last.set(lastKey, { text: after, diags: now });
+        const r = newErrors(baseline, now, f.before, after);
+        preexisting += r.preexisting;
+        fresh.push(...r.fresh.map((d) => ({ ...d, path: f.rel })));
+      } catch (err) {
+        const e = err instanceof RpcError ? err : undefined;
+        if (e?.kind === 'timeout' || e?.kind === 'aborted' || (!client.failure && signal.aborted)) {
+          state = 'not-ready';
+          note = e?.kind === 'aborted' || signal.aborted ? 'the call was stopped' : !client.initialized ? 'it is still starting' : 'it is still working';
+        } else {
+          state = 'failed';
+          note = `the ${spec.name} language server ${client.failure ? `stopped: ${client.failure}` : `failed (${err instanceof Error ? err.message : String(err)})`}`;
+        }
+        break;
+      }
+    }
+    if (servers.size === 0) return undefined;
+    const meta: DiagnosticsMeta = {
+      servers: [...servers],
+      state,
+      newErrors: fresh,
+      shown: Math.min(fresh.length, this.b.DIAGNOSTICS_MAX_SHOWN),
+      preexisting,
+      ...(note ? { note } : {}),
+      durationMs: Date.now() - started,
+    };
+    const text = reportText(meta, { maxShown: this.b.DIAGNOSTICS_MAX_SHOWN, messageMaxBytes: this.b.DIAGNOSTICS_MESSAGE_MAX_BYTES, timeoutMs: this.b.DIAGNOSTICS_TIMEOUT_MS });
+    return { text, meta };
+  }
+
+  /** Every server in effect for this workspace and how it stands. */
+  status(): { servers: ServerStatus[]; configPath: string; configProblem?: string } {
+    const list = serversOf(this.o.dataDir, this.env);
+    const reg = registry();
+    const servers = list.servers.map((spec): ServerStatus => {
+      const key = `${this.o.workspace}\u0000${spec.name}\u0000${JSON.stringify(spec)}`;
+      const c = reg.clients.get(key);
+      const where = placement(spec, this.env);
+      const base = { name: spec.name, command: spec.kind === 'typescript' ? 'typescript-language-server (built in)' : [spec.command, ...spec.args].join(' '), patterns: spec.patterns, sandboxed: !!where.bwrap };
+      if (where.problem) return { ...base, state: where.problem, detail: where.detail };
+      const ts = spec.kind === 'typescript' ? { typescript: c?.tsSource ?? typescriptFor(this.o.workspace, !!where.bwrap)?.source } : {};
+      if (!c) return { ...base, ...ts, state: 'idle', detail: 'starts on the first edit of a file it covers' };
+      if (c.failure) return { ...base, ...ts, state: 'failed', detail: `${c.failure}; it starts again on the next edit` };
+      return { ...base, ...ts, state: c.initialized ? 'running' : 'starting' };
+    });
+    return { servers, configPath: list.configPath, ...(list.configProblem ? { configProblem: list.configProblem } : {}) };
+  }
+}
+
+/** The diagnostics service of a workspace (cheap to make: the servers behind it are shared process-wide). */
+export function createDiagnostics(o: DiagnosticsOptions): DiagnosticsService & { status: LspDiagnostics['status'] } {
+  return new LspDiagnostics(o);
+}
