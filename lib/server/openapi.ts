@@ -4,6 +4,7 @@ import { chatBodySchema } from '../contract/chat-body';
 import { approvalAnswerBody, commitChangesBody, compactBody, modelCheckBody, revertBody, rewindBody, sessionCreateBody, sessionPatchBody, settingsUpdateBody } from '../contract/rest';
 import { mcpPatchBody, mcpServerBody } from '../contract/mcp-rest';
 import { sessionExportSchema } from '../contract/session-export';
+import { diagnosticsSettingsBody } from '../contract/diagnostics';
 import * as A from '../contract/rest-answers';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -40,6 +41,7 @@ export const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   RevertBody: revertBody,
   RewindBody: rewindBody,
   SessionExport: sessionExportSchema,
+  DiagnosticsSettingsBody: diagnosticsSettingsBody,
 };
 
 /** Answers with a declared schema (lib/contract/rest-answers.ts, checked against the routes' types). */
@@ -202,6 +204,10 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
   '/api/mcp/{name}': {
     patch: { tag: 'mcp', summary: 'Enable or disable a server, approve a workspace server, restart it, or change one tool', body: 'McpPatchBody', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' }, errors: { 404: 'no such server' } },
     delete: { tag: 'mcp', summary: "Remove one of the person's servers (a file's server is removed from its file)", answer: { described: 'McpView (lib/contract/mcp-rest.ts)' }, errors: { 404: 'no such server' } },
+  },
+  '/api/settings/diagnostics': {
+    get: { tag: 'settings', summary: 'The diagnostics settings (language servers after edits)', answer: { described: 'DiagnosticsSettingsView (lib/contract/diagnostics.ts)' } },
+    put: { tag: 'settings', summary: 'Change the diagnostics settings', body: 'DiagnosticsSettingsBody', answer: { described: 'DiagnosticsSettingsView (lib/contract/diagnostics.ts)' } },
   },
   '/api/models': {
     get: { tag: 'settings', summary: "The models the header's picker offers: the default and each configured provider's list", answer: { described: 'ModelChoicesAnswer (lib/contract/rest.ts)' } },
