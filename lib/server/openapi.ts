@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { BUDGET } from '../contract/budget';
 import { chatBodySchema } from '../contract/chat-body';
-import { approvalAnswerBody, compactBody, modelCheckBody, sessionCreateBody, sessionPatchBody, settingsUpdateBody } from '../contract/rest';
-import { diagnosticsSettingsBody } from '../contract/diagnostics';
-import * as A from '../contract/rest-answers';
+import { approvalAnswerBody, commitChangesBody, compactBody, modelCheckBody, revertBody, rewindBody, sessionCreateBody, sessionPatchBody, settingsUpdateBody } from '../contract/rest';
 import { mcpPatchBody, mcpServerBody } from '../contract/mcp-rest';
 import { sessionExportSchema } from '../contract/session-export';
+import { diagnosticsSettingsBody } from '../contract/diagnostics';
+import * as A from '../contract/rest-answers';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -37,8 +37,11 @@ export const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   ModelCheckRequest: modelCheckBody,
   McpServerBody: mcpServerBody,
   McpPatchBody: mcpPatchBody,
-  DiagnosticsSettingsUpdate: diagnosticsSettingsBody,
+  CommitChangesBody: commitChangesBody,
+  RevertBody: revertBody,
+  RewindBody: rewindBody,
   SessionExport: sessionExportSchema,
+  DiagnosticsSettingsBody: diagnosticsSettingsBody,
 };
 
 /** Answers with a declared schema (lib/contract/rest-answers.ts, checked against the routes' types). */
@@ -78,7 +81,7 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
   },
   '/api/sessions/{id}': {
     get: { tag: 'sessions', summary: 'A session, its whole conversation and its pending approvals', answer: { schema: 'SessionDetail' }, errors: { 404: 'no such session' } },
-    patch: { tag: 'sessions', summary: "Rename a session, switch its mode (from the next tool call) or its model (from the next step; null: the default)", body: 'SessionPatchBody', bodyNote: 'a title, a mode, a model, or several', answer: { schema: 'SessionAnswer' }, errors: { 404: 'no such session' } },
+    patch: { tag: 'sessions', summary: "Rename a session or switch its mode (the mode applies from the next tool call)", body: 'SessionPatchBody', bodyNote: 'a title, a mode, or both', answer: { schema: 'SessionAnswer' }, errors: { 404: 'no such session' } },
     delete: { tag: 'sessions', summary: 'Delete a session and its messages', answer: { schema: 'DeletedAnswer' }, errors: { 404: 'no such session', 409: busy } },
   },
   '/api/chat': {
@@ -86,18 +89,13 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
       tag: 'chat',
       summary: 'Run a turn: send a user message, or continue after answering approvals',
       body: 'ChatBody',
-      bodyMaxBytes: BUDGET.CHAT_BODY_WITH_IMAGES_MAX_BYTES,
-      bodyNote: `send either "message" ({ id, text, files?, skill? }: a user message; the id is yours, unique in the session; @path mentions in the text attach read_file results) or "continue" ({ messageId }: the latest assistant message, once its approvals are answered), not both; a body without images at most ${BUDGET.CHAT_BODY_MAX_BYTES} bytes`,
+      bodyMaxBytes: BUDGET.CHAT_BODY_MAX_BYTES,
+      bodyNote: `a message with images may be up to ${BUDGET.CHAT_BODY_WITH_IMAGES_MAX_BYTES} bytes; send either "message" ({ id, text }: a user message; the id is yours, unique in the session) or "continue" ({ messageId }: the latest assistant message, once its approvals are answered), not both`,
       answer: {
         stream:
           "The AI SDK's UI message stream as server-sent events: `data: <chunk JSON>` lines (start, text-delta, tool-input-available, tool-output-available with the whole ToolResult, data-* parts, finish or abort), then `data: [DONE]`. A call that needs approval ends the stream with its tool part in state approval-requested: answer it at /api/sessions/{id}/approvals/{toolCallId}, then POST a continuation.",
       },
-      errors: {
-        400: 'an image for a model that takes none, too many or too large files, an unknown skill',
-        404: 'no such session',
-        409: `no model is configured, ${busy}, or the message was already sent`,
-        413: `the body is over ${BUDGET.CHAT_BODY_MAX_BYTES} bytes (${BUDGET.CHAT_BODY_WITH_IMAGES_MAX_BYTES} with images)`,
-      },
+      errors: { 404: 'no such session', 409: `no model is configured, ${busy}, or the message was already sent`, 413: `the body is over ${BUDGET.CHAT_BODY_MAX_BYTES} bytes` },
     },
   },
   '/api/sessions/{id}/approvals/{toolCallId}': {
@@ -160,46 +158,73 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
   '/api/settings/check': {
     post: { tag: 'settings', summary: "Reach a provider with these settings and list its models", body: 'ModelCheckRequest', answer: { described: 'ModelCheck (lib/contract/protocol.ts)' } },
   },
-  '/api/settings/diagnostics': {
-    get: { tag: 'settings', summary: 'Diagnostics after edits: on or off (and whether CLAMP_DIAGNOSTICS decides), and every language server with its state', answer: { described: 'DiagnosticsSettingsView (lib/contract/diagnostics.ts)' } },
-    put: { tag: 'settings', summary: 'Turn diagnostics after edits on or off; off stops the running language servers', body: 'DiagnosticsSettingsUpdate', answer: { described: 'DiagnosticsSettingsView (lib/contract/diagnostics.ts)' } },
-  },
   '/api/status': {
     get: { tag: 'status', summary: 'The workspace, data dir, model, default mode and sandbox', answer: { described: 'StatusAnswer (lib/contract/rest.ts)' } },
   },
-  '/api/mcp': {
-    get: { tag: 'mcp', summary: 'The configured MCP servers with status, tools and what their definitions cost (starts nothing)', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' } },
-    post: { tag: 'mcp', summary: "Add or replace one of your servers (env values and headers go to the 0600 secrets file); it starts unless set to first use", body: 'McpServerBody', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' }, errors: { 409: 'the name is defined by CLAMP_MCP_CONFIG or .mcp.json' } },
-  },
-  '/api/mcp/{name}': {
-    patch: { tag: 'mcp', summary: "Enable or disable a server, its startup, approve a .mcp.json server's definition, restart it, or change one tool (offered, policy, read-only trust)", body: 'McpPatchBody', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' }, errors: { 404: 'no such server' } },
-    delete: { tag: 'mcp', summary: 'Remove one of your servers and its secrets', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' }, errors: { 404: 'no such server', 409: 'it comes from CLAMP_MCP_CONFIG or .mcp.json' } },
-  },
   '/api/sessions/{id}/steer': {
-    post: { tag: 'chat', summary: "Send now: the running turn ends at its next safe point (after its running tool calls, before the next model step)", answer: { described: 'SteerAnswer (lib/contract/rest.ts): { steering }' } },
+    post: { tag: 'chat', summary: '"Send now": the running turn ends at the next safe point, so a queued message can be sent', answer: { described: 'SteerAnswer (lib/contract/rest.ts): { steering }' } },
   },
   '/api/sessions/{id}/export': {
-    get: { tag: 'sessions', summary: 'Download a session: JSON (every message, importable) or Markdown', query: [{ name: 'format', description: 'json (the default) or md' }], answer: { described: 'SessionExport (lib/contract/session-export.ts), or text/markdown' }, errors: { 404: 'no such session' } },
+    get: {
+      tag: 'sessions',
+      summary: 'Export a session as a download',
+      query: [{ name: 'format', description: 'json (the default: every stored message, importable) or md (Markdown, for people)' }],
+      answer: { schema: 'SessionExport' },
+    },
   },
   '/api/sessions/import': {
     post: { tag: 'sessions', summary: 'Import a JSON export as a new session', body: 'SessionExport', bodyMaxBytes: BUDGET.SESSION_IMPORT_MAX_BYTES, answer: { schema: 'SessionAnswer', status: 201 } },
   },
+  '/api/sessions/{id}/checkpoints': {
+    get: { tag: 'checkpoints', summary: "The session's checkpoints, oldest first", answer: { described: 'CheckpointListAnswer (lib/contract/rest.ts)' }, errors: { 404: 'no such session' } },
+  },
+  '/api/sessions/{id}/rewind': {
+    get: { tag: 'checkpoints', summary: 'What a rewind to before a user message would change', query: [{ name: 'messageId', description: 'the user message' }], answer: { described: 'RewindPreview (lib/contract/rest.ts)' }, errors: { 404: 'no such session or message' } },
+    post: { tag: 'checkpoints', summary: 'Rewind the code, the conversation or both (later messages are kept as a branch)', body: 'RewindBody', answer: { described: 'RewindAnswer (lib/contract/rest.ts)' }, errors: { 409: `${busy}, or a background task runs (the body lists them; send stopTasks)` } },
+  },
+  '/api/sessions/{id}/branches': {
+    get: { tag: 'checkpoints', summary: 'The branches rewinds kept, newest first', answer: { described: 'BranchListAnswer (lib/contract/rest.ts)' } },
+  },
+  '/api/sessions/{id}/branches/{branchId}': {
+    get: { tag: 'checkpoints', summary: 'One branch with its messages (read-only)', answer: { described: 'BranchAnswer (lib/contract/rest.ts)' }, errors: { 404: 'no such branch' } },
+  },
+  '/api/sessions/{id}/changes': {
+    get: { tag: 'checkpoints', summary: "Every file that differs from the session's start, with its diff", answer: { described: 'ChangesAnswer (lib/contract/rest.ts)' } },
+  },
+  '/api/sessions/{id}/changes/revert': {
+    post: { tag: 'checkpoints', summary: "One file back to its state at the session's start", body: 'RevertBody', answer: { described: 'RevertAnswer (lib/contract/rest.ts)' } },
+  },
+  '/api/sessions/{id}/changes/commit': {
+    post: { tag: 'checkpoints', summary: 'git_commit these paths through dispatch (the request approves it)', body: 'CommitChangesBody', answer: { described: 'CommitChangesAnswer (lib/contract/rest.ts): { ok, text }' } },
+  },
+  '/api/mcp': {
+    get: { tag: 'mcp', summary: 'Every configured MCP server with its status, tools and their cost (starts nothing)', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' } },
+    post: { tag: 'mcp', summary: "Add or replace one of the person's MCP servers (env values and headers go to the secrets file)", body: 'McpServerBody', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' } },
+  },
+  '/api/mcp/{name}': {
+    patch: { tag: 'mcp', summary: 'Enable or disable a server, approve a workspace server, restart it, or change one tool', body: 'McpPatchBody', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' }, errors: { 404: 'no such server' } },
+    delete: { tag: 'mcp', summary: "Remove one of the person's servers (a file's server is removed from its file)", answer: { described: 'McpView (lib/contract/mcp-rest.ts)' }, errors: { 404: 'no such server' } },
+  },
+  '/api/settings/diagnostics': {
+    get: { tag: 'settings', summary: 'The diagnostics settings (language servers after edits)', answer: { described: 'DiagnosticsSettingsView (lib/contract/diagnostics.ts)' } },
+    put: { tag: 'settings', summary: 'Change the diagnostics settings', body: 'DiagnosticsSettingsBody', answer: { described: 'DiagnosticsSettingsView (lib/contract/diagnostics.ts)' } },
+  },
+  '/api/models': {
+    get: { tag: 'settings', summary: "The models the header's picker offers: the default and each configured provider's list", answer: { described: 'ModelChoicesAnswer (lib/contract/rest.ts)' } },
+  },
   '/api/paths': {
     get: {
       tag: 'files',
-      summary: 'Workspace paths for an @-mention (glob\'s ignore rules), or whether a mention names a file',
+      summary: 'Completions for an @-mention, or whether a path names a workspace file',
       query: [
-        { name: 'q', description: 'the text after the @' },
-        { name: 'check', description: 'a mentioned path to check' },
+        { name: 'q', description: 'the text after @: completions (PathCompletionAnswer)' },
+        { name: 'check', description: 'a path: whether it names a workspace file (MentionCheckAnswer)' },
       ],
       answer: { described: 'PathCompletionAnswer or MentionCheckAnswer (lib/contract/rest.ts)' },
     },
   },
-  '/api/models': {
-    get: { tag: 'settings', summary: "The models the per-session picker offers, or one model's capability", query: [{ name: 'spec', description: 'provider:model: answer whether it takes images' }], answer: { described: 'ModelChoicesAnswer or ModelCapabilityAnswer (lib/contract/rest.ts)' } },
-  },
   '/api/skills': {
-    get: { tag: 'sessions', summary: 'The skills the composer offers as /<skill-name>', answer: { described: 'SkillListAnswer (lib/contract/rest.ts)' } },
+    get: { tag: 'status', summary: "The workspace's and the data dir's skills (the composer's /<skill-name> commands)", answer: { described: 'SkillListAnswer (lib/contract/rest.ts): { skills: { name, description }[] }' } },
   },
   '/api/openapi.json': {
     get: { tag: 'status', summary: 'This document', answer: { described: 'an OpenAPI 3.1 document' } },

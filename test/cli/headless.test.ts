@@ -9,7 +9,7 @@ import { listSessions } from '../../lib/store/sessions';
 import type { SessionDetail } from '../../lib/contract/protocol';
 import { startFakeOpenAI } from '../fake-openai';
 import { tempWorkspace } from '../helpers';
-import { startClamp } from '../server/harness';
+import { buildOnce, startClamp } from '../server/harness';
 import { runHeadless } from '../../lib/server/headless/run';
 
 interface CliRun {
@@ -78,7 +78,7 @@ afterAll(() => {
   ws.cleanup();
 });
 
-describe('clamp run (the real bin, a scripted model)', { timeout: 90_000 }, () => {
+describe('clamp run (the real bin, a scripted model)', { timeout: 240_000 }, () => {
   it('text: an approval-needing command is refused with the flag that would allow it, nothing is created, exit 3', async () => {
     const model = script([
       { text: 'Looking first.', toolCalls: [{ name: 'list_dir', args: { path: '.' } }, { name: 'run_command', args: { command: 'touch made.txt' } }] },
@@ -117,12 +117,17 @@ describe('clamp run (the real bin, a scripted model)', { timeout: 90_000 }, () =
     expect(r.stdout).toContain('--allow run_command:mkdir');
   });
 
-  it('--allow for every call of a tool, and exit 0 when nothing was refused', async () => {
-    const model = script([{ toolCalls: [{ name: 'write_file', args: { path: 'notes.txt', content: 'hello\n' } }] }, { text: 'Written.' }]);
-    const r = await clampRun(['--allow=write_file', 'write notes'], { CLAMP_MODEL: model });
+  it('--allow for every call of a tool, --model, and exit 0 when nothing was refused', async () => {
+    // ask_user is not offered to a headless run; called anyway, it says nobody is there (it never waits)
+    const model = script([{ toolCalls: [{ name: 'write_file', args: { path: 'notes.txt', content: 'hello\n' } }, { name: 'ask_user', args: { question: 'Which name?' } }] }, { text: 'Written.' }]);
+    // the model from --model, none in the environment
+    const r = await clampRun(['--allow=write_file', '--model', model, 'write notes'], {});
     expect(r.code, r.stderr).toBe(0);
     expect(ws.read('notes.txt')).toBe('hello\n');
-    expect(r.stderr).toMatch(/clamp run: done · 2 step\(s\) · 1 tool call\(s\) · exit 0/);
+    expect(r.stderr).toMatch(/clamp run: done · 2 step\(s\) · 2 tool call\(s\) · exit 0/);
+    expect(r.stdout).toContain('[ok] ask_user Which name?');
+    const asked = storedResults(sessionOf(r)).find((p) => p.type === 'tool-ask_user');
+    expect(asked?.output?.output).toMatch(/^Nobody is there to answer questions in this run/);
   });
 
   it('--dangerously-approve-all runs what would ask; a prompt from stdin', async () => {
@@ -227,6 +232,8 @@ describe('clamp run (the real bin, a scripted model)', { timeout: 90_000 }, () =
 });
 
 describe('clamp run through the real provider path', { timeout: 300_000 }, () => {
+  // the server part needs the page built: global setup does it only for runs that include test/server
+  beforeAll(() => buildOnce(), 900_000);
   it('--session continues a session, and the server shows the new messages', async () => {
     const fake = await startFakeOpenAI((req) => {
       const last = req.body.messages.at(-1)!;

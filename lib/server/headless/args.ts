@@ -31,7 +31,8 @@ Options:
                                                  prefix ("run_command:npm test") or =exact ("run_command:=make")
   --dangerously-approve-all  approve every call that would need approval, a command's request to leave
                              the sandbox included (blocked commands stay blocked)
-  --model <provider:model>   the model for this run (default: the settings page's, then CLAMP_MODEL)
+  --model <provider:model>   the model for this run (default: the session's, the settings page's, then
+                             CLAMP_MODEL)
   --max-steps <n>            most model steps in this turn (default: CLAMP_MAX_STEPS, else 100)
   --json                     one JSON event per line: the page's UI message stream chunks, a first
                              "clamp-session" event and a final "clamp-summary" event

@@ -48,24 +48,22 @@ async function prepare(args: RunArgs, io: RunIo) {
   const cfg: ServerConfig = { workspace: full.workspace, dataDir: full.dataDir, mode: full.mode };
   const reg = createToolRegistry();
   const rules = args.allow.map((a) => parseAllow(a, reg));
-  const model = await modelForRun(cfg, args.model, io.env);
-  if (!model.ok) throw new UsageError(`No usable model. ${model.status.help ?? ''}`.trim());
   const db = openDb(cfg.dataDir);
-  let created = false;
-  let sessionId: string;
   if (args.session) {
     try {
-      sessionId = requireSession(db, args.session, cfg.workspace).id;
+      requireSession(db, args.session, cfg.workspace);
     } catch (err) {
       if (err instanceof StoreError && err.code === 'not-found') {
         throw new UsageError(`Session ${args.session} not found in the workspace ${cfg.workspace} (data dir ${cfg.dataDir}). The page's sidebar lists its sessions; GET /api/sessions gives their ids.`);
       }
       throw err;
     }
-  } else {
-    sessionId = createSession(db, { workspace: cfg.workspace, mode: args.mode }, cfg.mode).id;
-    created = true;
   }
+  // the model is checked before a new session is made: a run that cannot start leaves nothing behind
+  const model = await modelForRun(cfg, args.model, args.session, io.env);
+  if (!model.ok) throw new UsageError(`No usable model. ${model.status.help ?? ''}`.trim());
+  const created = !args.session;
+  const sessionId = args.session ?? createSession(db, { workspace: cfg.workspace, mode: args.mode }, cfg.mode).id;
   return { prompt, cfg, rules, model, sessionId, created };
 }
 
