@@ -21,6 +21,7 @@ export const DEFERRABLE_BUILTINS: readonly string[] = [
   'git_log',
   'git_diff',
   'git_status',
+  'agent',
   'task_kill',
   'task_list',
   'todo_read',

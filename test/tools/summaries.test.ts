@@ -46,6 +46,7 @@ describe('each tool summarises its call in one line for the page', () => {
     const sample: Record<string, unknown> = {
       path: 'p', pattern: 'p', command: 'c', id: 't1', message: 'm', text: 't', query: 'q', name: 'n', url: 'https://x.test',
       patch: '*** Begin Patch\n*** Add File: n.txt\n+x\n*** End Patch', items: [], old_string: 'a', new_string: 'b', content: 'c',
+      type: 'explore', description: 'd', prompt: 'p', question: 'q?',
     };
     for (const t of ALL_TOOLS) {
       // each tool's required fields from the sample (its schema is strict: nothing else)
