@@ -126,7 +126,8 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === '--child') {
     await runOne(argv[1]);
-    return;
+    // the result is written: a handle a benchmark left open (a pool, a socket) must not hold the run
+    process.exit(process.exitCode ?? 0);
   }
   if (argv[0] === '--summary') {
     // BENCHMARKS.md again from the result files, nothing run (after a merge, or to read older results)
