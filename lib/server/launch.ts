@@ -147,9 +147,6 @@ export async function launch(argv: string[]): Promise<void> {
       `Open http://${shownHost}:${port}/?token=${token}\n`,
   );
 
-  const mcpLine = (await import('./mcp')).startMcpAtLaunch(cfg);
-  if (mcpLine) process.stdout.write(`${mcpLine}\n`);
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -169,4 +166,8 @@ export async function launch(argv: string[]): Promise<void> {
   process.on('SIGHUP', () => void stop('SIGHUP'));
   // killing npm (of `npm start`) sends Clamp no signal: notice the orphaning and stop the same way
   watchParents((why) => void stop(`${why}`), BUDGET.LAUNCHER_PARENT_POLL_MS);
+  // MCP servers start once the signals and the parent watch are in place: a parent that dies while
+  // the MCP modules load must still stop Clamp
+  const mcpLine = (await import('./mcp')).startMcpAtLaunch(cfg);
+  if (mcpLine) process.stdout.write(`${mcpLine}\n`);
 }

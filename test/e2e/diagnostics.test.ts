@@ -28,7 +28,7 @@ const s = e2eSuite('clamp-e2e-diag-', { 'tsconfig.json': JSON.stringify({ compil
 describe('diagnostics after edits in the browser', () => {
   it("an edit's card shows its new error; the settings dialog lists the server and turns it off", { timeout: 6 * DIAGNOSTICS_COLD_START_FIGURE_MS }, async () => {
     const { page } = await s.start('diagnostics');
-    await page.selectOption('header select', 'accept-edits');
+    await page.selectOption('#mode-picker', 'accept-edits');
     await expect.poll(async () => ((await (await s.clamp.api('/api/sessions')).json()) as { sessions: { mode: string }[] }).sessions[0]?.mode, { timeout: 10_000 }).toBe('accept-edits');
     await send(page, '[e2e:diag] Make the port a string.');
     await page.getByText('The port is a string now').waitFor({ timeout: 5 * DIAGNOSTICS_COLD_START_FIGURE_MS });
