@@ -73,7 +73,7 @@ export const checkpointBench: Benchmark = {
         samples['git 10 changed']!.push(await timed(() => plainCommit(plain)));
         samples['clamp unchanged']!.push(await timed(() => takeSnapshot(s, 'bench', 'unchanged')));
       } finally {
-        for (const d of [ws, data, plain]) fs.rmSync(d, { recursive: true, force: true });
+        for (const d of [ws, data, plain]) fs.rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
       }
     }
     const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)])) as Record<keyof typeof samples, number>;
