@@ -4,37 +4,11 @@
  */
 
 import { utf8End } from '../contract/text';
+import { countNewlines } from './newlines';
+
+export { countNewlines } from './newlines';
 
 const NL = 0x0a;
-
-/**
- * Number of "\n" bytes in buf[start, end). Every byte a command prints passes through here, so it
- * reads four bytes at a time (SWAR: a lane of x ^ 0x0a0a0a0a is zero where the byte is a newline)
- * and sums the per-lane hits in one int for up to 255 words before folding the lanes.
- */
-export function countNewlines(buf: Uint8Array, start = 0, end = buf.length): number {
-  let n = 0;
-  let i = start;
-  while (i < end && ((buf.byteOffset + i) & 3) !== 0) if (buf[i++] === NL) n++;
-  const words = (end - i) >>> 2;
-  if (words > 0) {
-    const w32 = new Int32Array(buf.buffer, buf.byteOffset + i, words);
-    let k = 0;
-    while (k < words) {
-      const stop = Math.min(words, k + 255);
-      let acc = 0;
-      for (; k < stop; k++) {
-        const x = w32[k] ^ 0x0a0a0a0a;
-        // high bit of each lane set exactly when that lane of x is zero; moved to the lane's low bit
-        acc += (~(((x & 0x7f7f7f7f) + 0x7f7f7f7f) | x) & 0x80808080) >>> 7;
-      }
-      n += (acc & 0xff) + ((acc >>> 8) & 0xff) + ((acc >>> 16) & 0xff) + (acc >>> 24);
-    }
-    i += words << 2;
-  }
-  for (; i < end; i++) if (buf[i] === NL) n++;
-  return n;
-}
 
 /**
  * A FIFO of at most `capacity` bytes that grows on demand (a quiet command costs almost nothing).
