@@ -4,6 +4,7 @@
  */
 
 import { utf8End } from '../contract/text';
+import { ChunkTail } from './chunk-tail';
 import { countNewlines } from './newlines';
 
 export { countNewlines } from './newlines';
@@ -19,11 +20,7 @@ export class ByteRing {
   private start = 0;
   private len = 0;
 
-  /** countDropped false: push reports dropped newlines as 0 (the caller counts lines itself) */
-  constructor(
-    readonly capacity: number,
-    private readonly countDropped = true,
-  ) {
+  constructor(readonly capacity: number) {
     this.buf = Buffer.allocUnsafe(Math.min(capacity, 16 * 1024));
   }
 
@@ -34,20 +31,20 @@ export class ByteRing {
   /** Append bytes; returns what was dropped from the front to make room. */
   push(chunk: Uint8Array): { bytes: number; newlines: number } {
     const cap = this.capacity;
-    if (cap <= 0) return { bytes: chunk.length, newlines: this.countDropped ? countNewlines(chunk) : 0 };
+    if (cap <= 0) return { bytes: chunk.length, newlines: countNewlines(chunk) };
     let dropped = 0;
     let droppedNl = 0;
     let data = chunk;
     if (data.length >= cap) {
       // the chunk alone fills the ring: everything held now, and the chunk's own head, go
-      if (this.countDropped) droppedNl += this.newlinesIn(0, this.len) + countNewlines(data, 0, data.length - cap);
+      droppedNl += this.newlinesIn(0, this.len) + countNewlines(data, 0, data.length - cap);
       dropped += this.len + data.length - cap;
       data = data.subarray(data.length - cap);
       this.start = 0;
       this.len = 0;
     } else if (this.len + data.length > cap) {
       const over = this.len + data.length - cap;
-      if (this.countDropped) droppedNl += this.newlinesIn(0, over);
+      droppedNl += this.newlinesIn(0, over);
       dropped += over;
       this.start = (this.start + over) % this.buf.length;
       this.len -= over;
@@ -135,7 +132,7 @@ export class HeadTailCapture {
   private head: Buffer;
   private headLen = 0;
   private readonly headMax: number;
-  private readonly tail: ByteRing;
+  private readonly tail: ChunkTail;
   private newlines = 0;
   private lastByte = -1;
   totalBytes = 0;
@@ -144,8 +141,7 @@ export class HeadTailCapture {
     const max = Math.max(0, Math.floor(maxBytes));
     this.headMax = Math.floor(max * headShare);
     this.head = Buffer.allocUnsafe(Math.min(this.headMax, 4096));
-    // every line is counted on the way in, so the tail need not count the newlines it drops
-    this.tail = new ByteRing(max - this.headMax, false);
+    this.tail = new ChunkTail(max - this.headMax);
   }
 
   push(chunk: Uint8Array): void {
@@ -174,7 +170,7 @@ export class HeadTailCapture {
 
   snapshot(): CaptureSnapshot {
     const head = Buffer.from(this.head.subarray(0, this.headLen));
-    const tail = this.tail.peek();
+    const tail = this.tail.snapshot();
     return {
       head,
       tail,

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { ChunkTail } from '../../lib/exec/chunk-tail';
+import { HeadTailCapture } from '../../lib/exec/ring';
+
+/** a fixed-seed generator, so a failure can be replayed */
+function rng(seed: number) {
+  let x = seed;
+  return (n: number) => {
+    x = (x * 1103515245 + 12345) >>> 0;
+    return x % n;
+  };
+}
+
+describe('ChunkTail', () => {
+  it('holds exactly the last capacity bytes, whatever the chunk sizes', () => {
+    for (const cap of [1, 100, 4096, 50_000]) {
+      const rand = rng(cap);
+      const tail = new ChunkTail(cap);
+      const all: Buffer[] = [];
+      for (let i = 0; i < 400; i++) {
+        const size = [1, 10, 4095, 4096, 9000, 65_536, 70_000][rand(7)]!;
+        const chunk = Buffer.allocUnsafe(size);
+        for (let j = 0; j < size; j++) chunk[j] = rand(256);
+        all.push(chunk);
+        tail.push(chunk);
+        if (i % 37 === 0) {
+          const whole = Buffer.concat(all);
+          expect(tail.snapshot().equals(whole.subarray(Math.max(0, whole.length - cap)))).toBe(true);
+        }
+      }
+      const whole = Buffer.concat(all);
+      expect(tail.length).toBe(Math.min(cap, whole.length));
+      expect(tail.snapshot().equals(whole.subarray(whole.length - cap))).toBe(true);
+    }
+  });
+
+  it('copies what it cannot hold cheaply: tiny chunks and views into a larger buffer', () => {
+    const tail = new ChunkTail(8192);
+    const big = Buffer.alloc(1024 * 1024, 0x61);
+    // a 5 KB view of a 1 MB buffer: held as is, it would keep the megabyte alive
+    tail.push(big.subarray(0, 5000));
+    big.fill(0x62);
+    expect(tail.snapshot().toString()).toBe('a'.repeat(5000));
+    const small = Buffer.from('x\n');
+    for (let i = 0; i < 10_000; i++) tail.push(small);
+    expect(tail.snapshot().toString()).toBe('x\n'.repeat(4096));
+    // 20,000 bytes of two-byte chunks live in a few blocks, not in thousands of entries
+    expect((tail as unknown as { chunks: unknown[]; first: number }).chunks.length - (tail as unknown as { first: number }).first).toBeLessThanOrEqual(2);
+  });
+
+  it('gives HeadTailCapture the same head and tail as one contiguous stream', () => {
+    const c = new HeadTailCapture(1000);
+    let all = '';
+    for (let i = 1; i <= 3000; i++) {
+      const piece = `line ${i}\n`.repeat(1 + (i % 5));
+      all += piece;
+      c.push(Buffer.from(piece));
+    }
+    const s = c.snapshot();
+    expect(s.head.toString()).toBe(all.slice(0, 250));
+    expect(s.tail.toString()).toBe(all.slice(-750));
+    expect(s.gapBytes).toBe(all.length - 1000);
+  });
+});
