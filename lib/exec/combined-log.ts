@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
+import { flushBatch } from './log-gate';
 import type { StreamName } from './run-types';
 
 /**
@@ -136,6 +137,7 @@ export class CombinedLog {
 function flushed(log: fs.WriteStream): Promise<void> {
   return new Promise((resolve) => {
     if (log.closed || log.destroyed) return resolve();
+    flushBatch(log);
     // writes complete in order: the callback of an empty write comes after all the earlier ones
     log.write(Buffer.alloc(0), () => resolve());
   });
@@ -146,6 +148,7 @@ export function closeLog(log: fs.WriteStream): Promise<void> {
   return new Promise<void>((resolve) => {
     if (log.closed) return resolve();
     log.once('close', () => resolve());
+    flushBatch(log);
     log.end();
   });
 }

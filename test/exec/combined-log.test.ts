@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runRoot } from './run-root';
-import { PipeGate } from '../../lib/exec/log-gate';
+import { batchedWrite, flushBatch, PipeGate } from '../../lib/exec/log-gate';
 import { runCommand, type RunResult } from '../../lib/exec/runner';
 
 const run = runRoot('clamp-combined-');
@@ -68,6 +68,37 @@ describe('the combined log', () => {
     for (const f of [r.logPaths.stdout, r.logPaths.stderr, r.combinedLogPath]) fs.rmSync(f);
   }, 60_000);
 
+  it('both streams at once, many megabytes each: every log holds exactly the bytes printed, the capture their ends', async () => {
+    const n = 600_000;
+    const expectOut = Buffer.from(Array.from({ length: n }, (_, i) => `${i + 1}\n`).join(''));
+    // stderr in another alphabet (digits as letters, ";" for the newline), so the combined log can be split back by byte
+    const expectErr = Buffer.from(expectOut.map((c) => (c === 0x0a ? 0x3b : c + 0x31)));
+    // printed at the same time, so the pipes' chunks interleave in the combined log
+    const r = await runCommand(opts(`seq 1 ${n} & seq 1 ${n} | tr '0-9\\n' 'a-j;' >&2; wait`, { captureMaxBytes: 256 * 1024 }));
+    expect(r.exitCode).toBe(0);
+    expect(fs.readFileSync(r.logPaths.stdout).equals(expectOut)).toBe(true);
+    expect(fs.readFileSync(r.logPaths.stderr).equals(expectErr)).toBe(true);
+    const combined = fs.readFileSync(r.combinedLogPath);
+    expect(combined.length).toBe(expectOut.length + expectErr.length);
+    const [out, err] = [Buffer.alloc(combined.length), Buffer.alloc(combined.length)];
+    let [o, e] = [0, 0];
+    for (const b of combined) {
+      if (b === 0x0a || b < 0x3a) out[o++] = b;
+      else err[e++] = b;
+    }
+    expect(out.subarray(0, o).equals(expectOut)).toBe(true);
+    expect(err.subarray(0, e).equals(expectErr)).toBe(true);
+    for (const [snap, want] of [[r.stdout, expectOut], [r.stderr, expectErr]] as const) {
+      expect(snap.totalBytes).toBe(want.length);
+      expect(snap.head.equals(want.subarray(0, snap.head.length))).toBe(true);
+      expect(snap.tail.equals(want.subarray(want.length - snap.tail.length))).toBe(true);
+      expect(snap.head.length + snap.tail.length).toBe(256 * 1024);
+    }
+    expect(r.stdout.totalLines).toBe(n);
+    expect(r.stderr.totalLines).toBe(1);
+    expectLogsClosed(r);
+  }, 60_000);
+
   it('one stream only: the combined log is that stream\'s log itself (a hard link), so no byte is written twice', async () => {
     const r = await runCommand(opts('head -c 3000000 /dev/zero | tr "\\0" x'));
     expect(r.exitCode).toBe(0);
@@ -105,10 +136,17 @@ describe('the combined log', () => {
 /** A log whose write() answers "full" until drained by hand. */
 class FakeLog extends EventEmitter {
   full = false;
+  corked = 0;
   chunks: Buffer[] = [];
   write(chunk: Buffer): boolean {
     this.chunks.push(chunk);
     return !this.full;
+  }
+  cork() {
+    this.corked++;
+  }
+  uncork() {
+    this.corked--;
   }
 }
 
@@ -143,6 +181,8 @@ describe('PipeGate', () => {
     w(own, 'b');
     w(both, 'b');
     expect(pipe.paused).toBe(true);
+    // a full log gets what its batch held at once
+    expect([own.corked, both.corked]).toEqual([0, 0]);
     own.full = false;
     own.emit('drain');
     expect(pipe.paused).toBe(true); // the combined log is still full
@@ -162,5 +202,41 @@ describe('PipeGate', () => {
     expect(pipe.paused).toBe(false);
     gate.write(null, Buffer.from('c'));
     expect(pipe.paused).toBe(false);
+  });
+});
+
+describe('log batches', () => {
+  it('a burst of writes reaches the file in one write, after the batch time or on flush, byte for byte', async () => {
+    const file = path.join(run.dir, 'batch.log');
+    const log = fs.createWriteStream(file, { fd: fs.openSync(file, 'w') });
+    let calls = 0;
+    const writev = log._writev!.bind(log);
+    const write = log._write.bind(log);
+    log._writev = (chunks, cb) => (calls++, writev(chunks, cb));
+    log._write = (chunk, enc, cb) => (calls++, write(chunk, enc, cb));
+    const pieces = Array.from({ length: 200 }, (_, i) => Buffer.from(`piece ${i}\n`));
+    for (const p of pieces) expect(batchedWrite(log, p)).toBe(true);
+    expect(calls).toBe(0);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(calls).toBe(1);
+    expect(fs.readFileSync(file).equals(Buffer.concat(pieces))).toBe(true);
+    batchedWrite(log, Buffer.from('last\n'));
+    flushBatch(log);
+    await new Promise<void>((r) => log.end(() => r()));
+    expect(calls).toBe(2);
+    expect(fs.readFileSync(file, 'utf8').endsWith('piece 199\nlast\n')).toBe(true);
+  });
+
+  it('a batch goes out once it holds half a megabyte, without waiting for its time', () => {
+    const log = new FakeLog();
+    const w = (n: number) => batchedWrite(log as unknown as fs.WriteStream, Buffer.alloc(n));
+    w(300_000);
+    expect(log.corked).toBe(1);
+    w(300_000);
+    expect(log.corked).toBe(0);
+    w(10);
+    expect(log.corked).toBe(1);
+    flushBatch(log as unknown as fs.WriteStream);
+    expect(log.corked).toBe(0);
   });
 });
