@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { createToolRegistry } from '../lib/dispatch/all-tools';
 import { createContext } from '../lib/dispatch/context';
 import { dispatch } from '../lib/dispatch/dispatch';
+import { LOG_BATCH_MS } from '../lib/exec/log-gate';
 import { type Benchmark, type Contender, fmtCores, fmtMiB, fmtMs, fmtRate, fmtRatio, interleave, runChild, scratchDir, verdict, withPeakRss } from './lib';
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
@@ -107,7 +108,7 @@ export const runCommandBench: Benchmark = {
         { what: 'run_command 1 GB: peak RSS growth of the server process', target: '< 64 MiB', measured: fmtMiB(peakGrowth), met: v.met },
       ],
       notes: [
-        `The tool keeps a head+tail capture per stream in memory, sends batched live output to onProgress (${(progressBytes / Math.max(1, growths.length)).toLocaleString('en-US', { maximumFractionDigits: 0 })} chars per run reached it here) and writes every byte to its log file in the data dir once (the combined log is a hard link to the stdout log while only stdout prints); deleting the 1 GB logs after each run is not timed; the model gets the clamped text. ${toolSummary}.`,
+        `The tool keeps a head+tail capture per stream in memory, sends batched live output to onProgress (${(progressBytes / Math.max(1, growths.length)).toLocaleString('en-US', { maximumFractionDigits: 0 })} chars per run reached it here) and writes every byte to its log file in the data dir once (the combined log is a hard link to the stdout log while only stdout prints; a log's writes within ${LOG_BATCH_MS} ms go to the file as one); it counts every line (16 bytes at a time, WebAssembly SIMD); deleting the 1 GB logs after each run is not timed; the model gets the clamped text. ${toolSummary}.`,
         'Sampling: RSS every 20 ms on a timer plus VmHWM (reset before each run) after it; growth is measured from the RSS just before the call, after a GC.',
       ],
       data: Object.fromEntries([...timed.map((t) => [t.name, t.samplesMs]), ['rssGrowthBytes', growths], ['firstCommandRssGrowthBytes', warm.rss.growthBytes]]),

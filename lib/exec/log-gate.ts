@@ -41,7 +41,7 @@ export class PipeGate {
  * in one write (the stream is corked meanwhile) instead of one write per pipe read: a command that
  * prints fast costs a fraction of the system calls and thread-pool round trips.
  */
-const LOG_BATCH_MS = 5;
+export const LOG_BATCH_MS = 5;
 const LOG_BATCH_MAX_BYTES = 512 * 1024;
 
 const batches = new WeakMap<fs.WriteStream, { bytes: number; timer: NodeJS.Timeout }>();
