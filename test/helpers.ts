@@ -73,6 +73,29 @@ export function treeSnapshot(dir: string): Record<string, string> {
   return out;
 }
 
+/** Every file under dir (not .git) with its bytes, mode and link target: what "byte-identical" compares. */
+export function fileState(dir: string, skip = new Set(['.git'])): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (skip.has(r)) continue;
+      const abs = path.join(dir, r);
+      const st = fs.lstatSync(abs);
+      if (st.isSymbolicLink()) out[r] = `link → ${fs.readlinkSync(abs)}`;
+      else if (st.isDirectory()) walk(r);
+      else out[r] = `${(st.mode & 0o777).toString(8)} ${fs.readFileSync(abs).toString('base64')}`;
+    }
+  };
+  walk('');
+  return out;
+}
+
+/** The person's .git: every file's bytes, and the index's mtime (a checkpoint or rewind must leave both). */
+export function gitState(ws: string): { files: Record<string, string>; indexMtimeMs: number } {
+  return { files: fileState(path.join(ws, '.git'), new Set()), indexMtimeMs: fs.statSync(path.join(ws, '.git', 'index')).mtimeMs };
+}
+
 /**
  * A tool's approval preview as the loop asks for it: the call prepared by dispatch first (validated,
  * its paths resolved and confined into ctx.paths), then preview(). Throws when the call cannot be prepared.
