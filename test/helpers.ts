@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createContext, type ContextInit } from '../lib/dispatch/context';
@@ -6,7 +8,7 @@ import { createRegistry } from '../lib/dispatch/registry';
 import { dispatch, prepareCall, type DispatchOptions } from '../lib/dispatch/dispatch';
 import type { ToolContext, ToolDefinition, ToolResult } from '../lib/contract/types';
 import type { z } from 'zod';
-import { afterEach, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 
 /** A fresh temp workspace and data dir (real paths), removed by cleanup(). */
 export function tempWorkspace(prefix = 'clamp-test-') {
@@ -104,4 +106,23 @@ export async function previewCall(tool: ToolDefinition<z.ZodType>, args: unknown
   const prep = prepareCall(createRegistry([tool]), tool.name, args, ctx);
   if (!prep.ok) throw new Error(`${tool.name} could not be prepared: ${prep.result.output}`);
   return prep.tool.preview!(prep.input as never, { ...ctx, paths: prep.paths });
+}
+
+/**
+ * A loopback HTTP server for the file's tests (started before all, closed after all) that answers
+ * "reached" and counts its requests: what a command without network must never reach. Reset hits yourself.
+ */
+export function loopbackCounter(): { hits: number; port: number } {
+  const net = { hits: 0, port: 0 };
+  let server: http.Server;
+  beforeAll(async () => {
+    server = http.createServer((_req, res) => {
+      net.hits++;
+      res.end('reached\n');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    net.port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  return net;
 }
