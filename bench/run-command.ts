@@ -44,6 +44,7 @@ export const runCommandBench: Benchmark = {
     const growths: number[] = [];
     let progressBytes = 0;
     let toolSummary = '';
+    let sandboxed = false;
     const clearLogs = () => fs.rmSync(path.join(dataDir, 'logs'), { recursive: true, force: true });
     const contenders: Contender[] = [
       {
@@ -58,6 +59,7 @@ export const runCommandBench: Benchmark = {
           const { value: r, rss } = await withPeakRss(() => dispatch(reg, 'run_command', { command: PRODUCE }, ctx, { approver: { approved: true } }));
           if (r.status !== 'ok' || r.meta?.stdoutBytes !== BYTES) throw new Error(`run_command did not produce ${BYTES} bytes: ${r.status} ${r.output.slice(0, 300)}`);
           growths.push(rss.growthBytes);
+          sandboxed = r.meta?.sandbox != null;
           toolSummary = `${rss.samples} RSS samples; result ${r.output.length.toLocaleString('en-US')} chars, truncation ${r.truncation?.unit ?? 'none'}`;
         },
         after: clearLogs,
@@ -110,6 +112,9 @@ export const runCommandBench: Benchmark = {
       notes: [
         `The tool keeps a head+tail capture per stream in memory, sends batched live output to onProgress (${(progressBytes / Math.max(1, growths.length)).toLocaleString('en-US', { maximumFractionDigits: 0 })} chars per run reached it here) and writes every byte to its log file in the data dir once (the combined log is a hard link to the stdout log while only stdout prints; a log's writes within ${LOG_BATCH_MS} ms go to the file as one); it counts every line (16 bytes at a time, WebAssembly SIMD); deleting the 1 GB logs after each run is not timed; the model gets the clamped text. ${toolSummary}.`,
         'Sampling: RSS every 20 ms on a timer plus VmHWM (reset before each run) after it; growth is measured from the RSS just before the call, after a GC.',
+        ...(sandboxed
+          ? ['The command ran in the sandbox (bwrap), as run_command does by default: "cores used" of clamp run_command counts this process only (the CPU time of the processes inside bwrap never reaches its children\'s times), while the peers\' count includes bash, yes and head.']
+          : []),
       ],
       data: Object.fromEntries([...timed.map((t) => [t.name, t.samplesMs]), ['rssGrowthBytes', growths], ['firstCommandRssGrowthBytes', warm.rss.growthBytes]]),
     };
