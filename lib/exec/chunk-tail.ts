@@ -4,9 +4,10 @@ const BLOCK_BYTES = 16 * 1024;
 
 /**
  * The last `capacity` bytes of a stream. Every byte a command prints passes through here, so a
- * chunk that owns its memory (as pipe reads do) is held as it is rather than copied; small chunks,
- * and views into a larger buffer, are copied, so memory stays near the capacity: what is held is
- * at most the capacity plus one chunk, in blocks of at least COPY_BELOW_BYTES.
+ * chunk that owns its memory (as pipe reads do) is held as it is rather than copied; small chunks
+ * are copied into BLOCK_BYTES blocks and views into a larger buffer copied on their own, so memory
+ * stays near the capacity: the bytes held are at most the capacity plus one chunk, each entry is a
+ * chunk of at least COPY_BELOW_BYTES or a block.
  */
 export class ChunkTail {
   private chunks: Uint8Array[] = [];
