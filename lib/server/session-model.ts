@@ -5,7 +5,7 @@ import type { ModelCapabilityAnswer, ModelChoicesAnswer, ModelChoiceGroup } from
 import { openDb } from '../store/db';
 import { readSecrets } from '../store/secrets';
 import { getModelSettings } from '../store/settings';
-import { getSession } from '../store/sessions';
+import { getSession, getSessionModel } from '../store/sessions';
 import type { ServerConfig } from './http';
 import { currentModel, currentModelWithWindow } from './model';
 import { checkModel } from './model-check';
@@ -54,6 +54,28 @@ export function resolveSpec(cfg: ServerConfig, spec: string, env: Env = process.
 export function sessionModel(cfg: ServerConfig, sessionId: string, env: Env = process.env): ResolvedModel | UnresolvedModel {
   const picked = getSession(openDb(cfg.dataDir), sessionId)?.model;
   return picked ? resolveSpec(cfg, picked, env) : currentModel(cfg, env);
+}
+
+/** The environment variables a model's resolution reads (provider, keys, base URLs, CLAMP_IMAGE_INPUT …). */
+function modelEnv(env: Env): [string, string | undefined][] {
+  return Object.entries(env)
+    .filter(([k]) => /^(CLAMP|ANTHROPIC|OPENAI)_/.test(k))
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+}
+
+/**
+ * sessionModel for the steps of one turn: the same answer, resolved again only when what it depends
+ * on changed (the session's pick, the saved settings, the keys, the environment), so a step does not
+ * build a provider client it throws away. Never throws.
+ */
+export function sessionModelForSteps(cfg: ServerConfig, sessionId: string, env: Env = process.env): () => ResolvedModel | UnresolvedModel {
+  let memo: { key: string; r: ResolvedModel | UnresolvedModel } | null = null;
+  return () => {
+    const db = openDb(cfg.dataDir);
+    const key = JSON.stringify([getSessionModel(db, sessionId) ?? null, getModelSettings(db, cfg.mode), keys(cfg.dataDir), modelEnv(env)]);
+    if (memo?.key !== key) memo = { key, r: sessionModel(cfg, sessionId, env) };
+    return memo.r;
+  };
 }
 
 /** sessionModel with the window a local server reports for itself. Never throws. */

@@ -7,13 +7,13 @@ import type { ResolvedModel, UnresolvedModel } from '../agent/providers';
 import { runTurn } from '../agent/run-turn';
 import { openDb } from '../store/db';
 import { loadMessages, saveMessages } from '../store/messages';
-import { getSession, nameFromMessages, requireSession, touchSession } from '../store/sessions';
+import { getSessionMode, nameFromMessages, requireSession, touchSession } from '../store/sessions';
 import { getApprovalSecret } from '../store/secrets';
 import { turnTools } from './mcp';
 import { getTaskManager } from '../tasks/manager';
 import { storeHost } from './agent-host';
 import { HttpError, type ServerConfig } from './http';
-import { sessionModel, sessionModelWithWindow, specOf } from './session-model';
+import { sessionModelForSteps, sessionModelWithWindow, specOf } from './session-model';
 import { attachmentParts } from './attach';
 
 const RUNNING = Symbol.for('clamp.runningTurns');
@@ -83,7 +83,7 @@ export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: Ses
     throw new HttpError(409, 'This session is already working on a turn. Wait for it, or press Stop.');
   }
   // built-ins and MCP tools (with deferral for the window), read afresh for every turn
-  const tools = await turnTools(cfg, { sessionId: body.sessionId, status: resolved.status, mode: () => getSession(db, body.sessionId)?.mode ?? 'default' });
+  const tools = await turnTools(cfg, { sessionId: body.sessionId, status: resolved.status, mode: () => getSessionMode(db, body.sessionId) ?? 'default' });
   if (session.parentId) throw new HttpError(409, "This is a subagent's transcript: it is read-only. Continue in its parent session.");
   // without a host of its own (a headless run brings one) the person follows the turn in the page: ask_user waits for them
   const stored = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir), ...tools.services }, person: !o.host });
@@ -111,6 +111,7 @@ export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: Ses
     o.signal.removeEventListener('abort', onGone);
     if (runningTurns().get(body.sessionId) === abort) runningTurns().delete(body.sessionId);
   };
+  const stepModel = sessionModelForSteps(cfg, body.sessionId);
   const stream = runTurn({
     host,
     reg: tools.reg,
@@ -125,7 +126,7 @@ export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: Ses
     stepModel: o.model
       ? undefined
       : () => {
-          const r = sessionModel(cfg, body.sessionId);
+          const r = stepModel();
           return r.ok && specOf(r) ? { id: r.status.model!, model: r.model } : null;
         },
     save: (all) => {

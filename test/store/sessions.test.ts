@@ -7,6 +7,8 @@ import {
   createSession,
   deleteSession,
   getSession,
+  getSessionMode,
+  getSessionModel,
   listSessions,
   loadSessionDetail,
   PLACEHOLDER_TITLE,
@@ -111,6 +113,22 @@ describe('sessions', () => {
     appendMessage(db, s.id, user('m1', 'first words'));
     restart();
     expect(getSession(db, s.id)).toMatchObject({ title: 'Refactor', mode: 'accept-edits', messageCount: 1 });
+  });
+
+  it('reads a session\'s mode and picked model alone, as getSession gives them, and follows each change', () => {
+    const s = createSession(db, { workspace: ws.workspace, mode: 'plan' });
+    expect(getSessionMode(db, s.id)).toBe('plan');
+    expect(getSessionModel(db, s.id)).toBeUndefined();
+    updateSession(db, ws.workspace, s.id, { mode: 'auto', model: 'openai:gpt-5' });
+    expect(getSessionMode(db, s.id)).toBe(getSession(db, s.id)!.mode);
+    expect(getSessionMode(db, s.id)).toBe('auto');
+    expect(getSessionModel(db, s.id)).toBe('openai:gpt-5');
+    updateSession(db, ws.workspace, s.id, { model: null });
+    expect(getSessionModel(db, s.id)).toBeUndefined();
+    restart();
+    expect(getSessionMode(db, s.id)).toBe('auto');
+    expect(getSessionMode(db, 'no-such-session')).toBeUndefined();
+    expect(getSessionModel(db, 'no-such-session')).toBeUndefined();
   });
 
   it('refuses to update a session of another workspace or an unknown one, and an empty title', () => {
