@@ -26,6 +26,13 @@ export class NoModelError extends HttpError {
   }
 }
 
+/** How many leading messages of `a` are the very objects of `b` (nothing rebuilt them since). */
+function samePrefix(a: readonly ClampMessage[], b: readonly ClampMessage[]): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
+}
+
 /** The step limit of one turn: CLAMP_MAX_STEPS, or the loop's default. */
 export function maxStepsFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
   const n = Number(env.CLAMP_MAX_STEPS);
@@ -89,17 +96,19 @@ export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: Ses
   const stored = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir), ...tools.services }, person: !o.host });
   const host = o.host ? o.host(stored) : stored;
   let messages: ClampMessage[];
+  let loaded: ClampMessage[];
   const extra = body.message
     ? await attachmentParts(body.message, { workspace: cfg.workspace, dataDir: cfg.dataDir, mode: session.mode, sessionId: body.sessionId, signal: o.signal, imageInput: resolved.status.imageInput, modelLabel: resolved.status.label })
     : [];
   try {
-    messages = mergeIncoming(loadMessages(db, body.sessionId), body, host.answerFor, extra);
+    loaded = loadMessages(db, body.sessionId);
+    messages = mergeIncoming(loaded, body, host.answerFor, extra);
   } catch (err) {
     if (err instanceof ChatRequestError) throw new HttpError(err.status, err.message);
     throw err;
   }
   // the user's message is stored before the model is asked anything: a crash loses no input
-  saveMessages(db, body.sessionId, messages);
+  saveMessages(db, body.sessionId, messages, { storedBefore: samePrefix(messages, loaded) });
   nameFromMessages(db, body.sessionId, messages);
   touchSession(db, body.sessionId);
 
@@ -131,7 +140,8 @@ export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: Ses
         },
     save: (all) => {
       try {
-        saveMessages(db, body.sessionId, all);
+        // the messages before the turn's own are the objects saved above: only the turn's message is written
+        saveMessages(db, body.sessionId, all, { storedBefore: samePrefix(all, messages) });
         touchSession(db, body.sessionId);
       } catch (err) {
         console.error('clamp: could not save the session:', err);

@@ -131,6 +131,28 @@ describe('sessions', () => {
     expect(getSessionModel(db, 'no-such-session')).toBeUndefined();
   });
 
+  it('saves only the messages after a prefix the caller says is stored, and the whole conversation when the store does not hold it', () => {
+    const s = createSession(db, { workspace: ws.workspace });
+    const history = [user('m1', 'first'), assistant('m2', 'one'), user('m3', 'second')];
+    saveMessages(db, s.id, history);
+    const grown = [...history, assistant('m4', 'two')];
+    saveMessages(db, s.id, grown, { storedBefore: 3 });
+    expect(loadMessages(db, s.id)).toEqual(grown);
+    // the prefix is taken as stored: a changed copy of it is not serialised or written
+    const stale = [user('m1', 'changed'), ...grown.slice(1, 3), assistant('m4', 'three')];
+    saveMessages(db, s.id, stale, { storedBefore: 3 });
+    expect(loadMessages(db, s.id).map((m) => JSON.stringify(m.parts))).toEqual([history[0], history[1], history[2], stale[3]].map((m) => JSON.stringify(m.parts)));
+    // ids that do not match what is stored, a claim past the stored rows, or past the messages: saved whole
+    const other = [user('x1', 'other'), assistant('x2', 'reply')];
+    saveMessages(db, s.id, other, { storedBefore: 2 });
+    expect(loadMessages(db, s.id)).toEqual(other);
+    const longer = [...other, user('x3', 'more'), assistant('x4', 'again')];
+    saveMessages(db, s.id, longer, { storedBefore: 4 });
+    expect(loadMessages(db, s.id)).toEqual(longer);
+    saveMessages(db, s.id, longer.slice(0, 1), { storedBefore: 9 });
+    expect(loadMessages(db, s.id)).toEqual(longer.slice(0, 1));
+  });
+
   it('refuses to update a session of another workspace or an unknown one, and an empty title', () => {
     const s = createSession(db, { workspace: '/elsewhere' });
     expect(() => updateSession(db, ws.workspace, s.id, { title: 'x' })).toThrow(StoreError);
