@@ -63,18 +63,36 @@ function modelEnv(env: Env): [string, string | undefined][] {
     .sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
+/** sessionModel for the steps of one turn (sessionModelForSteps). */
+export interface StepModels {
+  /** the model for the next step: sessionModel's answer, resolved again only when `inputs()` changed */
+  resolve(): ResolvedModel | UnresolvedModel;
+  /** what the answer depends on now: the session's pick, the saved settings, the keys, the environment */
+  inputs(): string;
+  /** an answer already resolved for those inputs (the turn's own model), kept for the steps */
+  seed(inputs: string, r: ResolvedModel | UnresolvedModel): void;
+}
+
 /**
  * sessionModel for the steps of one turn: the same answer, resolved again only when what it depends
- * on changed (the session's pick, the saved settings, the keys, the environment), so a step does not
- * build a provider client it throws away. Never throws.
+ * on changed, so a step does not build a provider client it throws away. Never throws.
  */
-export function sessionModelForSteps(cfg: ServerConfig, sessionId: string, env: Env = process.env): () => ResolvedModel | UnresolvedModel {
+export function sessionModelForSteps(cfg: ServerConfig, sessionId: string, env: Env = process.env): StepModels {
   let memo: { key: string; r: ResolvedModel | UnresolvedModel } | null = null;
-  return () => {
+  const inputs = () => {
     const db = openDb(cfg.dataDir);
-    const key = JSON.stringify([getSessionModel(db, sessionId) ?? null, getModelSettings(db, cfg.mode), keys(cfg.dataDir), modelEnv(env)]);
-    if (memo?.key !== key) memo = { key, r: sessionModel(cfg, sessionId, env) };
-    return memo.r;
+    return JSON.stringify([getSessionModel(db, sessionId) ?? null, getModelSettings(db, cfg.mode), keys(cfg.dataDir), modelEnv(env)]);
+  };
+  return {
+    inputs,
+    seed: (key, r) => {
+      memo = { key, r };
+    },
+    resolve: () => {
+      const key = inputs();
+      if (memo?.key !== key) memo = { key, r: sessionModel(cfg, sessionId, env) };
+      return memo.r;
+    },
   };
 }
 

@@ -84,7 +84,11 @@ export interface SessionTurnOptions {
 export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: SessionTurnOptions): Promise<ReadableStream<UIMessageChunk>> {
   const db = openDb(cfg.dataDir);
   const session = requireSession(db, body.sessionId, cfg.workspace);
+  // the steps ask for the session's model again (a pick in the header counts from the next step); the first finds this one
+  const stepModels = sessionModelForSteps(cfg, body.sessionId);
+  const inputs = o.model ? '' : stepModels.inputs();
   const resolved = o.model ?? (await sessionModelWithWindow(cfg, body.sessionId));
+  if (!o.model) stepModels.seed(inputs, resolved);
   if (!resolved.ok) throw new NoModelError(resolved.status.help ?? 'No model is configured.');
   if (runningTurns().has(body.sessionId)) {
     throw new HttpError(409, 'This session is already working on a turn. Wait for it, or press Stop.');
@@ -120,7 +124,6 @@ export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: Ses
     o.signal.removeEventListener('abort', onGone);
     if (runningTurns().get(body.sessionId) === abort) runningTurns().delete(body.sessionId);
   };
-  const stepModel = sessionModelForSteps(cfg, body.sessionId);
   const stream = runTurn({
     host,
     reg: tools.reg,
@@ -135,7 +138,7 @@ export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: Ses
     stepModel: o.model
       ? undefined
       : () => {
-          const r = stepModel();
+          const r = stepModels.resolve();
           return r.ok && specOf(r) ? { id: r.status.model!, model: r.model } : null;
         },
     save: (all) => {

@@ -22,7 +22,8 @@ describe("the model a turn's steps use", () => {
     const db = openDb(ws.dataDir);
     const s = createSession(db, { workspace: ws.workspace });
     const env = { NODE_ENV: 'test', CLAMP_MODEL: 'openai-compatible:first', CLAMP_BASE_URL: 'http://127.0.0.1:9/v1' } as NodeJS.ProcessEnv;
-    const step = sessionModelForSteps(cfg, s.id, env);
+    const models = sessionModelForSteps(cfg, s.id, env);
+    const step = () => models.resolve();
     const a = step();
     expect(a.ok && specOf(a)).toBe('openai-compatible:first');
     // nothing changed: the same client, not one built per step
@@ -43,5 +44,20 @@ describe("the model a turn's steps use", () => {
     const none = step();
     expect(none.ok).toBe(false);
     expect(none.status).toEqual(sessionModel(cfg, s.id, env).status);
+  });
+
+  it("starts from the turn's own model when nothing changed since it was resolved", () => {
+    const db = openDb(ws.dataDir);
+    const s = createSession(db, { workspace: ws.workspace });
+    const env = { NODE_ENV: 'test', CLAMP_MODEL: 'openai-compatible:first', CLAMP_BASE_URL: 'http://127.0.0.1:9/v1' } as NodeJS.ProcessEnv;
+    const models = sessionModelForSteps(cfg, s.id, env);
+    const inputs = models.inputs();
+    const turns = sessionModel(cfg, s.id, env);
+    models.seed(inputs, turns);
+    expect(models.resolve()).toBe(turns);
+    // seeded for inputs that no longer hold: resolved afresh
+    models.seed(inputs, turns);
+    updateSession(db, ws.workspace, s.id, { model: 'openai-compatible:picked' });
+    expect(specOf(models.resolve())).toBe('openai-compatible:picked');
   });
 });
