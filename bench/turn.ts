@@ -27,6 +27,17 @@ function percentile(xs: readonly number[], p: number): number {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }
 
+/** CPU time (user + system, ms) a process has used so far, from /proc; null where there is none. */
+function cpuMs(pid: number | undefined): number | null {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime, in clock ticks of 1/100 s (USER_HZ on Linux)
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
 /** The text of the newest user message and how many tool results follow it. */
 function position(req: FakeRequest): { text: string; results: number } {
   const msgs = req.body.messages;
@@ -140,7 +151,10 @@ export const turnBench: Benchmark = {
 
       log(`  one turn of ${STEPS} steps (read_file each) …`);
       const long = await newSession();
+      const cpuBefore = cpuMs(clamp.proc.pid);
       const big = await turn(long, `steps ${STEPS}`);
+      const cpuAfter = cpuMs(clamp.proc.pid);
+      const cpuPerStepMs = cpuBefore !== null && cpuAfter !== null ? (cpuAfter - cpuBefore) / STEPS : null;
       const toolSteps = big.requests.filter((r) => r.body.tools);
       const summaries = big.requests.length - toolSteps.length;
       if (toolSteps.length !== STEPS + 1) throw new Error(`expected ${STEPS + 1} model requests with tools, got ${toolSteps.length}`);
@@ -195,9 +209,10 @@ export const turnBench: Benchmark = {
           `Server: bin/clamp.mjs (next start) with CLAMP_MODEL=openai-compatible:fake-coder against test/fake-openai.ts on loopback, default mode; the chat route is POSTed as the page does ({ sessionId, message: { id, text } }) and its stream read to the end. "Model request" is the first byte (headers) of the provider's request at the stand-in.`,
           `Per step: the model asks for read_file of a ${fs.statSync(path.join(workspace, 'src/small.ts')).size}-byte file at every step; the interval runs from the stand-in having sent its whole reply to the next request's first byte, so it holds the SDK parsing the reply, dispatch and the tool, storing the step, the context keeper and converting the conversation for the provider. ${summaries ? `${summaries} summary request(s) came in this turn.` : 'No compaction happened in this turn.'}`,
           `The last two rows are the page's view: this process reads the chat route's stream as the page does, sending the page's Accept-Encoding (${PAGE_HEADERS['accept-encoding']}; the stream came back ${big.encoding ? `${big.encoding}-encoded` : 'uncompressed'}), and notes when each tool result arrived: after the model's reply that asked for it (the tool runs in between), and before the next model request (a negative value: after it, the delay being in the stream between the server and the page, not in the server's step).`,
+          ...(cpuPerStepMs !== null ? [`The server process used ${fmtMs(cpuPerStepMs)} of CPU per step over the ${STEPS}-step turn (user + system time from /proc, all its threads; less sensitive to other load than the intervals above).`] : []),
           `The session of ${STEPS} steps sends a ${Math.round(longBody / 1024)} KB request body. A warm-up turn and a 3-step turn ran first (the routes' first compile is not a per-turn cost).`,
         ],
-        data: { freshMs, bareMs, longMs, longBareMs, stepMs, shownMs, pageMs },
+        data: { freshMs, bareMs, longMs, longBareMs, stepMs, shownMs, pageMs, cpuPerStepMs },
       };
     } finally {
       await clamp.stop();
