@@ -11,7 +11,7 @@ import { EmptyState } from '@/components/empty-state';
 import { Header } from '@/components/header';
 import { SessionSidebar } from '@/components/session-sidebar';
 import { SettingsDialog } from '@/components/settings-dialog';
-import { TaskAside, useWideScreen } from '@/components/task-aside';
+import { SideDrawer, useWideScreen } from '@/components/side-drawer';
 import { TaskPanel } from '@/components/task-panel';
 
 /** The selected session lives in the URL (?s=…), so a reload comes back to it. */
@@ -39,6 +39,11 @@ function ClampApp() {
   const wide = useWideScreen();
   if (wide && tasksOpen) setTasksOpen(false);
   const closeTasks = useCallback(() => setTasksOpen(false), []);
+  // below md the sessions list opens as a drawer from the header's Sessions button
+  const [sessionsOpen, setSessionsOpen] = useState(false);
+  const mediumWide = useWideScreen('md');
+  if (mediumWide && sessionsOpen) setSessionsOpen(false);
+  const closeSessions = useCallback(() => setSessionsOpen(false), []);
   const [changesOpen, setChangesOpen] = useState(false);
 
   const list = sessions.data;
@@ -59,11 +64,24 @@ function ClampApp() {
     }
   }, [list, create]);
 
-  const onNew = useCallback(() => create.mutate({}, { onSuccess: (s) => selectSession(s.id) }), [create]);
+  const onNew = useCallback(
+    () =>
+      create.mutate(
+        {},
+        {
+          onSuccess: (s) => {
+            selectSession(s.id);
+            setSessionsOpen(false);
+          },
+        },
+      ),
+    [create],
+  );
   const onMode = (mode: PermissionMode) => activeId && patch.mutate({ id: activeId, mode });
   const onSelect = (id: string | null) => {
     setContext(null);
     selectSession(id);
+    setSessionsOpen(false);
   };
 
   const model = status.data?.model;
@@ -78,18 +96,20 @@ function ClampApp() {
 
   return (
     <div className="flex h-screen flex-col">
-      <Header status={status.data} session={active} context={context} onModeChange={onMode} onOpenSettings={() => setSettingsOpen(true)} tasksOpen={tasksOpen} onOpenTasks={() => setTasksOpen(true)} changes={<ChangesButton sessionId={activeId} open={changesOpen} onOpen={() => setChangesOpen(true)} />} />
+      <Header status={status.data} session={active} context={context} onModeChange={onMode} onOpenSettings={() => setSettingsOpen(true)} tasksOpen={tasksOpen} onOpenTasks={() => setTasksOpen(true)} sessionsOpen={sessionsOpen} onOpenSessions={() => setSessionsOpen(true)} changes={<ChangesButton sessionId={activeId} open={changesOpen} onOpen={() => setChangesOpen(true)} />} />
       {patch.error && (
         <p role="alert" className="border-b border-rose-200 bg-rose-50 px-3 py-1 text-xs text-rose-800 dark:border-rose-900 dark:bg-rose-950 dark:text-rose-200">
           {patch.error.message}
         </p>
       )}
       <div className="flex min-h-0 flex-1">
-        <SessionSidebar sessions={list} activeId={activeId} onSelect={onSelect} onNew={onNew} creating={create.isPending} />
+        <SideDrawer place="sessions" drawer={sessionsOpen} onClose={closeSessions}>
+          <SessionSidebar sessions={list} activeId={activeId} onSelect={onSelect} onNew={onNew} creating={create.isPending} />
+        </SideDrawer>
         <main className="min-w-0 flex-1">{main}</main>
-        <TaskAside drawer={tasksOpen} onClose={closeTasks}>
+        <SideDrawer place="tasks" drawer={tasksOpen} onClose={closeTasks}>
           <TaskPanel />
-        </TaskAside>
+        </SideDrawer>
       </div>
       <SettingsDialog open={settingsOpen} onClose={() => setSettingsOpen(false)} />
       {changesOpen && activeId && <ChangesPanel key={activeId} sessionId={activeId} onClose={() => setChangesOpen(false)} />}

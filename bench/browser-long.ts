@@ -6,11 +6,11 @@
  */
 import os from 'node:os';
 import type { Page } from 'playwright-core';
-import { seedCallId, seedSession } from '../test/e2e/seed';
+import { CHAT_SCROLLER, inViewAt, seedCallId, seedSession } from '../test/e2e/seed';
 import { type Table, type Target, fmtMs, fmtRatio, median } from './lib';
 
 export const LONG_SESSION_CALLS = [10, 1000] as const;
-const SCROLLER = '[data-chat-scroll]';
+const SCROLLER = CHAT_SCROLLER;
 /** Open within this factor of the 10-card session and scroll jumps within this p95: "as smoothly as one of 10". */
 const OPEN_RATIO_MAX = 2;
 const SCROLL_P95_MAX_MS = 50;
@@ -30,14 +30,7 @@ export function seedLongSessions(dataDir: string, workspace: string): SeededSess
 async function openMs(page: Page, base: string, id: string, calls: number): Promise<number> {
   await page.goto(`${base}/?s=${id}`, { waitUntil: 'commit' });
   const handle = await page.waitForFunction(
-    ([sel, box]) => {
-      const el = document.querySelector(sel);
-      const sc = document.querySelector(box);
-      if (!el || !sc) return false;
-      const a = el.getBoundingClientRect();
-      const b = sc.getBoundingClientRect();
-      return a.bottom > b.top && a.top < b.bottom ? performance.now() : false;
-    },
+    inViewAt,
     [`[data-tool-call-id="${seedCallId(calls - 1)}"]`, SCROLLER] as const,
     { polling: 'raf', timeout: 60_000 },
   );

@@ -70,9 +70,9 @@ export function ContextMeter({ view, windowTokens, windowSource }: { view: Conte
         title={context ? `Context at step ${context.step}: ${used.toLocaleString('en-US')} of ${win.toLocaleString('en-US')} tokens (${pct.toFixed(0)}%). Click for the breakdown and the ledger.` : 'Context use appears after the first step'}
         className="flex items-center gap-2 rounded px-1 py-0.5 hover:bg-zinc-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:hover:bg-zinc-800"
       >
-        <span className="text-[11px] uppercase tracking-wide text-zinc-500">Context</span>
+        <span className="text-[11px] uppercase tracking-wide text-zinc-500 max-sm:sr-only">Context</span>
         <span role="meter" aria-label="Context window used" aria-valuemin={0} aria-valuemax={win || 1} aria-valuenow={used} aria-valuetext={text} className="block">
-          <StackedBar breakdown={breakdown} usedTokens={used} windowTokens={win} className="h-1.5 w-28" />
+          <StackedBar breakdown={breakdown} usedTokens={used} windowTokens={win} className="h-1.5 w-16 sm:w-28" />
         </span>
         <span className="font-mono text-[11px] tabular-nums text-zinc-600 max-md:hidden dark:text-zinc-400">{text}</span>
       </button>

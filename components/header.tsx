@@ -52,6 +52,25 @@ function TasksButton({ open, onOpen }: { open: boolean; onOpen: () => void }) {
   );
 }
 
+/** Below `md` the sessions list is not on screen: this button opens it in a drawer. */
+function SessionsButton({ open, onOpen }: { open: boolean; onOpen: () => void }) {
+  return (
+    <button
+      type="button"
+      onClick={onOpen}
+      aria-haspopup="dialog"
+      aria-expanded={open}
+      aria-label="Sessions"
+      title="Sessions"
+      className="rounded p-1 text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 md:hidden dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100"
+    >
+      <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
+        <path fillRule="evenodd" d="M3 5h14v1.5H3V5Zm0 4.25h14v1.5H3v-1.5Zm0 4.25h14V15H3v-1.5Z" clipRule="evenodd" />
+      </svg>
+    </button>
+  );
+}
+
 /** Shown only when commands are not confined: the sandbox is off, or cannot start here (with why, on hover). */
 function SandboxBadge({ status }: { status: StatusAnswer | undefined }) {
   const sb = status?.sandbox;
@@ -69,7 +88,7 @@ function SandboxBadge({ status }: { status: StatusAnswer | undefined }) {
   );
 }
 
-/** Workspace path, model, the session's permission mode, context use, the settings button (and the Tasks button below `lg`). */
+/** Workspace path, model, the session's permission mode, context use, the settings button (and the Sessions button below `md`, the Tasks button below `lg`). */
 export function Header({
   status,
   session,
@@ -78,6 +97,8 @@ export function Header({
   onOpenSettings,
   tasksOpen,
   onOpenTasks,
+  sessionsOpen,
+  onOpenSessions,
   changes,
 }: {
   status: StatusAnswer | undefined;
@@ -87,17 +108,20 @@ export function Header({
   onOpenSettings: () => void;
   tasksOpen: boolean;
   onOpenTasks: () => void;
+  sessionsOpen: boolean;
+  onOpenSessions: () => void;
   /** the Changes button (components/changes-panel.tsx) */
   changes?: ReactNode;
 }) {
   const scripted = status?.model.scripted;
   return (
-    <header className="flex h-11 shrink-0 items-center gap-4 border-b border-zinc-200 bg-white px-3 text-sm dark:border-zinc-800 dark:bg-zinc-900">
+    <header className="flex min-h-11 shrink-0 flex-wrap items-center gap-x-2 gap-y-1 border-b border-zinc-200 bg-white px-2 py-1 text-sm sm:h-11 sm:flex-nowrap sm:gap-4 sm:px-3 sm:py-0 dark:border-zinc-800 dark:bg-zinc-900">
+      <SessionsButton open={sessionsOpen} onOpen={onOpenSessions} />
       <span className="flex items-center gap-1.5 font-semibold tracking-tight">
         <span aria-hidden="true" className="inline-block h-2.5 w-2.5 rounded-sm bg-sky-600" />
         Clamp
       </span>
-      <span className="min-w-0 truncate font-mono text-xs text-zinc-600 dark:text-zinc-400" title={status?.workspace}>
+      <span className="min-w-0 truncate font-mono text-xs text-zinc-600 max-sm:hidden dark:text-zinc-400" title={status?.workspace}>
         {status?.workspace ?? '…'}
       </span>
       {session && status?.model.configured && !scripted ? (
@@ -111,10 +135,10 @@ export function Header({
         </span>
       )}
       <SandboxBadge status={status} />
-      <div className="ml-auto flex shrink-0 items-center gap-4">
+      <div className="ml-auto flex shrink-0 items-center gap-2 sm:gap-4">
         <ContextMeter view={context} windowTokens={status?.model.windowTokens} windowSource={status?.model.windowSource} />
         <label className="flex items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400">
-          Mode
+          <span className="max-sm:sr-only">Mode</span>
           <select
             id="mode-picker"
             value={session?.mode ?? status?.defaultMode ?? 'default'}

@@ -2,7 +2,7 @@
 
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type Ref } from 'react';
-import type { ClampMessage } from '@/lib/contract/protocol';
+import type { ClampMessage, InterruptedNote } from '@/lib/contract/protocol';
 import { queryKeys } from './api';
 import { postRewind, type RewindRequest, type RewindResult } from './checkpoint-api';
 import { RewindDialog } from './rewind-dialog';
@@ -13,6 +13,8 @@ export interface RewindApi {
   openRewind: (messageId?: string) => void;
   /** Open the rewind dialog on the turn a tool call was made in (the checkpoint taken before it). */
   openRewindBefore: (toolCallId: string) => void;
+  /** The note the server wrote beside a call it found interrupted at a restart (its log, its checkpoint). */
+  interruptedNote: (toolCallId: string) => InterruptedNote | undefined;
   /** Rewind (conversation, and code if asked) and apply the answer; throws ApiError (409 while tasks or a turn run). */
   rewind: (body: RewindRequest) => Promise<RewindResult>;
   /** Rewind the conversation (and code if asked) to before messageId, then send text in its place. */
@@ -28,6 +30,7 @@ const RewindContext = createContext<RewindApi>({
   sessionId: '',
   openRewind: noop,
   openRewindBefore: noop,
+  interruptedNote: () => undefined,
   rewind: () => Promise.reject(new Error('No conversation to rewind here.')),
   resend: () => Promise.reject(new Error('No conversation to rewind here.')),
   blocked: 'No conversation to rewind here.',
@@ -46,12 +49,19 @@ export function ReadOnlyRewind({ children }: { children: ReactNode }) {
   return <RewindContext.Provider value={value}>{children}</RewindContext.Provider>;
 }
 
+/** The data-interrupted note of a call, if the server found it interrupted. */
+function interruptedNoteOf(messages: readonly ClampMessage[], toolCallId: string): InterruptedNote | undefined {
+  for (const m of messages) for (const p of m.parts) if (p.type === 'data-interrupted' && p.data.toolCallId === toolCallId) return p.data;
+  return undefined;
+}
+
 /**
  * The user message a rewind "before this call" goes to: the one that started the call's turn (an
  * interrupted call's note names it; else the nearest user message with text above the call).
  */
 export function turnOf(messages: readonly ClampMessage[], toolCallId: string): string | undefined {
-  for (const m of messages) for (const p of m.parts) if (p.type === 'data-interrupted' && p.data.toolCallId === toolCallId && p.data.userMessageId) return p.data.userMessageId;
+  const note = interruptedNoteOf(messages, toolCallId);
+  if (note?.userMessageId) return note.userMessageId;
   const at = messages.findIndex((m) => m.parts.some((p) => 'toolCallId' in p && p.toolCallId === toolCallId));
   for (let i = at; i >= 0; i--) if (messages[i].role === 'user' && messages[i].parts.some((p) => p.type === 'text')) return messages[i].id;
   return undefined;
@@ -111,6 +121,7 @@ export function RewindProvider({
       sessionId,
       openRewind: (messageId) => setTarget({ messageId }),
       openRewindBefore: (toolCallId) => setTarget({ messageId: turnOf(messagesRef.current, toolCallId) }),
+      interruptedNote: (toolCallId) => interruptedNoteOf(messagesRef.current, toolCallId),
       rewind,
       resend: async (messageId, text, { code, stopTasks }) => {
         await rewind({ messageId, conversation: true, code, ...(stopTasks ? { stopTasks } : {}) });

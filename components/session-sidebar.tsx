@@ -108,7 +108,7 @@ export function SessionSidebar({
   creating: boolean;
 }) {
   return (
-    <nav aria-label="Sessions" className="flex h-full w-60 shrink-0 flex-col border-r border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-950">
+    <nav aria-label="Sessions" className="flex h-full w-60 shrink-0 flex-col max-md:w-full border-r border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-950">
       <div className="relative flex items-center gap-1 px-3 py-2">
         <h2 className="mr-auto text-[11px] font-semibold uppercase tracking-wide text-zinc-500">Sessions</h2>
         <ImportButton onImported={(id) => onSelect(id)} />

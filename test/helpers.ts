@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createContext, type ContextInit } from '../lib/dispatch/context';
@@ -6,7 +8,7 @@ import { createRegistry } from '../lib/dispatch/registry';
 import { dispatch, prepareCall, type DispatchOptions } from '../lib/dispatch/dispatch';
 import type { ToolContext, ToolDefinition, ToolResult } from '../lib/contract/types';
 import type { z } from 'zod';
-import { afterEach, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 
 /** A fresh temp workspace and data dir (real paths), removed by cleanup(). */
 export function tempWorkspace(prefix = 'clamp-test-') {
@@ -73,6 +75,29 @@ export function treeSnapshot(dir: string): Record<string, string> {
   return out;
 }
 
+/** Every file under dir (not .git) with its bytes, mode and link target: what "byte-identical" compares. */
+export function fileState(dir: string, skip = new Set(['.git'])): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (skip.has(r)) continue;
+      const abs = path.join(dir, r);
+      const st = fs.lstatSync(abs);
+      if (st.isSymbolicLink()) out[r] = `link → ${fs.readlinkSync(abs)}`;
+      else if (st.isDirectory()) walk(r);
+      else out[r] = `${(st.mode & 0o777).toString(8)} ${fs.readFileSync(abs).toString('base64')}`;
+    }
+  };
+  walk('');
+  return out;
+}
+
+/** The person's .git: every file's bytes, and the index's mtime (a checkpoint or rewind must leave both). */
+export function gitState(ws: string): { files: Record<string, string>; indexMtimeMs: number } {
+  return { files: fileState(path.join(ws, '.git'), new Set()), indexMtimeMs: fs.statSync(path.join(ws, '.git', 'index')).mtimeMs };
+}
+
 /**
  * A tool's approval preview as the loop asks for it: the call prepared by dispatch first (validated,
  * its paths resolved and confined into ctx.paths), then preview(). Throws when the call cannot be prepared.
@@ -81,4 +106,23 @@ export async function previewCall(tool: ToolDefinition<z.ZodType>, args: unknown
   const prep = prepareCall(createRegistry([tool]), tool.name, args, ctx);
   if (!prep.ok) throw new Error(`${tool.name} could not be prepared: ${prep.result.output}`);
   return prep.tool.preview!(prep.input as never, { ...ctx, paths: prep.paths });
+}
+
+/**
+ * A loopback HTTP server for the file's tests (started before all, closed after all) that answers
+ * "reached" and counts its requests: what a command without network must never reach. Reset hits yourself.
+ */
+export function loopbackCounter(): { hits: number; port: number } {
+  const net = { hits: 0, port: 0 };
+  let server: http.Server;
+  beforeAll(async () => {
+    server = http.createServer((_req, res) => {
+      net.hits++;
+      res.end('reached\n');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    net.port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  return net;
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { SandboxView } from '../contract/protocol';
+import { findProgram, isRunnableFile } from './programs';
 
 /**
  * The OS sandbox every model-made command runs in (bubblewrap). The judge reads a command's text;
@@ -45,17 +46,8 @@ const HOST_SOCKETS: readonly string[] = ['/var/run/docker.sock', '/run/docker.so
 
 /** Where bubblewrap is: CLAMP_BWRAP (tests point it at a missing file), else the first on PATH. */
 export function bwrapPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const runnable = (p: string) => {
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return fs.statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (env.CLAMP_BWRAP !== undefined) return env.CLAMP_BWRAP && runnable(env.CLAMP_BWRAP) ? env.CLAMP_BWRAP : undefined;
-  const dirs = ['/usr/bin', '/bin', '/usr/local/bin', ...(env.PATH ?? '').split(':')].filter((d) => d.startsWith('/'));
-  return dirs.map((d) => path.join(d, 'bwrap')).find(runnable);
+  if (env.CLAMP_BWRAP !== undefined) return env.CLAMP_BWRAP && isRunnableFile(env.CLAMP_BWRAP) ? env.CLAMP_BWRAP : undefined;
+  return findProgram('bwrap', env, ['/usr/bin', '/bin', '/usr/local/bin']);
 }
 
 export interface SandboxStatus {

@@ -13,16 +13,10 @@ import { signalGroup, waitGroupGone } from '../exec/group';
 import { sandboxArgs, withoutSecrets } from '../exec/sandbox';
 import { RpcConnection, RpcError } from './rpc';
 import { languageIdOf, packageFile, type ServerSpec } from './servers';
+import type { FileDiagnostic } from '../contract/diagnostics';
 
-/** A diagnostic as a server reported it, in 1-based lines and columns. */
-export interface RawDiagnostic {
-  line: number;
-  column: number;
-  severity: 'error' | 'warning' | 'info' | 'hint';
-  message: string;
-  code?: string | number;
-  source?: string;
-}
+/** A diagnostic as a server reported it (a FileDiagnostic before its path is known). */
+export type RawDiagnostic = Omit<FileDiagnostic, 'path'>;
 
 export interface ClientOptions {
   spec: ServerSpec;

@@ -168,20 +168,3 @@ export function languageIdOf(spec: ServerSpec, rel: string): string {
   return spec.languageId ?? LANGUAGE_IDS[ext] ?? ext;
 }
 
-/** The program a command names, when it exists and can run (a bare name is looked up on PATH). */
-export function findProgram(command: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const runnable = (p: string) => {
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return fs.statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (command.includes('/')) return runnable(command) ? path.resolve(command) : undefined;
-  for (const dir of (env.PATH ?? '').split(':').filter(Boolean)) {
-    const p = path.join(dir, command);
-    if (runnable(p)) return p;
-  }
-  return undefined;
-}

@@ -13,7 +13,8 @@ import { LspClient, typescriptFor, type RawDiagnostic } from './client';
 import { reportText } from './format';
 import { newErrors } from './match';
 import { RpcError } from './rpc';
-import { findProgram, loadServers, matchesPatterns, type ServerList, type ServerSpec } from './servers';
+import { findProgram } from '../exec/programs';
+import { loadServers, matchesPatterns, type ServerList, type ServerSpec } from './servers';
 
 export interface DiagnosticsOptions {
   workspace: string;

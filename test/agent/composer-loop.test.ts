@@ -4,35 +4,21 @@
  * attachment and a skill request reach the model as text.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readUIMessageStream } from 'ai';
-import { z } from 'zod';
 import { createRegistry } from '../../lib/dispatch/registry';
-import { defineTool } from '../../lib/contract/types';
 import { runTurn } from '../../lib/agent/run-turn';
 import { createScriptedModel, type ScriptTurn } from '../../lib/agent/scripted-model';
 import { requestSteer, steerRequested } from '../../lib/agent/steer';
-import type { ClampMessage, ModelStatus } from '../../lib/contract/protocol';
+import type { ClampMessage } from '../../lib/contract/protocol';
 import { tempWorkspace } from '../helpers';
 import { memoryHost } from './memory-host';
+import { peekTool, runTestTurn, scriptedStatus } from './stand-in';
 
 let ws: ReturnType<typeof tempWorkspace>;
 beforeEach(() => (ws = tempWorkspace()));
 afterEach(() => ws.cleanup());
 
 let onRun: () => void = () => undefined;
-const peek = defineTool({
-  name: 'peek',
-  effect: 'read',
-  schema: z.object({ n: z.number() }),
-  describe: () => 'Reads nothing.',
-  summary: (i) => String(i.n),
-  async run(i) {
-    onRun();
-    return { output: `peeked ${i.n}` };
-  },
-});
-const reg = createRegistry([peek]);
-const status = (model: string): ModelStatus => ({ configured: true, provider: 'scripted', model, label: model, windowTokens: 200_000, windowSource: { kind: 'settings', detail: 'test' }, scripted: true });
+const reg = createRegistry([peekTool({ word: 'peeked', onRun: () => onRun() })]);
 
 /** A scripted model that records the prompt of each call. */
 function recording(name: string, turns: ScriptTurn[], prompts: unknown[][]) {
@@ -47,10 +33,7 @@ function recording(name: string, turns: ScriptTurn[], prompts: unknown[][]) {
 
 async function run(o: { model: ReturnType<typeof createScriptedModel>; modelId: string; messages: ClampMessage[]; stepModel?: Parameters<typeof runTurn>[0]['stepModel'] }) {
   const { host } = memoryHost(ws.workspace, ws.dataDir);
-  let saved: ClampMessage[] = [];
-  const stream = runTurn({ host, reg, model: o.model, status: status(o.modelId), messages: o.messages, signal: new AbortController().signal, approvalSecret: 'test-secret-test-secret-test-secret', maxRetries: 0, stepModel: o.stepModel, save: (m) => (saved = m) });
-  for await (const _ of readUIMessageStream<ClampMessage>({ stream })) void _;
-  return saved;
+  return (await runTestTurn({ host, reg, model: o.model, status: scriptedStatus({ model: o.modelId }), messages: o.messages, stepModel: o.stepModel })).saved;
 }
 
 const user = (text: string, extra: ClampMessage['parts'] = []): ClampMessage => ({ id: 'u1', role: 'user', parts: [{ type: 'text', text }, ...extra] });

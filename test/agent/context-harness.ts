@@ -6,6 +6,7 @@ import { createToolRegistry } from '../../lib/dispatch/all-tools';
 import type { ClampMessage, CompactionInfo, LedgerStep, ModelStatus, PrunedInfo } from '../../lib/contract/protocol';
 import type { FakeReply, FakeRequest } from '../fake-openai';
 import { memoryHost } from './memory-host';
+import { TEST_APPROVAL_SECRET } from './stand-in';
 
 export const user = (text: string, id = 'u1'): ClampMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] });
 
@@ -41,7 +42,7 @@ export async function runOne(o: { workspace: string; dataDir: string; model: Par
     status: o.status,
     messages: o.messages,
     signal: new AbortController().signal,
-    approvalSecret: 'test-secret-test-secret-test-secret',
+    approvalSecret: TEST_APPROVAL_SECRET,
     maxRetries: 0,
     maxSteps: o.maxSteps ?? 1000,
     save: (m) => (saved = m),

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readUIMessageStream, type UIMessageChunk } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { createRegistry } from '../../lib/dispatch/registry';
@@ -9,9 +8,10 @@ import { defineTool } from '../../lib/contract/types';
 import { runTurn } from '../../lib/agent/run-turn';
 import { createScriptedModel, type ScriptTurn } from '../../lib/agent/scripted-model';
 import { mergeIncoming } from '../../lib/agent/chat-request';
-import type { ClampMessage, ModelStatus } from '../../lib/contract/protocol';
+import type { ClampMessage } from '../../lib/contract/protocol';
 import { tempWorkspace } from '../helpers';
 import { memoryHost } from './memory-host';
+import { appendTool, peekTool, runTestTurn, scriptedStatus } from './stand-in';
 
 let ws: ReturnType<typeof tempWorkspace>;
 beforeEach(() => (ws = tempWorkspace()));
@@ -20,33 +20,21 @@ afterEach(() => ws.cleanup());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const events: string[] = [];
 
-const peek = defineTool({
-  name: 'peek',
-  effect: 'read',
-  schema: z.object({ n: z.number() }),
-  describe: () => 'Reads nothing slowly.',
-  summary: (i) => String(i.n),
-  async run(i) {
-    events.push(`read${i.n}:start`);
+const peek = peekTool({
+  describe: 'Reads nothing slowly.',
+  onRun: async (n) => {
+    events.push(`read${n}:start`);
     await sleep(40);
-    events.push(`read${i.n}:end`);
-    return { output: `read ${i.n}` };
+    events.push(`read${n}:end`);
   },
 });
-const append = defineTool({
-  name: 'append',
-  effect: 'write',
-  schema: z.object({ path: z.string(), text: z.string() }),
-  paths: (i) => [{ path: i.path, access: 'write', field: 'path' }],
-  describe: () => 'Appends text (read, wait, write: racy if run concurrently).',
-  summary: (i) => i.path,
-  async run(i, ctx) {
-    const p = path.join(ctx.workspace, i.path);
+const append = appendTool({
+  describe: 'Appends text (read, wait, write: racy if run concurrently).',
+  write: async (p, text) => {
     const before = fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : '';
-    events.push(`append:${i.text}:start`);
-    await sleep(i.text === 'first' ? 60 : 5);
-    fs.writeFileSync(p, before + i.text + '\n');
-    return { output: `appended ${i.text}` };
+    events.push(`append:${text}:start`);
+    await sleep(text === 'first' ? 60 : 5);
+    fs.writeFileSync(p, before + text + '\n');
   },
 });
 const big = defineTool({
@@ -61,38 +49,8 @@ const big = defineTool({
 });
 const reg = createRegistry([peek, append, big]);
 
-function status(windowTokens = 200_000): ModelStatus {
-  return { configured: true, provider: 'scripted', model: 't', label: 'test model', windowTokens, windowSource: { kind: 'settings', detail: 'test' }, scripted: true };
-}
-
-async function turn(o: { host: ReturnType<typeof memoryHost>['host']; model: Parameters<typeof runTurn>[0]['model']; messages: ClampMessage[]; windowTokens?: number }) {
-  let saved: ClampMessage[] = [];
-  const chunks: UIMessageChunk[] = [];
-  const stream = runTurn({
-    host: o.host,
-    reg,
-    model: o.model,
-    status: status(o.windowTokens),
-    messages: o.messages,
-    signal: new AbortController().signal,
-    approvalSecret: 'test-secret-test-secret-test-secret',
-    maxRetries: 0,
-    save: (m) => (saved = m),
-  });
-  const [a, b] = stream.tee();
-  const reader = a.getReader();
-  const collect = (async () => {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-    }
-  })();
-  let last: ClampMessage | undefined;
-  for await (const m of readUIMessageStream<ClampMessage>({ stream: b })) last = m;
-  await collect;
-  return { saved, chunks, last };
-}
+const turn = (o: { host: ReturnType<typeof memoryHost>['host']; model: Parameters<typeof runTurn>[0]['model']; messages: ClampMessage[]; windowTokens?: number }) =>
+  runTestTurn({ host: o.host, reg, model: o.model, messages: o.messages, status: scriptedStatus({ windowTokens: o.windowTokens }) });
 
 const user = (text: string, id = 'u1'): ClampMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] });
 
@@ -338,19 +296,7 @@ describe('the ordering test with the real tools', () => {
       },
       { text: 'done' },
     ];
-    let saved: ClampMessage[] = [];
-    const stream = runTurn({
-      host,
-      reg: createToolRegistry(),
-      model: createScriptedModel(turns),
-      status: status(),
-      messages: [user('edit it')],
-      signal: new AbortController().signal,
-      approvalSecret: 'test-secret-test-secret-test-secret',
-      maxRetries: 0,
-      save: (m) => (saved = m),
-    });
-    for await (const _ of readUIMessageStream<ClampMessage>({ stream })) void _;
+    const { saved } = await runTestTurn({ host, reg: createToolRegistry(), model: createScriptedModel(turns), messages: [user('edit it')] });
     expect(ws.read('app.ts')).toBe('const greeting = "hello, world";\nexport default greeting;\n');
     const outputs = saved.at(-1)!.parts.filter((p) => p.type.startsWith('tool-')).map((p) => (p as { output?: { status: string; output: string } }).output);
     expect(outputs.map((o) => o?.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok']);

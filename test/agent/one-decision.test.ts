@@ -4,18 +4,17 @@
  * one exit clamp, so no result the model reads exceeds TOOL_OUTPUT_MAX_BYTES.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readUIMessageStream } from 'ai';
 import { z } from 'zod';
 import { createRegistry, type Registry } from '../../lib/dispatch/registry';
 import { createToolRegistry } from '../../lib/dispatch/all-tools';
 import { defineTool, type PolicyDecision } from '../../lib/contract/types';
 import { BUDGET } from '../../lib/contract/budget';
-import { runTurn } from '../../lib/agent/run-turn';
 import { createScriptedModel, type ScriptTurn } from '../../lib/agent/scripted-model';
 import { mergeIncoming } from '../../lib/agent/chat-request';
 import type { ClampMessage } from '../../lib/contract/protocol';
 import { tempWorkspace } from '../helpers';
 import { memoryHost } from './memory-host';
+import { runTestTurn } from './stand-in';
 
 let ws: ReturnType<typeof tempWorkspace>;
 beforeEach(() => (ws = tempWorkspace()));
@@ -47,20 +46,7 @@ const reg = createRegistry([
 ]);
 
 async function turn(host: ReturnType<typeof memoryHost>['host'], r: Registry, turns: ScriptTurn[], messages: ClampMessage[]) {
-  let saved: ClampMessage[] = [];
-  const stream = runTurn({
-    host,
-    reg: r,
-    model: createScriptedModel(turns),
-    status: { configured: true, provider: 'scripted', model: 't', label: 'test model', windowTokens: 200_000, windowSource: { kind: 'settings', detail: 'test' }, scripted: true },
-    messages,
-    signal: new AbortController().signal,
-    approvalSecret: 'test-secret-test-secret-test-secret',
-    maxRetries: 0,
-    save: (m) => (saved = m),
-  });
-  for await (const _ of readUIMessageStream<ClampMessage>({ stream })) void _;
-  return saved;
+  return (await runTestTurn({ host, reg: r, model: createScriptedModel(turns), messages })).saved;
 }
 const user = (text: string): ClampMessage => ({ id: 'u1', role: 'user', parts: [{ type: 'text', text }] });
 const resume = (saved: ClampMessage[], h: ReturnType<typeof memoryHost>) => mergeIncoming(saved, { continue: { messageId: saved.at(-1)!.id } }, (id) => h.host.answerFor(id));

@@ -6,47 +6,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readUIMessageStream, type UIMessageChunk } from 'ai';
+import type { UIMessageChunk } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import { z } from 'zod';
 import { createRegistry } from '../../lib/dispatch/registry';
-import { defineTool } from '../../lib/contract/types';
-import { runTurn } from '../../lib/agent/run-turn';
 import { mergeIncoming } from '../../lib/agent/chat-request';
 import type { ClampMessage } from '../../lib/contract/protocol';
 import { tempWorkspace } from '../helpers';
 import { memoryHost } from './memory-host';
+import { appendTool, peekTool, runTestTurn } from './stand-in';
 
 let ws: ReturnType<typeof tempWorkspace>;
 beforeEach(() => (ws = tempWorkspace()));
 afterEach(() => ws.cleanup());
 
 let peeks = 0;
-const peek = defineTool({
-  name: 'peek',
-  effect: 'read',
-  schema: z.object({ n: z.number() }),
-  describe: () => 'Reads nothing.',
-  summary: (i) => String(i.n),
-  async run(i) {
-    peeks++;
-    return { output: `read ${i.n}` };
-  },
-});
-const append = defineTool({
-  name: 'append',
-  effect: 'write',
-  schema: z.object({ path: z.string(), text: z.string() }),
-  paths: (i) => [{ path: i.path, access: 'write', field: 'path' }],
-  describe: () => 'Appends text to a file.',
-  summary: (i) => i.path,
-  async run(i, ctx) {
-    fs.appendFileSync(path.join(ctx.workspace, i.path), i.text);
-    return { output: `appended ${i.text}` };
-  },
-});
-const reg = createRegistry([peek, append]);
+const reg = createRegistry([peekTool({ onRun: () => void peeks++ }), appendTool()]);
 
 type Call = { id: string; name: string; input: string };
 
@@ -78,26 +53,7 @@ function modelCalling(calls: Call[]) {
 }
 
 async function turn(host: ReturnType<typeof memoryHost>['host'], model: MockLanguageModelV3, messages: ClampMessage[]) {
-  let saved: ClampMessage[] = [];
-  const chunks: UIMessageChunk[] = [];
-  const stream = runTurn({
-    host,
-    reg,
-    model,
-    status: { configured: true, provider: 'scripted', model: 't', label: 'test model', windowTokens: 200_000, windowSource: { kind: 'settings', detail: 'test' }, scripted: true },
-    messages,
-    signal: new AbortController().signal,
-    approvalSecret: 'test-secret-test-secret-test-secret',
-    maxRetries: 0,
-    save: (m) => (saved = m),
-  });
-  const [a, b] = stream.tee();
-  const reader = a.getReader();
-  const collect = (async () => {
-    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
-  })();
-  for await (const _ of readUIMessageStream<ClampMessage>({ stream: b })) void _;
-  await collect;
+  const { saved, chunks } = await runTestTurn({ host, reg, model, messages });
   return { saved, chunks };
 }
 

@@ -7,7 +7,7 @@ import { defineTool } from '../../lib/contract/types';
 import { BUDGET } from '../../lib/contract/budget';
 import { runTurn } from '../../lib/agent/run-turn';
 import { wakeWaiters } from '../../lib/agent/waits';
-import type { ClampMessage, ModelStatus } from '../../lib/contract/protocol';
+import type { ClampMessage } from '../../lib/contract/protocol';
 import type { SubagentView } from '../../lib/contract/subagents';
 import { readFileTool } from '../../lib/tools/read-file/read-file';
 import { writeFileTool } from '../../lib/tools/write-file';
@@ -15,6 +15,7 @@ import { agentTool } from '../../lib/tools/agents/agent';
 import { askUserTool, NOBODY_TO_ASK } from '../../lib/tools/agents/ask-user';
 import { tempWorkspace } from '../helpers';
 import { memoryHost } from './memory-host';
+import { scriptedStatus, TEST_APPROVAL_SECRET } from './stand-in';
 import { promptText, routedModel } from './routed-model';
 
 let ws: ReturnType<typeof tempWorkspace>;
@@ -44,13 +45,12 @@ const slowPeek = defineTool({
 });
 const reg = createRegistry([readFileTool, writeFileTool, slowPeek, agentTool, askUserTool]);
 
-const status: ModelStatus = { configured: true, provider: 'scripted', model: 't', label: 'test model', windowTokens: 200_000, windowSource: { kind: 'settings', detail: 'test' }, scripted: true };
 const user = (text: string): ClampMessage => ({ id: 'u1', role: 'user', parts: [{ type: 'text', text }] });
 
 function turn(host: ReturnType<typeof memoryHost>['host'], model: ReturnType<typeof routedModel>['model'], text: string, signal = new AbortController().signal) {
   const chunks: UIMessageChunk[] = [];
   let saved: ClampMessage[] = [];
-  const stream = runTurn({ host, reg, model, status, messages: [user(text)], signal, approvalSecret: 'test-secret-test-secret-test-secret', maxRetries: 0, save: (m) => (saved = m) });
+  const stream = runTurn({ host, reg, model, status: scriptedStatus(), messages: [user(text)], signal, approvalSecret: TEST_APPROVAL_SECRET, maxRetries: 0, save: (m) => (saved = m) });
   const [a, b] = stream.tee();
   const done = (async () => {
     const reader = a.getReader();

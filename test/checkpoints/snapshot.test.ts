@@ -7,30 +7,7 @@ import { shadowFor } from '../../lib/checkpoints/shadow';
 import { currentTree, restoreTree, takeSnapshot } from '../../lib/checkpoints/snapshot';
 import { changedPaths, diffChanges } from '../../lib/checkpoints/diff';
 import { mayChangeFiles } from '../../lib/checkpoints/session';
-import { tempWorkspace } from '../helpers';
-
-/** Every file under dir (not .git) with its bytes, mode and link target: what "byte-identical" compares. */
-function fileState(dir: string, skip = new Set(['.git'])): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (rel: string) => {
-    for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (skip.has(r)) continue;
-      const abs = path.join(dir, r);
-      const st = fs.lstatSync(abs);
-      if (st.isSymbolicLink()) out[r] = `link → ${fs.readlinkSync(abs)}`;
-      else if (st.isDirectory()) walk(r);
-      else out[r] = `${(st.mode & 0o777).toString(8)} ${fs.readFileSync(abs).toString('base64')}`;
-    }
-  };
-  walk('');
-  return out;
-}
-
-/** The person's .git: every file's bytes, and the index's mtime. */
-function gitState(ws: string): { files: Record<string, string>; indexMtimeMs: number } {
-  return { files: fileState(path.join(ws, '.git'), new Set()), indexMtimeMs: fs.statSync(path.join(ws, '.git', 'index')).mtimeMs };
-}
+import { fileState, gitState, tempWorkspace } from '../helpers';
 
 let ws: ReturnType<typeof tempWorkspace>;
 beforeEach(() => {

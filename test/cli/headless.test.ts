@@ -130,6 +130,26 @@ describe('clamp run (the real bin, a scripted model)', { timeout: 240_000 }, () 
     expect(asked?.output?.output).toMatch(/^Nobody is there to answer questions in this run/);
   });
 
+  it('--allow takes MCP tools by name, or a whole server: refused without, run with either', { timeout: 60_000 }, async () => {
+    const config = path.join(ws.root, 'mcp-headless.json');
+    fs.writeFileSync(config, JSON.stringify({ mcpServers: { fixture: { command: process.execPath, args: [path.join(ROOT, 'test/mcp/fixture-server.mjs')] } } }));
+    const turns = [{ toolCalls: [{ name: 'mcp__fixture__add_tool', args: {} }] }, { text: 'Done.' }];
+    const refused = await clampRun(['add a tool'], { CLAMP_MODEL: script(turns), CLAMP_MCP_CONFIG: config });
+    expect(refused.code, refused.stderr).toBe(3);
+    expect(refused.stdout).toContain('--allow mcp__fixture__add_tool');
+    for (const flag of ['mcp__fixture__add_tool', 'mcp__fixture']) {
+      const r = await clampRun(['--allow', flag, 'add a tool'], { CLAMP_MODEL: script(turns), CLAMP_MCP_CONFIG: config });
+      expect(r.code, `${flag}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toContain('[ok] mcp__fixture__add_tool');
+    }
+    // another server's name does not cover it, and a malformed name is a usage error
+    const other = await clampRun(['--allow', 'mcp__fixtur', 'add a tool'], { CLAMP_MODEL: script(turns), CLAMP_MCP_CONFIG: config });
+    expect(other.code, other.stderr).toBe(3);
+    const bad = await clampRun(['--allow', 'mcp__fix ture', 'x'], { CLAMP_MODEL: script(turns) });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('is not an MCP tool name');
+  });
+
   it('--dangerously-approve-all runs what would ask; a prompt from stdin', async () => {
     const model = script([{ toolCalls: [{ name: 'run_command', args: { command: 'touch approved.txt' } }] }, { text: 'Done.' }]);
     const r = await clampRun(['--dangerously-approve-all', '-'], { CLAMP_MODEL: model }, { input: 'make approved.txt\n' });

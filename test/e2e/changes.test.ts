@@ -115,6 +115,29 @@ describe('the changes panel in the browser', () => {
     const box = await panel.boundingBox();
     expect(box && box.width).toBeLessThanOrEqual(420);
     await screenshot(page, 'changes-narrow-dark');
+    // the header fits too: nothing in it overflows, and its last button (Settings) is on screen
+    await page.keyboard.press('Escape');
+    const header = await page.evaluate(() => {
+      const h = document.querySelector('header')!;
+      const settings = h.querySelector('button[aria-label="Settings"]')!.getBoundingClientRect();
+      return { scroll: h.scrollWidth, client: h.clientWidth, settingsRight: settings.right };
+    });
+    await screenshot(page, 'header-narrow-dark');
+    expect(header.scroll, JSON.stringify(header)).toBeLessThanOrEqual(header.client);
+    expect(header.settingsRight).toBeLessThanOrEqual(420);
+    // the sessions list is not beside the chat at this width: the header's Sessions button opens it as a drawer
+    const sessionsList = page.getByRole('navigation', { name: 'Sessions' });
+    await expect(sessionsList.isVisible()).resolves.toBe(false);
+    await page.getByRole('button', { name: 'Sessions', exact: true }).click();
+    const drawer = page.getByRole('dialog', { name: 'Session list' });
+    await drawer.waitFor();
+    await expect(sessionsList.getByText('changes', { exact: true }).isVisible()).resolves.toBe(true);
+    const drawerBox = await drawer.boundingBox();
+    expect(drawerBox && drawerBox.x >= 0 && drawerBox.x + drawerBox.width <= 420).toBe(true);
+    await screenshot(page, 'sessions-drawer-narrow-dark');
+    // choosing a session closes it
+    await sessionsList.getByText('changes', { exact: true }).click();
+    await drawer.waitFor({ state: 'detached' });
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.emulateMedia({ colorScheme: 'light' });
   });

@@ -62,6 +62,13 @@ describe('a call interrupted by a restart', () => {
     expect(text).toContain('Interrupted by a restart');
     expect(text).toContain('step-3');
     await screenshot(page, 'interrupted-card');
+    // the whole log opens in the output viewer, with the lines printed before the kill
+    await c.getByRole('button', { name: 'Open log' }).click();
+    const viewer = page.getByRole('dialog', { name: /Log of the interrupted call int-run/ });
+    await viewer.waitFor();
+    await expect.poll(() => viewer.innerText(), { timeout: 10_000 }).toContain('step-3');
+    await page.keyboard.press('Escape');
+    await viewer.waitFor({ state: 'detached' });
 
     await c.getByRole('button', { name: 'Rewind to before this call…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Rewind to before this message' });

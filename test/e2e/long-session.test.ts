@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { card, openClamp, screenshot, send, waitIdle } from './browser';
 import { scriptedReplies } from './scenarios';
-import { seedCallId, seedSession } from './seed';
+import { CHAT_SCROLLER, inViewAt, seedCallId, seedSession } from './seed';
 import { e2eSuite } from './suite';
 
 const CALLS = 1000;
@@ -20,22 +20,10 @@ const scripts = {
 
 const s = e2eSuite('clamp-e2e-long-', { 'README.md': '# Demo\n' }, scriptedReplies(scripts));
 
-const SCROLLER = '[data-chat-scroll]';
+const SCROLLER = CHAT_SCROLLER;
 
 /** Is the element inside the chat's scroll box's visible area? */
-async function onScreen(page: Page, selector: string): Promise<boolean> {
-  return page.evaluate(
-    ([sel, box]) => {
-      const el = document.querySelector(sel);
-      const sc = document.querySelector(box);
-      if (!el || !sc) return false;
-      const a = el.getBoundingClientRect();
-      const b = sc.getBoundingClientRect();
-      return a.bottom > b.top && a.top < b.bottom;
-    },
-    [selector, SCROLLER] as const,
-  );
-}
+const onScreen = async (page: Page, selector: string): Promise<boolean> => (await page.evaluate(inViewAt, [selector, SCROLLER] as const)) !== false;
 
 describe('a long session in the browser', () => {
   it('1,000 tool calls: opens at the newest card with only a screenful mounted, scrolls to the first message, cards keep their state', { timeout: 120_000 }, async () => {

@@ -57,3 +57,19 @@ export function seedSession(dataDir: string, workspace: string, calls: number, t
   saveMessages(db, s.id, seededMessages(calls));
   return s.id;
 }
+
+/** The chat's scroll box. */
+export const CHAT_SCROLLER = '[data-chat-scroll]';
+
+/**
+ * Runs in the page: the time (performance.now()) if the element `sel` is inside the visible area of
+ * the scroll box `box`, false if not (or either is missing). Pass it to page.evaluate or waitForFunction.
+ */
+export function inViewAt([sel, box]: readonly [string, string]): number | false {
+  const el = document.querySelector(sel);
+  const sc = document.querySelector(box);
+  if (!el || !sc) return false;
+  const a = el.getBoundingClientRect();
+  const b = sc.getBoundingClientRect();
+  return a.bottom > b.top && a.top < b.bottom ? performance.now() : false;
+}

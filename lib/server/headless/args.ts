@@ -29,6 +29,7 @@ Options:
                                <tool>            every call of a tool (e.g. write_file)
                                <tool>:<pattern>  a command rule, as saved rules are written: a command
                                                  prefix ("run_command:npm test") or =exact ("run_command:=make")
+                               mcp__<server>__<tool>  one MCP tool; mcp__<server> every tool of a server
   --dangerously-approve-all  approve every call that would need approval, a command's request to leave
                              the sandbox included (blocked commands stay blocked)
   --model <provider:model>   the model for this run (default: the session's, the settings page's, then

@@ -15,23 +15,36 @@ export interface FlagRule {
 /** The tools whose rules match a pattern (their calls carry rule keys); any other tool's rule covers every call. */
 const PATTERN_TOOLS = new Set(['run_command']);
 
+/** MCP tools (`mcp__<server>__<tool>`) are known only once their servers run, so their rules are taken by name. */
+const MCP_PREFIX = 'mcp__';
+
 /**
- * Parse an --allow value: `<tool>` or `<tool>:<pattern>`, the tool one the registry has. Throws
- * UsageError naming the fix.
+ * Parse an --allow value: `<tool>` or `<tool>:<pattern>`, the tool one the registry has, or an MCP
+ * tool `mcp__<server>__<tool>` or a whole server `mcp__<server>`. Throws UsageError naming the fix.
  */
 export function parseAllow(value: string, reg: Registry): FlagRule {
   const colon = value.indexOf(':');
   const tool = (colon === -1 ? value : value.slice(0, colon)).trim();
   const pattern = colon === -1 ? '*' : value.slice(colon + 1).trim();
-  if (!Object.hasOwn(reg, tool)) {
+  const mcp = tool.startsWith(MCP_PREFIX);
+  if (mcp && !/^mcp__[A-Za-z0-9_-]+$/.test(tool)) {
+    throw new UsageError(`--allow ${value}: "${tool}" is not an MCP tool name. Write --allow mcp__<server>__<tool> for one tool (the names the settings page lists), or --allow mcp__<server> for all of a server's tools.`);
+  }
+  if (!mcp && !Object.hasOwn(reg, tool)) {
     const hint = colon === -1 && /\s/.test(value) ? ` For a command, write --allow "run_command:${value}".` : '';
-    throw new UsageError(`--allow ${value}: "${tool}" is not a tool.${hint} Tools: ${Object.keys(reg).join(', ')}.`);
+    throw new UsageError(`--allow ${value}: "${tool}" is not a tool.${hint} Tools: ${Object.keys(reg).join(', ')}, and MCP tools as mcp__<server>__<tool>.`);
   }
   if (!pattern) throw new UsageError(`--allow ${value}: the pattern after ":" is empty. Write --allow ${tool} for every call, or ${tool}:<command prefix>.`);
   if (pattern !== '*' && !PATTERN_TOOLS.has(tool)) {
     throw new UsageError(`--allow ${value}: a rule for ${tool} covers every call of it; write --allow ${tool}.`);
   }
   return { tool, pattern };
+}
+
+/** Does a flag's rule name this tool: the tool itself, or (for `mcp__<server>`) any tool of that server? */
+function ruleCovers(rule: FlagRule, toolName: string): boolean {
+  if (rule.tool === toolName) return true;
+  return rule.tool.startsWith(MCP_PREFIX) && !rule.tool.slice(MCP_PREFIX.length).includes('__') && toolName.startsWith(`${rule.tool}__`);
 }
 
 /** The --allow flag that would cover a call, or undefined when no rule can (Clamp cannot judge what it would run). */
@@ -65,7 +78,7 @@ export interface HeadlessOptions {
  */
 export function headlessHost(stored: AgentHost, o: HeadlessOptions): AgentHost {
   const flagVerdict = (tool: ToolDefinition, d: PolicyDecision) => {
-    const rules = o.rules.filter((r) => r.tool === tool.name).map((r) => ({ pattern: r.pattern, action: 'allow' as const }));
+    const rules = o.rules.filter((r) => ruleCovers(r, tool.name)).map((r) => ({ pattern: r.pattern, action: 'allow' as const }));
     return rules.length ? verdictFromRules(rules, ruleKeysOf(tool, d), !!d.opaque) : undefined;
   };
   return {

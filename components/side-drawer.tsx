@@ -2,22 +2,28 @@
 
 import { useEffect, useRef, useSyncExternalStore, type KeyboardEvent, type ReactNode } from 'react';
 
-/** Tailwind's `lg` breakpoint: from here on the task panel is a column beside the chat. */
-const WIDE_QUERY = '(min-width: 1024px)';
+/** Tailwind's breakpoints: from `lg` on the task panel is a column beside the chat, from `md` on the sessions list. */
+const WIDE_QUERY = { md: '(min-width: 768px)', lg: '(min-width: 1024px)' } as const;
+export type Breakpoint = keyof typeof WIDE_QUERY;
 
 const FOCUSABLE = 'button:not([disabled]), [href], input, select, textarea, [tabindex]:not([tabindex="-1"])';
 
-function subscribeWide(onChange: () => void): () => void {
-  const mq = window.matchMedia(WIDE_QUERY);
+const subscribers: Record<Breakpoint, (onChange: () => void) => () => void> = {
+  md: (onChange) => subscribeQuery(WIDE_QUERY.md, onChange),
+  lg: (onChange) => subscribeQuery(WIDE_QUERY.lg, onChange),
+};
+
+function subscribeQuery(query: string, onChange: () => void): () => void {
+  const mq = window.matchMedia(query);
   mq.addEventListener('change', onChange);
   return () => mq.removeEventListener('change', onChange);
 }
 
-/** True while the window is at least as wide as the `lg` breakpoint (false on the server). */
-export function useWideScreen(): boolean {
+/** True while the window is at least as wide as the breakpoint (false on the server). */
+export function useWideScreen(at: Breakpoint = 'lg'): boolean {
   return useSyncExternalStore(
-    subscribeWide,
-    () => window.matchMedia(WIDE_QUERY).matches,
+    subscribers[at],
+    () => window.matchMedia(WIDE_QUERY[at]).matches,
     () => false,
   );
 }
@@ -27,14 +33,37 @@ function otherModalOpen(mine: HTMLElement | null): boolean {
   return [...document.querySelectorAll('[role="dialog"][aria-modal="true"]')].some((d) => d !== mine);
 }
 
+/** How a drawer sits: its side, its label, its width, and the column it is on wide screens. */
+interface DrawerPlace {
+  label: string;
+  side: 'left' | 'right';
+  /** the drawer's width classes */
+  width: string;
+  /** the classes of the column it is from its breakpoint on (hidden below it) */
+  column: string;
+  backdropTestId: string;
+}
+
+const PLACES = {
+  tasks: {
+    label: 'Background tasks',
+    side: 'right',
+    width: 'w-96 max-w-full',
+    column: 'hidden w-96 shrink-0 border-l border-zinc-200 bg-white lg:block dark:border-zinc-800 dark:bg-zinc-900',
+    backdropTestId: 'task-drawer-backdrop',
+  },
+  sessions: { label: 'Session list', side: 'left', width: 'w-72 max-w-full', column: 'hidden shrink-0 md:block', backdropTestId: 'sessions-drawer-backdrop' },
+} as const satisfies Record<string, DrawerPlace>;
+
 /**
- * The one place the task panel lives. On wide screens it is the right-hand column (hidden below
- * `lg`); with `drawer` set (narrow screens only) the same element becomes a modal drawer over the
- * page: labelled, Esc and the backdrop close it, focus moves in and goes back to the opener.
- * The children are never remounted when it switches, so the panel keeps its tails and its single
- * event feed.
+ * The one place a side panel lives (the task panel, the sessions list). On wide screens it is a
+ * column beside the chat (hidden below its breakpoint); with `drawer` set (narrow screens only) the
+ * same element becomes a modal drawer over the page: labelled, Esc and the backdrop close it, focus
+ * moves in and goes back to the opener. The children are never remounted when it switches, so the
+ * task panel keeps its tails and its single event feed.
  */
-export function TaskAside({ drawer, onClose, children }: { drawer: boolean; onClose: () => void; children: ReactNode }) {
+export function SideDrawer({ place, drawer, onClose, children }: { place: keyof typeof PLACES; drawer: boolean; onClose: () => void; children: ReactNode }) {
+  const p: DrawerPlace = PLACES[place];
   const ref = useRef<HTMLElement>(null);
   const closeRef = useRef<HTMLButtonElement>(null);
   const close = useRef(onClose);
@@ -42,7 +71,7 @@ export function TaskAside({ drawer, onClose, children }: { drawer: boolean; onCl
     close.current = onClose;
   }, [onClose]);
 
-  // focus moves in on open and back to the opener (the header's Tasks button) on close
+  // focus moves in on open and back to the opener (the header's button) on close
   useEffect(() => {
     if (!drawer) return;
     const opener = document.activeElement as HTMLElement | null;
@@ -84,17 +113,17 @@ export function TaskAside({ drawer, onClose, children }: { drawer: boolean; onCl
   // the element tree keeps its shape in both forms (conditional slots hold their places) so the panel is not remounted
   return (
     <>
-      {drawer && <div aria-hidden="true" data-testid="task-drawer-backdrop" className="fixed inset-0 z-40 bg-zinc-900/40" onMouseDown={onClose} />}
+      {drawer && <div aria-hidden="true" data-testid={p.backdropTestId} className="fixed inset-0 z-40 bg-zinc-900/40" onMouseDown={onClose} />}
       <aside
         ref={ref}
-        aria-label="Background tasks"
+        aria-label={p.label}
         role={drawer ? 'dialog' : undefined}
         aria-modal={drawer ? true : undefined}
         onKeyDown={onKeyDown}
         className={
           drawer
-            ? 'fixed inset-y-0 right-0 z-40 flex w-96 max-w-full flex-col border-l border-zinc-200 bg-white shadow-2xl dark:border-zinc-800 dark:bg-zinc-900'
-            : 'hidden w-96 shrink-0 border-l border-zinc-200 bg-white lg:block dark:border-zinc-800 dark:bg-zinc-900'
+            ? `fixed inset-y-0 z-40 flex ${p.width} flex-col border-zinc-200 bg-white shadow-2xl dark:border-zinc-800 dark:bg-zinc-900 ${p.side === 'right' ? 'right-0 border-l' : 'left-0 border-r'}`
+            : p.column
         }
       >
         {drawer && (
