@@ -160,9 +160,9 @@ export class IgnoreRules {
   }
 
   /**
-   * For a walker that lists a folder right after entering it: the folder `name` inside `parent`, or null
-   * when it is skipped (counted once, however often it is entered). Pass the folder's listing to `listed`
-   * before judging anything inside it: that is when its own .gitignore joins the rules.
+   * For a walker that lists the folders it enters: the folder `name` inside `parent`, or null when it is
+   * skipped (counted once, however often it is entered). Pass the folder's listing to `listed` before
+   * judging anything inside it: that is when its own .gitignore joins the rules.
    */
   enter(parent: DirInfo, name: string): DirInfo | null {
     const rel = join(parent.rel, name);
