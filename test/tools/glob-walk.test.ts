@@ -3,7 +3,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { globTool } from '../../lib/tools/glob';
-import { FAST_GLOB_OPTIONS } from '../../lib/tools/glob-walk';
+import { FAST_GLOB_OPTIONS, WALK_SLICE_MS } from '../../lib/tools/glob-walk';
 import { comparePaths, IgnoreRules } from '../../lib/tools/grep/ignore';
 import { formatCount } from '../../lib/contract/text';
 import { harness, tempWorkspace } from '../helpers';
@@ -141,10 +141,16 @@ describe('glob: abort', () => {
   });
   afterEach(() => ws.cleanup());
 
-  it('a real abort stops a long walk that matches nothing', { timeout: 30_000 }, async () => {
-    for (let i = 0; i < 1200; i++) fs.mkdirSync(path.join(ws.workspace, `d${i}`));
+  it('a real abort stops a long walk that matches nothing', { timeout: 120_000 }, async () => {
     const h = harness([globTool], ws);
-    expect((await h.call('glob', { pattern: '**/*.rs' })).output).toContain('No files match');
+    // a walk several slices long on this machine: folders are added until it takes that long
+    let dirs = 0;
+    for (let round = 0; round < 6; round++) {
+      for (const end = dirs + 1000 * 2 ** round; dirs < end; dirs++) fs.mkdirSync(path.join(ws.workspace, `d${dirs}`));
+      const t = performance.now();
+      expect((await h.call('glob', { pattern: '**/*.rs' })).output).toContain('No files match');
+      if (performance.now() - t > 4 * WALK_SLICE_MS) break;
+    }
     // the timer can only fire between slices of the walk: an ok answer would mean it never let go
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 1);
