@@ -19,10 +19,23 @@ import { type Benchmark, type Target, fmtMs, median, scratchDir } from './lib';
 const STEPS = Number(process.env.BENCH_TURN_STEPS ?? 100);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 10);
 const TARGET_MS = 50;
+/** what Chromium sends: the server sees the page's request, compression offered included */
+const PAGE_HEADERS = { 'accept-encoding': 'gzip, deflate, br, zstd' };
 
 function percentile(xs: readonly number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
+
+/** CPU time (user + system, ms) a process has used so far, from /proc; null where there is none. */
+function cpuMs(pid: number | undefined): number | null {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime, in clock ticks of 1/100 s (USER_HZ on Linux)
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
 }
 
 /** The text of the newest user message and how many tool results follow it. */
@@ -95,14 +108,14 @@ export const turnBench: Benchmark = {
       const turn = async (sessionId: string, text: string) => {
         const first = fake.requests.length;
         const t0 = performance.now();
-        const res = await clamp.api('/api/chat', { json: { sessionId, message: { id: `bench-u${++msgNo}`, text } } });
+        const res = await clamp.api('/api/chat', { json: { sessionId, message: { id: `bench-u${++msgNo}`, text } }, headers: PAGE_HEADERS });
         if (res.status !== 200) throw new Error(`POST /api/chat answered ${res.status}: ${await res.text()}`);
         const stream = await readTimed(res);
         const last = stream.chunks.at(-1)?.chunk;
         if (last?.type !== 'finish') throw new Error(`the turn did not finish: last chunk ${JSON.stringify(last)}`);
         const requests = fake.requests.slice(first);
         if (requests.length === 0) throw new Error('the turn sent no model request');
-        return { t0, requests, stream, enterMs: requests[0].arrivedAtMs - t0 };
+        return { t0, requests, stream, enterMs: requests[0].arrivedAtMs - t0, encoding: res.headers.get('content-encoding') };
       };
       /** The loopback floor: the body Clamp sent, POSTed from here, to its first byte at the stand-in. */
       const bare = async (body: FakeRequest['body']) => {
@@ -138,7 +151,10 @@ export const turnBench: Benchmark = {
 
       log(`  one turn of ${STEPS} steps (read_file each) …`);
       const long = await newSession();
+      const cpuBefore = cpuMs(clamp.proc.pid);
       const big = await turn(long, `steps ${STEPS}`);
+      const cpuAfter = cpuMs(clamp.proc.pid);
+      const cpuPerStepMs = cpuBefore !== null && cpuAfter !== null ? (cpuAfter - cpuBefore) / STEPS : null;
       const toolSteps = big.requests.filter((r) => r.body.tools);
       const summaries = big.requests.length - toolSteps.length;
       if (toolSteps.length !== STEPS + 1) throw new Error(`expected ${STEPS + 1} model requests with tools, got ${toolSteps.length}`);
@@ -148,10 +164,13 @@ export const turnBench: Benchmark = {
       const resultAt = new Map<string, number>();
       for (const { at, chunk } of big.stream.chunks) if (chunk.type === 'tool-output-available') resultAt.set(String(chunk.toolCallId), at);
       const pageMs: number[] = [];
+      const shownMs: number[] = [];
       toolSteps.forEach((r, k) => {
         const at = resultAt.get(`call_${fake.requests.indexOf(r)}`);
         if (at !== undefined && toolSteps[k + 1]) pageMs.push(toolSteps[k + 1].arrivedAtMs - at);
+        if (at !== undefined) shownMs.push(at - r.answeredAtMs!);
       });
+      if (shownMs.length !== STEPS) throw new Error(`the chat stream carried ${shownMs.length} of the ${STEPS} tool results`);
 
       log(`  Enter → model request in the session of ${STEPS} steps, ${REPEATS} rounds …`);
       const longMs: number[] = [];
@@ -171,6 +190,7 @@ export const turnBench: Benchmark = {
         { what: 'Enter → model request, fresh session: p95', target: `≤ ${TARGET_MS} ms`, measured: fmtMs(percentile(freshMs, 95)), met: percentile(freshMs, 95) <= TARGET_MS },
         { what: `Enter → model request, session of ${STEPS} steps: p95`, target: `≤ ${TARGET_MS} ms`, measured: fmtMs(percentile(longMs, 95)), met: percentile(longMs, 95) <= TARGET_MS },
         { what: `reply sent → next request, per step over ${STEPS} steps: p95`, target: `≤ ${TARGET_MS} ms`, measured: fmtMs(percentile(stepMs, 95)), met: percentile(stepMs, 95) <= TARGET_MS },
+        { what: `reply sent → its tool result on the page's stream, per step over ${STEPS} steps: p95`, target: `≤ ${TARGET_MS} ms`, measured: fmtMs(percentile(shownMs, 95)), met: percentile(shownMs, 95) <= TARGET_MS },
       ];
       return {
         tables: [{
@@ -180,6 +200,7 @@ export const turnBench: Benchmark = {
             row('Enter → model request, fresh session', freshMs, bareMs),
             row(`Enter → model request, session of ${STEPS} steps`, longMs, longBareMs),
             row('model reply sent → next request, per step', stepMs, null),
+            row('model reply sent → its tool result on the chat stream, per step', shownMs, null),
             row('tool result seen on the chat stream → next request, per step (negative: seen after it)', pageMs, null),
           ],
         }],
@@ -187,10 +208,11 @@ export const turnBench: Benchmark = {
         notes: [
           `Server: bin/clamp.mjs (next start) with CLAMP_MODEL=openai-compatible:fake-coder against test/fake-openai.ts on loopback, default mode; the chat route is POSTed as the page does ({ sessionId, message: { id, text } }) and its stream read to the end. "Model request" is the first byte (headers) of the provider's request at the stand-in.`,
           `Per step: the model asks for read_file of a ${fs.statSync(path.join(workspace, 'src/small.ts')).size}-byte file at every step; the interval runs from the stand-in having sent its whole reply to the next request's first byte, so it holds the SDK parsing the reply, dispatch and the tool, storing the step, the context keeper and converting the conversation for the provider. ${summaries ? `${summaries} summary request(s) came in this turn.` : 'No compaction happened in this turn.'}`,
-          'The last row is the page\'s view: when this process, reading the chat route\'s stream as the page does, saw each tool result, to the next model request. A negative value means the stream delivered the result after the server had already sent the next request: the delay is in the stream between the server and the page, not in the server\'s step.',
+          `The last two rows are the page's view: this process reads the chat route's stream as the page does, sending the page's Accept-Encoding (${PAGE_HEADERS['accept-encoding']}; the stream came back ${big.encoding ? `${big.encoding}-encoded` : 'uncompressed'}), and notes when each tool result arrived: after the model's reply that asked for it (the tool runs in between), and before the next model request (a negative value: after it, the delay being in the stream between the server and the page, not in the server's step).`,
+          ...(cpuPerStepMs !== null ? [`The server process used ${fmtMs(cpuPerStepMs)} of CPU per step over the ${STEPS}-step turn (user + system time from /proc, all its threads; less sensitive to other load than the intervals above).`] : []),
           `The session of ${STEPS} steps sends a ${Math.round(longBody / 1024)} KB request body. A warm-up turn and a 3-step turn ran first (the routes' first compile is not a per-turn cost).`,
         ],
-        data: { freshMs, bareMs, longMs, longBareMs, stepMs, pageMs },
+        data: { freshMs, bareMs, longMs, longBareMs, stepMs, shownMs, pageMs, cpuPerStepMs },
       };
     } finally {
       await clamp.stop();

@@ -47,6 +47,18 @@ export interface TurnOptions {
   save: (messages: ClampMessage[]) => void;
 }
 
+/**
+ * The history the SDK is not handed to check: streamText validates every message it is given against
+ * its schema, a cost that grows with the session (tens of ms per turn at 100 steps), and this history is
+ * convertToModelMessages' own output. So when the newest message is the user's, everything before it is
+ * put back in front of the SDK's messages at every step (prepareStep) and only the newest is checked. A
+ * continuation (the newest a tool message answering approvals) is handed over whole: the SDK looks up the
+ * approved calls in it.
+ */
+export function uncheckedLead(input: readonly ModelMessage[]): readonly ModelMessage[] {
+  return input.at(-1)?.role === 'user' ? input.slice(0, -1) : [];
+}
+
 /** After Stop, calls that never finished are stored as stopped (an error the model and the page can read), not as running forever. */
 export function markStopped(messages: ClampMessage[]): ClampMessage[] {
   const last = messages[messages.length - 1];
@@ -141,13 +153,14 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
       let stepsLeft = o.maxSteps ?? DEFAULT_MAX_STEPS;
       let retriedStep = -1;
       for (let attempt = 0; ; attempt++) {
+        const lead = uncheckedLead(input);
         let stepInput: ModelMessage[] = input;
         let overflow: unknown = null;
         let stepsDone = 0;
         const result = streamText({
           model,
           system,
-          messages: input,
+          messages: input.slice(lead.length),
           tools,
           stopWhen: [stepCountIs(stepsLeft), steered(o.host.sessionId)],
           abortSignal: o.signal,
@@ -155,9 +168,10 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           experimental_toolApprovalSecret: o.approvalSecret,
           experimental_repairToolCall: repairMalformedCall,
           prepareStep: async ({ messages }) => {
-            stepInput = messages;
+            const all = lead.length ? [...lead, ...messages] : messages;
+            stepInput = all;
             const stepModel = switcher.forStep();
-            return { messages: await keeper.prepare(messages, listed()), ...(stepModel ? { model: stepModel } : {}) };
+            return { messages: await keeper.prepare(all, listed()), ...(stepModel ? { model: stepModel } : {}) };
           },
           onStepFinish: ({ usage, providerMetadata }) => {
             stepsDone++;

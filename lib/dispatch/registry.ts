@@ -56,9 +56,18 @@ export function describeTool(t: ToolDefinition, budget: Budget): string {
  */
 export function modelSchema(t: Pick<ToolDefinition, 'schema' | 'jsonSchema'>): Record<string, unknown> {
   if (t.jsonSchema) return t.jsonSchema;
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(t.schema) as Record<string, unknown>;
-  return stripSafeIntegerBounds(rest) as Record<string, unknown>;
+  // converting is costly and every turn builds the tools again; a schema never changes, so it is converted once
+  let json = converted.get(t.schema);
+  if (json === undefined) {
+    const { $schema: _dialect, ...rest } = z.toJSONSchema(t.schema) as Record<string, unknown>;
+    converted.set(t.schema, (json = JSON.stringify(stripSafeIntegerBounds(rest))));
+  }
+  // a copy each time: the caller (a provider) may change what it is given
+  return JSON.parse(json) as Record<string, unknown>;
 }
+
+/** modelSchema's conversions, as JSON text, by schema. */
+const converted = new WeakMap<object, string>();
 
 function stripSafeIntegerBounds(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(stripSafeIntegerBounds);

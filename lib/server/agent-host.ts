@@ -1,6 +1,6 @@
 import type { AgentHost } from '../agent/host';
 import type { Db } from '../store/db';
-import { getSession } from '../store/sessions';
+import { getSessionMode } from '../store/sessions';
 import { getByToolCallId, markConsumed, recordPending } from '../store/approvals';
 import { ruleVerdict } from '../store/rules';
 import { getSandboxSettings } from '../store/settings';
@@ -37,7 +37,7 @@ export function storeHost(db: Db, o: { sessionId: string; workspace: string; dat
     dataDir: o.dataDir,
     // the sandbox settings are read at each call, so saving them changes the next command
     services: { sandboxSettings: () => getSandboxSettings(db), diagnostics: diagnosticsFor(db, o.workspace, o.dataDir), ...(o.services ?? {}) },
-    mode: () => getSession(db, rulesOf)?.mode ?? 'default',
+    mode: () => getSessionMode(db, rulesOf) ?? 'default',
     ruleVerdict: (tool, _input, d) => ruleVerdict(db, o.workspace, rulesOf, tool.name, ruleKeysOf(tool, d), !!d.opaque),
     recordPending: (info, input) => {
       recordPending(db, { approvalId: approvalKey(o.sessionId, info.toolCallId), sessionId: o.sessionId, toolCallId: info.toolCallId, toolName: info.toolName, input, info });

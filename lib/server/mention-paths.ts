@@ -25,13 +25,15 @@ function walk(workspace: string): Walk {
   const queue: DirInfo[] = [rules.start];
   let capped = false;
   outer: while (queue.length > 0) {
-    const dir = queue.shift()!;
+    const entered = queue.shift()!;
     let names: fs.Dirent[];
     try {
-      names = fs.readdirSync(path.join(workspace, dir.rel), { withFileTypes: true });
+      names = fs.readdirSync(path.join(workspace, entered.rel), { withFileTypes: true });
     } catch {
       continue;
     }
+    // the folder's own .gitignore joins its rules now, read only when the listing holds one
+    const dir = rules.listed(entered, names);
     names.sort((a, b) => comparePaths(a.name, b.name));
     for (const d of names) {
       if (entries.length >= BUDGET.MENTION_SCAN_MAX_FILES) {
@@ -40,7 +42,7 @@ function walk(workspace: string): Walk {
       }
       const rel = dir.rel ? `${dir.rel}/${d.name}` : d.name;
       if (d.isDirectory()) {
-        const child = rules.child(dir, d.name);
+        const child = rules.enter(dir, d.name);
         if (!child) continue;
         entries.push({ path: rel, dir: true });
         queue.push(child);

@@ -5,7 +5,7 @@ import type { ModelCapabilityAnswer, ModelChoicesAnswer, ModelChoiceGroup } from
 import { openDb } from '../store/db';
 import { readSecrets } from '../store/secrets';
 import { getModelSettings } from '../store/settings';
-import { getSession } from '../store/sessions';
+import { getSession, getSessionModel } from '../store/sessions';
 import type { ServerConfig } from './http';
 import { currentModel, currentModelWithWindow } from './model';
 import { checkModel } from './model-check';
@@ -54,6 +54,46 @@ export function resolveSpec(cfg: ServerConfig, spec: string, env: Env = process.
 export function sessionModel(cfg: ServerConfig, sessionId: string, env: Env = process.env): ResolvedModel | UnresolvedModel {
   const picked = getSession(openDb(cfg.dataDir), sessionId)?.model;
   return picked ? resolveSpec(cfg, picked, env) : currentModel(cfg, env);
+}
+
+/** The environment variables a model's resolution reads (provider, keys, base URLs, CLAMP_IMAGE_INPUT …). */
+function modelEnv(env: Env): [string, string | undefined][] {
+  return Object.entries(env)
+    .filter(([k]) => /^(CLAMP|ANTHROPIC|OPENAI)_/.test(k))
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+}
+
+/** sessionModel for the steps of one turn (sessionModelForSteps). */
+export interface StepModels {
+  /** the model for the next step: sessionModel's answer, resolved again only when `inputs()` changed */
+  resolve(): ResolvedModel | UnresolvedModel;
+  /** what the answer depends on now: the session's pick, the saved settings, the keys, the environment */
+  inputs(): string;
+  /** an answer already resolved for those inputs (the turn's own model), kept for the steps */
+  seed(inputs: string, r: ResolvedModel | UnresolvedModel): void;
+}
+
+/**
+ * sessionModel for the steps of one turn: the same answer, resolved again only when what it depends
+ * on changed, so a step does not build a provider client it throws away. Never throws.
+ */
+export function sessionModelForSteps(cfg: ServerConfig, sessionId: string, env: Env = process.env): StepModels {
+  let memo: { key: string; r: ResolvedModel | UnresolvedModel } | null = null;
+  const inputs = () => {
+    const db = openDb(cfg.dataDir);
+    return JSON.stringify([getSessionModel(db, sessionId) ?? null, getModelSettings(db, cfg.mode), keys(cfg.dataDir), modelEnv(env)]);
+  };
+  return {
+    inputs,
+    seed: (key, r) => {
+      memo = { key, r };
+    },
+    resolve: () => {
+      const key = inputs();
+      if (memo?.key !== key) memo = { key, r: sessionModel(cfg, sessionId, env) };
+      return memo.r;
+    },
+  };
 }
 
 /** sessionModel with the window a local server reports for itself. Never throws. */

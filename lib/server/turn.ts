@@ -7,13 +7,13 @@ import type { ResolvedModel, UnresolvedModel } from '../agent/providers';
 import { runTurn } from '../agent/run-turn';
 import { openDb } from '../store/db';
 import { loadMessages, saveMessages } from '../store/messages';
-import { getSession, nameFromMessages, requireSession, touchSession } from '../store/sessions';
+import { getSessionMode, nameFromMessages, requireSession, touchSession } from '../store/sessions';
 import { getApprovalSecret } from '../store/secrets';
 import { turnTools } from './mcp';
 import { getTaskManager } from '../tasks/manager';
 import { storeHost } from './agent-host';
 import { HttpError, type ServerConfig } from './http';
-import { sessionModel, sessionModelWithWindow, specOf } from './session-model';
+import { sessionModelForSteps, sessionModelWithWindow, specOf } from './session-model';
 import { attachmentParts } from './attach';
 
 const RUNNING = Symbol.for('clamp.runningTurns');
@@ -24,6 +24,13 @@ export class NoModelError extends HttpError {
     super(409, message);
     this.name = 'NoModelError';
   }
+}
+
+/** How many leading messages of `a` are the very objects of `b` (nothing rebuilt them since). */
+function samePrefix(a: readonly ClampMessage[], b: readonly ClampMessage[]): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
 }
 
 /** The step limit of one turn: CLAMP_MAX_STEPS, or the loop's default. */
@@ -77,29 +84,35 @@ export interface SessionTurnOptions {
 export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: SessionTurnOptions): Promise<ReadableStream<UIMessageChunk>> {
   const db = openDb(cfg.dataDir);
   const session = requireSession(db, body.sessionId, cfg.workspace);
+  // the steps ask for the session's model again (a pick in the header counts from the next step); the first finds this one
+  const stepModels = sessionModelForSteps(cfg, body.sessionId);
+  const inputs = o.model ? '' : stepModels.inputs();
   const resolved = o.model ?? (await sessionModelWithWindow(cfg, body.sessionId));
+  if (!o.model) stepModels.seed(inputs, resolved);
   if (!resolved.ok) throw new NoModelError(resolved.status.help ?? 'No model is configured.');
   if (runningTurns().has(body.sessionId)) {
     throw new HttpError(409, 'This session is already working on a turn. Wait for it, or press Stop.');
   }
   // built-ins and MCP tools (with deferral for the window), read afresh for every turn
-  const tools = await turnTools(cfg, { sessionId: body.sessionId, status: resolved.status, mode: () => getSession(db, body.sessionId)?.mode ?? 'default' });
+  const tools = await turnTools(cfg, { sessionId: body.sessionId, status: resolved.status, mode: () => getSessionMode(db, body.sessionId) ?? 'default' });
   if (session.parentId) throw new HttpError(409, "This is a subagent's transcript: it is read-only. Continue in its parent session.");
   // without a host of its own (a headless run brings one) the person follows the turn in the page: ask_user waits for them
   const stored = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir), ...tools.services }, person: !o.host });
   const host = o.host ? o.host(stored) : stored;
   let messages: ClampMessage[];
+  let loaded: ClampMessage[];
   const extra = body.message
     ? await attachmentParts(body.message, { workspace: cfg.workspace, dataDir: cfg.dataDir, mode: session.mode, sessionId: body.sessionId, signal: o.signal, imageInput: resolved.status.imageInput, modelLabel: resolved.status.label })
     : [];
   try {
-    messages = mergeIncoming(loadMessages(db, body.sessionId), body, host.answerFor, extra);
+    loaded = loadMessages(db, body.sessionId);
+    messages = mergeIncoming(loaded, body, host.answerFor, extra);
   } catch (err) {
     if (err instanceof ChatRequestError) throw new HttpError(err.status, err.message);
     throw err;
   }
   // the user's message is stored before the model is asked anything: a crash loses no input
-  saveMessages(db, body.sessionId, messages);
+  saveMessages(db, body.sessionId, messages, { storedBefore: samePrefix(messages, loaded) });
   nameFromMessages(db, body.sessionId, messages);
   touchSession(db, body.sessionId);
 
@@ -125,12 +138,13 @@ export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: Ses
     stepModel: o.model
       ? undefined
       : () => {
-          const r = sessionModel(cfg, body.sessionId);
+          const r = stepModels.resolve();
           return r.ok && specOf(r) ? { id: r.status.model!, model: r.model } : null;
         },
     save: (all) => {
       try {
-        saveMessages(db, body.sessionId, all);
+        // the messages before the turn's own are the objects saved above: only the turn's message is written
+        saveMessages(db, body.sessionId, all, { storedBefore: samePrefix(all, messages) });
         touchSession(db, body.sessionId);
       } catch (err) {
         console.error('clamp: could not save the session:', err);

@@ -287,10 +287,34 @@ function enableWal(db: Db): void {
 }
 
 /** Open a connection with Clamp's settings and schema (no sharing; openDb is the shared one). */
+/** The most statements a connection keeps prepared (the store's SQL is a fixed set; this bounds any that is not). */
+const PREPARED_MAX_STATEMENTS = 256;
+
+/**
+ * Prepare each SQL text once per connection: every step of a turn runs the same few statements
+ * (save the conversation, journal a call, read the mode and rules), and compiling one costs more than
+ * running it. Safe because the store never switches a statement's mode (pluck, raw, expand) or keeps
+ * one iterating.
+ */
+function preparedOnce(db: Db): void {
+  const prepare = db.prepare.bind(db);
+  const known = new Map<string, ReturnType<Db['prepare']>>();
+  db.prepare = ((sql: string) => {
+    let stmt = known.get(sql);
+    if (!stmt) {
+      stmt = prepare(sql);
+      if (known.size >= PREPARED_MAX_STATEMENTS) known.delete(known.keys().next().value as string);
+      known.set(sql, stmt);
+    }
+    return stmt;
+  }) as Db['prepare'];
+}
+
 export function openConnection(file: string): Db {
   // create the file ourselves so the conversation history is private (0600) from the start
   if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', 0o600));
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  preparedOnce(db);
   try {
     enableWal(db);
     db.pragma('synchronous = NORMAL');

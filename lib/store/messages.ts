@@ -17,29 +17,46 @@ function requireSessionRow(db: Db, sessionId: string): void {
 /**
  * Store a session's whole conversation, in order, in one transaction: rows that did not change are
  * left alone, changed ones rewritten, extra old ones removed. Idempotent. Throws 'not-found' for an unknown session.
+ *
+ * `storedBefore`: the caller knows the first that many messages are stored as they are (a turn saving
+ * after each step: only its own message grows), so only the rest are serialised and compared — a cost
+ * that no longer grows with the history before. When the store does not hold that many rows with those
+ * ids, the whole conversation is saved as without it.
  */
-export function saveMessages(db: Db, sessionId: string, messages: readonly ClampMessage[]): void {
+export function saveMessages(db: Db, sessionId: string, messages: readonly ClampMessage[], o: { storedBefore?: number } = {}): void {
   db.transaction(() => {
     requireSessionRow(db, sessionId);
-    const existing = db.prepare('SELECT position, id, json FROM messages WHERE session_id = ? ORDER BY position').all(sessionId) as MessageRow[];
+    const from = keptPrefix(db, sessionId, messages, o.storedBefore ?? 0);
+    const existing = db.prepare('SELECT position, id, json FROM messages WHERE session_id = ? AND position >= ? ORDER BY position').all(sessionId, from) as MessageRow[];
     const upsert = db.prepare(
       `INSERT INTO messages (session_id, position, id, role, json) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (session_id, position) DO UPDATE SET id = excluded.id, role = excluded.role, json = excluded.json`,
     );
-    let changed = existing.length !== messages.length;
-    messages.forEach((m, position) => {
+    let changed = from + existing.length !== messages.length;
+    for (let position = from; position < messages.length; position++) {
+      const m = messages[position];
       const json = JSON.stringify(m);
-      const old = existing[position];
-      if (old && old.id === m.id && old.json === json) return;
+      const old = existing[position - from];
+      if (old && old.position === position && old.id === m.id && old.json === json) continue;
       upsert.run(sessionId, position, m.id, m.role, json);
       changed = true;
-    });
+    }
     db.prepare('DELETE FROM messages WHERE session_id = ? AND position >= ?').run(sessionId, messages.length);
     if (changed) {
       nameFromMessages(db, sessionId, messages);
       touchSession(db, sessionId);
     }
   })();
+}
+
+/** How many leading messages saveMessages may skip: `claimed`, when the store holds exactly those ids at positions 0 … claimed-1; else 0. */
+function keptPrefix(db: Db, sessionId: string, messages: readonly ClampMessage[], claimed: number): number {
+  const n = Math.min(claimed, messages.length);
+  if (n <= 0) return 0;
+  const ids = db.prepare('SELECT id FROM messages WHERE session_id = ? AND position < ? ORDER BY position').all(sessionId, n) as { id: string }[];
+  if (ids.length !== n) return 0;
+  for (let i = 0; i < n; i++) if (ids[i].id !== messages[i].id) return 0;
+  return n;
 }
 
 /**

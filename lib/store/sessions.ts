@@ -121,6 +121,27 @@ export function getSession(db: Db, id: string): SessionRecord | undefined {
   return row && toRecord(row);
 }
 
+/** The cheap reads of one session's row, prepared once per database: every step of a turn asks for its mode many times. */
+const COLUMNS = new WeakMap<Db, { mode: ReturnType<Db['prepare']>; model: ReturnType<Db['prepare']> }>();
+
+function columns(db: Db) {
+  let c = COLUMNS.get(db);
+  if (!c) COLUMNS.set(db, (c = { mode: db.prepare('SELECT mode FROM sessions WHERE id = ?'), model: db.prepare('SELECT model FROM sessions WHERE id = ?') }));
+  return c;
+}
+
+/** A session's permission mode as getSession would give it, or undefined for an unknown session (without counting its messages). */
+export function getSessionMode(db: Db, id: string): PermissionMode | undefined {
+  const row = columns(db).mode.get(id) as { mode: string } | undefined;
+  return row && toMode(row.mode);
+}
+
+/** The model picked for a session (`provider:model`), undefined when none is or the session is unknown. */
+export function getSessionModel(db: Db, id: string): string | undefined {
+  const row = columns(db).model.get(id) as { model: string | null } | undefined;
+  return row?.model || undefined;
+}
+
 /** A session by id, optionally required to belong to a workspace; throws StoreError 'not-found' otherwise. */
 export function requireSession(db: Db, id: string, workspace?: string): SessionRecord {
   const s = getSession(db, id);

@@ -1,14 +1,11 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import type { Readable } from 'node:stream';
-import fg from 'fast-glob';
 import { z } from 'zod';
 import { defineTool } from '../contract/types';
 import { ToolError, type ToolOutput, type ToolResult } from '../contract/types';
 import type { Budget } from '../contract/budget';
 import { byteLength, fitWithNote, formatBytes, formatCount } from '../contract/text';
 import { confinedPath } from '../contract/paths';
-import { CLAMPIGNORE_FILE, IgnoreRules, comparePaths, ignoredNote, searchStart } from './grep/ignore';
+import { CLAMPIGNORE_FILE, IgnoreRules, ignoredNote, searchStart } from './grep/ignore';
+import { globFiles } from './glob-walk';
 
 const schema = z.strictObject({
   pattern: z.string().describe("Glob relative to path, e.g. 'src/**/*.ts'."),
@@ -21,8 +18,6 @@ Returns matching file paths (not folders) relative to the workspace, sorted; at 
 Skips .git, node_modules, build output, caches, vendor folders, .gitignored paths and ${CLAMPIGNORE_FILE} patterns (pass path to look inside one); symlinks are not followed.
 To search file contents use grep; to see every entry of a folder (ignored ones included) use list_dir.`;
 }
-
-type Readdir = (p: string, ...rest: unknown[]) => void;
 
 /** What glob tells the page: how many files matched, and how many the ignore rules left out. */
 export interface GlobMeta {
@@ -65,35 +60,7 @@ export const globTool = defineTool({
 
     const rules = new IgnoreRules(ctx.workspace, rel, process.env.CLAMP_IGNORE);
     const prefix = rel === '.' ? '' : `${rel}/`;
-    const relOf = (p: string) => (p === ctx.workspace ? '' : path.relative(ctx.workspace, p).split(path.sep).join('/'));
-    // Ignored folders are pruned where fast-glob reads them, so it never walks node_modules & co.
-    const readdir: Readdir = (p, ...rest) => {
-      const cb = rest[rest.length - 1] as (err: NodeJS.ErrnoException | null, entries: unknown[]) => void;
-      if (rules.dir(relOf(p)) === null) return cb(null, []);
-      (fs.readdir as unknown as Readdir)(p, ...rest);
-    };
-    const stream: Readable = fg.stream(pattern, {
-      cwd: abs, dot: true, onlyFiles: true, followSymbolicLinks: false, suppressErrors: true, unique: true,
-      fs: { readdir: readdir as unknown as typeof fs.readdir },
-    }) as Readable;
-    let kept: string[] = [];
-    let total = 0;
-    const onAbort = () => stream.destroy(new Error('aborted'));
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      for await (const entry of stream) {
-        if (ctx.signal.aborted) throw new Error('aborted');
-        const file = prefix + String(entry);
-        if (rules.pathIgnored(file)) continue;
-        total++;
-        kept.push(file);
-        // keep memory bounded: only the first `cap` in path order can be shown
-        if (kept.length > 4 * cap + 64) kept = kept.sort(comparePaths).slice(0, cap);
-      }
-    } finally {
-      ctx.signal.removeEventListener('abort', onAbort);
-    }
-    kept.sort(comparePaths);
+    const { first, total } = await globFiles(pattern, { workspace: ctx.workspace, abs, prefix }, rules, cap, ctx.signal);
     const where = rel === '.' ? 'the workspace' : rel;
     const notes: string[] = [];
     if (total === 0) {
@@ -105,7 +72,6 @@ export const globTool = defineTool({
     }
     const next = 'Narrow the pattern (e.g. "src/**/*.ts") or pass a narrower path.';
     // the paths that fit with their note under the exit clamp: the total and the next step always arrive whole
-    const first = kept.slice(0, cap);
     const take = (room: number) => {
       const shown: string[] = [];
       let bytes = 0;

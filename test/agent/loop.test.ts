@@ -5,7 +5,7 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { createRegistry } from '../../lib/dispatch/registry';
 import { defineTool } from '../../lib/contract/types';
-import { runTurn } from '../../lib/agent/run-turn';
+import { runTurn, uncheckedLead } from '../../lib/agent/run-turn';
 import { createScriptedModel, type ScriptTurn } from '../../lib/agent/scripted-model';
 import { mergeIncoming } from '../../lib/agent/chat-request';
 import type { ClampMessage } from '../../lib/contract/protocol';
@@ -119,6 +119,50 @@ describe('the agent loop', () => {
     const toolMsg = second.find((m) => m.role === 'tool')!;
     expect(toolMsg.content.map((p) => p.toolCallId)).toEqual(['a', 'b']);
     expect(toolMsg.content.map((p) => p.output?.value)).toEqual(['appended first', 'read 9']);
+  });
+
+  it('sends the whole stored history at every step of a later turn, though the SDK checks only the newest message', async () => {
+    const prompts: Array<Array<{ role: string; content: unknown }>> = [];
+    const model = new MockLanguageModelV3({
+      doStream: async (options) => {
+        prompts.push(options.prompt as never);
+        // each turn: a call first, then words once its result is in
+        const last = options.prompt.at(-1)!;
+        const parts =
+          last.role === 'user'
+            ? [{ type: 'tool-call' as const, toolCallId: `c${prompts.length}`, toolName: 'peek', input: JSON.stringify({ n: prompts.length }) }]
+            : [{ type: 'text-start' as const, id: 't' }, { type: 'text-delta' as const, id: 't', delta: 'ok' }, { type: 'text-end' as const, id: 't' }];
+        return {
+          stream: new ReadableStream({
+            start(c) {
+              for (const p of parts) c.enqueue(p);
+              c.enqueue({
+                type: 'finish',
+                finishReason: { unified: last.role === 'user' ? 'tool-calls' : 'stop', raw: undefined },
+                usage: { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } },
+              });
+              c.close();
+            },
+          }),
+        };
+      },
+    });
+    const { host } = memoryHost(ws.workspace, ws.dataDir);
+    const first = await turn({ host, model, messages: [user('go')] });
+    expect(uncheckedLead([{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }]).map((m) => m.content)).toEqual(['a', 'b']);
+    expect(uncheckedLead([{ role: 'assistant', content: 'b' }, { role: 'tool', content: [] }])).toEqual([]);
+    prompts.length = 0;
+    await turn({ host, model, messages: [...first.saved, user('again', 'u2')] });
+    const roles = prompts.map((p) => p.map((m) => m.role));
+    expect(roles).toEqual([
+      ['system', 'user', 'assistant', 'tool', 'assistant', 'user'],
+      ['system', 'user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool'],
+    ]);
+    const text = (m: { content: unknown }) => JSON.stringify(m.content);
+    expect(text(prompts[1][1])).toContain('go');
+    expect(text(prompts[1][3])).toContain('read 1');
+    expect(text(prompts[1][5])).toContain('again');
+    expect(text(prompts[1][7])).toContain('read 1');
   });
 
   it('shares one step budget among its results and marks every cut', async () => {

@@ -233,6 +233,20 @@ describe('the continuation after an approval carries ids, not the message', () =
 });
 
 describe('every call the model makes gets Clamp\'s own text, none a provider error', () => {
+  it('streams the chat and the task events uncompressed when the page asks for gzip (a compressed stream reached the page late)', { timeout: 60_000 }, async () => {
+    const browser = { 'accept-encoding': 'gzip, deflate, br, zstd' };
+    const sessionId = await newSession('plan');
+    const chat = await clamp.api('/api/chat', { json: { sessionId, message: { id: 'enc-user-1', text: 'hello' } }, headers: browser });
+    expect(chat.status).toBe(200);
+    expect(chat.headers.get('content-encoding')).toBeNull();
+    expect((await readChunks(chat)).at(-1)?.type).toBe('finish');
+    const abort = new AbortController();
+    const events = await clamp.api('/api/tasks/events', { headers: browser, signal: abort.signal });
+    expect(events.status).toBe(200);
+    expect(events.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(events.headers.get('content-encoding')).toBeNull();
+    abort.abort();
+  });
   it('in plan mode: a forbidden write, malformed JSON, an unknown tool and invalid arguments, through the real server', { timeout: 60_000 }, async () => {
     const sessionId = await newSession('plan');
     const before = fake.requests.length;

@@ -20,6 +20,8 @@ beforeAll(async () => {
   ws.write('node_modules/dep/index.js', 'x\n');
   ws.write('.gitignore', 'dist/\n');
   ws.write('dist/app.js', 'x\n');
+  ws.write('src/.gitignore', 'gen/\n');
+  ws.write('src/gen/app-generated.ts', 'x\n');
   fake = await startFakeOpenAI(() => ({ text: 'Answered.' }), { models: ['fake', 'llava-fake'] });
   clamp = await startClamp({ CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake', CLAMP_BASE_URL: fake.url });
 }, 240_000);
@@ -38,6 +40,7 @@ const image = (bytes: number) => ({ name: 'shot.png', mediaType: 'image/png', ur
 describe('the composer routes', () => {
   it('completes paths through the ignore rules and checks a mention', async () => {
     const r = (await (await clamp.api('/api/paths?q=app')).json()) as { items: { path: string }[] };
+    // src/gen is ignored by src/.gitignore
     expect(r.items.map((i) => i.path)).toEqual(['src/app.ts']);
     const all = (await (await clamp.api('/api/paths?q=')).json()) as { items: { path: string }[] };
     expect(all.items.map((i) => i.path).some((p) => p.startsWith('node_modules') || p.startsWith('dist'))).toBe(false);

@@ -125,6 +125,31 @@ describe('openDb', () => {
   });
 });
 
+describe('prepared statements', () => {
+  it('are compiled once per connection and stay correct across writes, transactions and a reopen', () => {
+    const db = openDb(ws.dataDir);
+    const count = 'SELECT COUNT(*) AS n FROM sessions';
+    expect(db.prepare(count)).toBe(db.prepare(count));
+    const insert = (id: string) => db.prepare("INSERT INTO sessions (id, workspace, title, title_set, mode, created_at, updated_at) VALUES (?, '/ws', 't', 0, 'default', 1, 1)").run(id);
+    insert('a');
+    db.transaction(() => {
+      insert('b');
+      expect(db.prepare(count).get()).toEqual({ n: 2 });
+    })();
+    expect(() => db.transaction(() => {
+      insert('c');
+      throw new Error('rolled back');
+    })()).toThrow('rolled back');
+    expect(db.prepare(count).get()).toEqual({ n: 2 });
+    // more distinct texts than the connection keeps: each still runs
+    for (let i = 0; i < 300; i++) expect(db.prepare(`SELECT ${i} AS v`).get()).toEqual({ v: i });
+    expect(db.prepare(count).get()).toEqual({ n: 2 });
+    closeDb(ws.dataDir);
+    const again = openDb(ws.dataDir);
+    expect(again.prepare(count).get()).toEqual({ n: 2 });
+  });
+});
+
 describe('memories (full-text search for memory_save / memory_search)', () => {
   it('the bundled SQLite has FTS5', () => {
     const db = openDb(ws.dataDir);

@@ -7,6 +7,8 @@ import {
   createSession,
   deleteSession,
   getSession,
+  getSessionMode,
+  getSessionModel,
   listSessions,
   loadSessionDetail,
   PLACEHOLDER_TITLE,
@@ -111,6 +113,44 @@ describe('sessions', () => {
     appendMessage(db, s.id, user('m1', 'first words'));
     restart();
     expect(getSession(db, s.id)).toMatchObject({ title: 'Refactor', mode: 'accept-edits', messageCount: 1 });
+  });
+
+  it('reads a session\'s mode and picked model alone, as getSession gives them, and follows each change', () => {
+    const s = createSession(db, { workspace: ws.workspace, mode: 'plan' });
+    expect(getSessionMode(db, s.id)).toBe('plan');
+    expect(getSessionModel(db, s.id)).toBeUndefined();
+    updateSession(db, ws.workspace, s.id, { mode: 'auto', model: 'openai:gpt-5' });
+    expect(getSessionMode(db, s.id)).toBe(getSession(db, s.id)!.mode);
+    expect(getSessionMode(db, s.id)).toBe('auto');
+    expect(getSessionModel(db, s.id)).toBe('openai:gpt-5');
+    updateSession(db, ws.workspace, s.id, { model: null });
+    expect(getSessionModel(db, s.id)).toBeUndefined();
+    restart();
+    expect(getSessionMode(db, s.id)).toBe('auto');
+    expect(getSessionMode(db, 'no-such-session')).toBeUndefined();
+    expect(getSessionModel(db, 'no-such-session')).toBeUndefined();
+  });
+
+  it('saves only the messages after a prefix the caller says is stored, and the whole conversation when the store does not hold it', () => {
+    const s = createSession(db, { workspace: ws.workspace });
+    const history = [user('m1', 'first'), assistant('m2', 'one'), user('m3', 'second')];
+    saveMessages(db, s.id, history);
+    const grown = [...history, assistant('m4', 'two')];
+    saveMessages(db, s.id, grown, { storedBefore: 3 });
+    expect(loadMessages(db, s.id)).toEqual(grown);
+    // the prefix is taken as stored: a changed copy of it is not serialised or written
+    const stale = [user('m1', 'changed'), ...grown.slice(1, 3), assistant('m4', 'three')];
+    saveMessages(db, s.id, stale, { storedBefore: 3 });
+    expect(loadMessages(db, s.id).map((m) => JSON.stringify(m.parts))).toEqual([history[0], history[1], history[2], stale[3]].map((m) => JSON.stringify(m.parts)));
+    // ids that do not match what is stored, a claim past the stored rows, or past the messages: saved whole
+    const other = [user('x1', 'other'), assistant('x2', 'reply')];
+    saveMessages(db, s.id, other, { storedBefore: 2 });
+    expect(loadMessages(db, s.id)).toEqual(other);
+    const longer = [...other, user('x3', 'more'), assistant('x4', 'again')];
+    saveMessages(db, s.id, longer, { storedBefore: 4 });
+    expect(loadMessages(db, s.id)).toEqual(longer);
+    saveMessages(db, s.id, longer.slice(0, 1), { storedBefore: 9 });
+    expect(loadMessages(db, s.id)).toEqual(longer.slice(0, 1));
   });
 
   it('refuses to update a session of another workspace or an unknown one, and an empty title', () => {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { definitionText, toolCostReport } from '../../bench/tool-cost-count';
@@ -35,6 +36,17 @@ describe('tool definition cost (npm run tool-cost)', () => {
     expect((run.properties as Record<string, object>).timeout_ms).not.toHaveProperty('minimum');
     expect(modelSchema(webFetchTool)).toMatchObject({ properties: { max_bytes: { minimum: 1, maximum: webFetchMaxBytes(BUDGET) } } });
     expect(JSON.parse(definitionText(runCommandTool)).parameters).toEqual(run);
+  });
+
+  it('converts a schema once and gives every caller its own copy of what zod writes', () => {
+    const first = modelSchema(runCommandTool);
+    const { $schema: _dialect, ...fresh } = z.toJSONSchema(runCommandTool.schema) as Record<string, unknown>;
+    expect(Object.keys(first).sort()).toEqual(Object.keys(fresh).sort());
+    expect(first.required).toEqual(fresh.required);
+    (first.properties as Record<string, unknown>).command = 'changed by a caller';
+    const second = modelSchema(runCommandTool);
+    expect(second).not.toBe(first);
+    expect((second.properties as Record<string, { type?: string }>).command.type).toBe('string');
   });
 
   it(`the always-loaded set fits TOOL_DEFINITIONS_MAX_TOKENS`, () => {

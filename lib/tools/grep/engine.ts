@@ -7,7 +7,8 @@
  */
 import os from 'node:os';
 import { DEFAULT_SKIP_DIRS, IgnoreRules } from './ignore';
-import { note, renderContent, scanFile, walk, type OutLine, type Scan, type WalkFile } from './scan';
+import { note, renderContent, scanFile, type OutLine, type Scan } from './scan';
+import { SortedWalk, type WalkFile } from './walk';
 import { searchRest } from './parallel';
 import type { ScanSpec } from './scan-pool';
 import { findRg, startRgPrefilter, type RgPrefilter } from './ripgrep';
@@ -138,7 +139,7 @@ export async function search(req: SearchRequest): Promise<SearchResult> {
   const pool: { buf: Buffer | null } = { buf: null };
   const rules = req.startIsFile ? null : new IgnoreRules(req.workspace, req.startRel, req.ignoreEnv);
   const files: Iterator<WalkFile> = rules
-    ? walk(req, rules, res.unreadableDirs)
+    ? new SortedWalk(rules, rules.start, req.startAbs, { unlisted: res.unreadableDirs })
     : [{ abs: req.startAbs, rel: req.startRel, relToStart: '', name: req.startRel.slice(req.startRel.lastIndexOf('/') + 1) }][Symbol.iterator]();
 
   const rgLiteral = req.pattern.rgLiteral;

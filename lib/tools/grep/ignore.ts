@@ -1,5 +1,5 @@
 /**
- * The ignore rules glob and grep share, and the sorted walk grep uses.
+ * The ignore rules glob and grep share (the sorted walk both use is walk.ts).
  *
  * What is skipped below the path a search starts from:
  * 1. folders named in DEFAULT_SKIP_DIRS (version control, dependencies, build output, caches), at any depth;
@@ -10,6 +10,8 @@
  *    variable. They come after the root .gitignore, so `!pattern` there re-includes a gitignored path.
  * A path given explicitly is always searched, even when it is ignored itself: the rules apply below it.
  * Symlinks are never followed (a link could lead out of the workspace or into a cycle).
+ * A walker that lists folders reads a folder's .gitignore only when the listing shows one (`enter`, then
+ * `listed`); callers that see paths in no particular order (`dir`, `pathIgnored`) read it on first use.
  */
 import fs from 'node:fs';
 import ignore, { type Ignore } from 'ignore';
@@ -85,6 +87,8 @@ export class IgnoreRules {
   /** the folder the search starts from (workspace-relative, '' for the root) */
   readonly start: DirInfo;
   private readonly cache = new Map<string, DirInfo | null>();
+  /** folder infos whose own .gitignore is already among their layers (or known to be absent) */
+  private readonly complete = new WeakSet<DirInfo>();
 
   constructor(
     private readonly workspace: string,
@@ -96,6 +100,7 @@ export class IgnoreRules {
       .join('\n');
     const root: DirInfo = { rel: '', layers: rootRules ? [{ base: '', ig: ignore({ ignorecase: false }).add(rootRules) }] : [] };
     this.cache.set('', root);
+    this.complete.add(root);
     const start = startRel === '.' ? '' : startRel;
     // walk down to the start folder; if it lies under an ignored path the user asked for it anyway,
     // so only the rules found at and below it apply
@@ -108,6 +113,7 @@ export class IgnoreRules {
     }
     this.start = info;
     this.cache.set(info.rel, info);
+    this.complete.add(info);
   }
 
   private withGitignore(info: DirInfo): DirInfo {
@@ -128,9 +134,8 @@ export class IgnoreRules {
     return false;
   }
 
-  /** The folder `name` inside `parent`, or null when it is skipped (and counted). */
-  child(parent: DirInfo, name: string): DirInfo | null {
-    const rel = join(parent.rel, name);
+  /** The folder `rel` (named `name`) inside `parent` with the parent's layers, or null when it is skipped (and counted). */
+  private judge(parent: DirInfo, rel: string, name: string): DirInfo | null {
     if (SKIP.has(name) || (parent.layers.length > 0 && this.layeredIgnores(parent.layers, `${rel}/`))) {
       this.stats.dirs++;
       // keep the first three in path order, whatever order the caller visits folders in
@@ -142,7 +147,44 @@ export class IgnoreRules {
       }
       return null;
     }
-    return this.withGitignore({ rel, layers: parent.layers });
+    return { rel, layers: parent.layers };
+  }
+
+  /** The folder `name` inside `parent` with its own .gitignore read, or null when it is skipped (and counted). */
+  child(parent: DirInfo, name: string): DirInfo | null {
+    const info = this.judge(parent, join(parent.rel, name), name);
+    if (!info) return null;
+    const full = this.withGitignore(info);
+    this.complete.add(full);
+    return full;
+  }
+
+  /**
+   * For a walker that lists the folders it enters: the folder `name` inside `parent`, or null when it is
+   * skipped (counted once, however often it is entered). Pass the folder's listing to `listed` before
+   * judging anything inside it: that is when its own .gitignore joins the rules.
+   */
+  enter(parent: DirInfo, name: string): DirInfo | null {
+    const rel = join(parent.rel, name);
+    const hit = this.cache.get(rel);
+    if (hit !== undefined) return hit;
+    const info = this.judge(parent, rel, name);
+    this.cache.set(rel, info);
+    return info;
+  }
+
+  /**
+   * The rules inside an entered folder, given its listing: its own .gitignore is read only when the listing
+   * holds one (`entries` null: the folder could not be listed, so the file is tried as `child` would).
+   */
+  listed(info: DirInfo, entries: readonly { name: string }[] | null): DirInfo {
+    if (this.complete.has(info)) return info;
+    let own = info;
+    if (entries === null) own = this.withGitignore(info);
+    else for (const e of entries) if (e.name === '.gitignore') own = this.withGitignore(info);
+    this.complete.add(own);
+    this.cache.set(own.rel, own);
+    return own;
   }
 
   /** True when the file `rel` inside `parent` is ignored (and counts it). */
@@ -154,11 +196,11 @@ export class IgnoreRules {
 
   /**
    * The folder info for a workspace-relative folder at or below the start, or null when it (or a folder
-   * above it) is skipped. For callers that see paths in no particular order (glob's walker).
+   * above it) is skipped. For callers that see paths in no particular order (glob's literal patterns).
    */
   dir(rel: string): DirInfo | null {
     const hit = this.cache.get(rel);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) return hit === null ? null : this.listed(hit, null);
     const slash = rel.lastIndexOf('/');
     const parentRel = slash === -1 ? '' : rel.slice(0, slash);
     if (parentRel.length < this.start.rel.length) return this.start; // above the start: not ours to judge

@@ -7,7 +7,8 @@
  */
 import { admit, take, type SearchRequest, type SearchResult } from './engine';
 import type { IgnoreRules } from './ignore';
-import { scanFile, type Scan, type WalkFile } from './scan';
+import { scanFile, type Scan } from './scan';
+import type { WalkFile } from './walk';
 import { scanPool, type ScanWire } from './scan-pool';
 
 /** Files per job sent to a worker. */

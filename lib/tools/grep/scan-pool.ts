@@ -1,8 +1,10 @@
 /**
  * A small pool of worker threads that scan files for grep while the main thread walks the tree and
  * puts the answers together in path order. Started on first use (a search that outlasts its first
- * slice), kept for the process's life, unref'd so it never keeps a process alive. Any failure (a
- * worker that cannot start or dies) rejects the jobs it held: the caller scans those files itself.
+ * slice) and kept for the process's life. A worker holds the process open only while it has jobs
+ * (the search awaits them); idle, it is unref'd, so a process that has grepped exits when its own work
+ * is done. Any failure (a worker that cannot start or dies) rejects the jobs it held: the caller scans
+ * those files itself.
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -53,19 +55,19 @@ class ScanPool {
 
   private spawn(): Slot {
     const worker = new Worker(SCAN_WORKER_SOURCE, { eval: true });
-    worker.unref();
     const slot: Slot = { worker, busy: 0 };
     worker.on('message', (m: { id: number; results: ScanWire[] }) => {
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
-      slot.busy--;
+      this.done(slot);
       p.resolve(m.results);
     });
     const fail = (err: Error) => {
       for (const [id, p] of this.pending) {
         if (p.slot !== slot) continue;
         this.pending.delete(id);
+        this.done(slot);
         p.reject(err);
       }
       const i = this.slots.indexOf(slot);
@@ -74,7 +76,19 @@ class ScanPool {
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`grep's scan worker exited (${code})`)));
+    // idle from the start; after the listeners, since adding a 'message' listener refs the worker's port again
+    worker.unref();
     return slot;
+  }
+
+  /** A job sent: a worker with work holds the process open until it answers. */
+  private started(slot: Slot): void {
+    if (slot.busy++ === 0) slot.worker.ref();
+  }
+
+  /** A job answered (or never sent): an idle worker lets the process exit. */
+  private done(slot: Slot): void {
+    if (--slot.busy === 0) slot.worker.unref();
   }
 
   get size(): number {
@@ -86,14 +100,14 @@ class ScanPool {
     const slot = this.slots.reduce<Slot | undefined>((best, s) => (!best || s.busy < best.busy ? s : best), undefined);
     if (!slot) return Promise.reject(new Error('no scan worker'));
     const id = this.nextId++;
-    slot.busy++;
+    this.started(slot);
     return new Promise<ScanWire[]>((resolve, reject) => {
       this.pending.set(id, { resolve, reject, slot });
       try {
         slot.worker.postMessage({ id, ...job });
       } catch (err) {
         this.pending.delete(id);
-        slot.busy--;
+        this.done(slot);
         reject(err instanceof Error ? err : new Error(String(err)));
       }
     });

@@ -1,10 +1,9 @@
 /**
- * The pieces of grep's built-in search that one file or one folder needs: the sorted walk, the scan
- * of one file and the rendering of its matches (engine.ts puts them together).
+ * The pieces of grep's built-in search that one file needs: the scan of one file and the rendering of
+ * its matches (engine.ts puts them together with the sorted walk of walk.ts).
  */
 import fs from 'node:fs';
 import { clipLine } from '../../contract/text';
-import { IgnoreRules, type DirInfo } from './ignore';
 import type { SearchRequest, Skipped } from './engine';
 
 /** The first read of every file; larger files are measured with fstat and read on. */
@@ -13,41 +12,6 @@ const FIRST_READ_BYTES = 64 * 1024;
 export function note(s: Skipped, rel: string) {
   s.count++;
   if (s.samples.length < 3) s.samples.push(rel);
-}
-
-export interface WalkFile {
-  abs: string;
-  rel: string;
-  relToStart: string;
-  name: string;
-}
-
-/** Sorted depth-first walk of regular files below the start, applying the ignore rules. */
-export function* walk(req: SearchRequest, rules: IgnoreRules, unreadableDirs: Skipped): Generator<WalkFile> {
-  const startPrefix = req.startRel === '.' ? '' : `${req.startRel}/`;
-  function* dir(info: DirInfo, abs: string): Generator<WalkFile> {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(abs, { withFileTypes: true });
-    } catch {
-      note(unreadableDirs, info.rel || '.');
-      return;
-    }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const e of entries) {
-      const childAbs = `${abs}/${e.name}`;
-      if (e.isDirectory()) {
-        const child = rules.child(info, e.name);
-        if (child) yield* dir(child, childAbs);
-      } else if (e.isFile()) {
-        const rel = info.rel ? `${info.rel}/${e.name}` : e.name;
-        if (rules.fileIgnored(info, rel)) continue;
-        yield { abs: childAbs, rel, relToStart: rel.slice(startPrefix.length), name: e.name };
-      }
-      // symlinks, sockets, fifos: not followed, not read
-    }
-  }
-  yield* dir(rules.start, req.startAbs);
 }
 
 export type Scan =

@@ -114,6 +114,8 @@ export function scanSkills(workspace: string, dataDir: string, b: Budget = BUDGE
   const skipped: SkillScan['skipped'] = [];
   let overflow = 0;
   for (const root of skillRoots(workspace, dataDir)) {
+    // the tool's availability scans at every step: a missing folder (the usual case) is not an exception
+    if (!fs.existsSync(root.dir)) continue;
     let dirs: string[];
     try {
       dirs = fs
