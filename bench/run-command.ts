@@ -11,14 +11,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createToolRegistry } from '../lib/dispatch/all-tools';
 import { createContext } from '../lib/dispatch/context';
 import { dispatch } from '../lib/dispatch/dispatch';
 import { LOG_BATCH_MS } from '../lib/exec/log-gate';
 import { type Benchmark, type Contender, fmtCores, fmtMiB, fmtMs, fmtRate, fmtRatio, interleave, runChild, scratchDir, verdict, withPeakRss } from './lib';
 
-const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
 const BYTES = 1_000_000_000;
 const PRODUCE = `yes | head -c ${BYTES}`;
 const TARGET_RSS_BYTES = 64 * 1024 * 1024;
@@ -45,7 +45,13 @@ export const runCommandBench: Benchmark = {
     let progressBytes = 0;
     let toolSummary = '';
     let sandboxed = false;
-    const clearLogs = () => fs.rmSync(path.join(dataDir, 'logs'), { recursive: true, force: true });
+    // after each run (not timed): its gigabyte removed and the page cache's dirty pages written out, so
+    // no contender starts while the kernel still writes back the one before it (the file peer's and clamp's logs)
+    const settle = (file?: string) => () => {
+      if (file) fs.rmSync(file, { recursive: true, force: true });
+      spawnSync('sync');
+    };
+    const clearLogs = settle(path.join(dataDir, 'logs'));
     const contenders: Contender[] = [
       {
         name: 'clamp run_command',
@@ -64,18 +70,19 @@ export const runCommandBench: Benchmark = {
         },
         after: clearLogs,
       },
-      { name: 'bash → /dev/null', run: () => shellTo(`${PRODUCE} > /dev/null`, workspace) },
+      { name: 'bash → /dev/null', run: () => shellTo(`${PRODUCE} > /dev/null`, workspace), after: settle() },
       {
         name: 'bash → Node pipe',
         run: async () => {
           const r = await runChild('bash', ['-c', PRODUCE], workspace, { countLines: false });
           if (r.stdoutBytes !== BYTES) throw new Error(`pipe got ${r.stdoutBytes} bytes`);
         },
+        after: settle(),
       },
       {
         name: 'bash → file',
         run: () => shellTo(`${PRODUCE} > out.bin`, workspace),
-        after: () => fs.rmSync(path.join(workspace, 'out.bin')),
+        after: settle(path.join(workspace, 'out.bin')),
       },
     ];
     // the first command a process runs loads the command-safety parser and the runner: measured apart,
@@ -110,7 +117,7 @@ export const runCommandBench: Benchmark = {
         { what: 'run_command 1 GB: peak RSS growth of the server process', target: '< 64 MiB', measured: fmtMiB(peakGrowth), met: v.met },
       ],
       notes: [
-        `The tool keeps a head+tail capture per stream in memory, sends batched live output to onProgress (${(progressBytes / Math.max(1, growths.length)).toLocaleString('en-US', { maximumFractionDigits: 0 })} chars per run reached it here) and writes every byte to its log file in the data dir once (the combined log is a hard link to the stdout log while only stdout prints; a log's writes within ${LOG_BATCH_MS} ms go to the file as one); it counts every line (16 bytes at a time, WebAssembly SIMD); deleting the 1 GB logs after each run is not timed; the model gets the clamped text. ${toolSummary}.`,
+        `The tool keeps a head+tail capture per stream in memory, sends batched live output to onProgress (${(progressBytes / Math.max(1, growths.length)).toLocaleString('en-US', { maximumFractionDigits: 0 })} chars per run reached it here) and writes every byte to its log file in the data dir once (the combined log is a hard link to the stdout log while only stdout prints; a log's writes within ${LOG_BATCH_MS} ms go to the file as one); it counts every line (16 bytes at a time, WebAssembly SIMD); deleting the 1 GB logs after each run, and a sync after every contender's run (so none starts while the kernel still writes back the run before it), are not timed; the model gets the clamped text. ${toolSummary}.`,
         'Sampling: RSS every 20 ms on a timer plus VmHWM (reset before each run) after it; growth is measured from the RSS just before the call, after a GC.',
         ...(sandboxed
           ? ['The command ran in the sandbox (bwrap), as run_command does by default: "cores used" of clamp run_command counts this process only (the CPU time of the processes inside bwrap never reaches its children\'s times), while the peers\' count includes bash, yes and head.']

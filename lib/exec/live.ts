@@ -20,12 +20,16 @@ export class LiveBatcher {
   ) {}
 
   push(chunk: Uint8Array): void {
-    if (this.pendingBytes >= this.maxBytes) {
-      this.skipped += chunk.length;
-    } else {
-      if (this.skipped > 0 && this.pending === '') this.decoder = new StringDecoder('utf8');
-      this.pending += this.decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length));
-      this.pendingBytes += chunk.length;
+    const room = Math.max(0, this.maxBytes - this.pendingBytes);
+    const take = Math.min(room, chunk.length);
+    if (take > 0) {
+      this.pending += this.decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, take));
+      this.pendingBytes += take;
+    }
+    if (take < chunk.length) {
+      // past maxBytes in this interval: counted and named, never kept; a character cut here goes with the rest
+      this.skipped += chunk.length - take;
+      this.decoder = new StringDecoder('utf8');
     }
     if (!this.timer) {
       this.timer = setTimeout(() => this.flush(), this.intervalMs);
