@@ -16,6 +16,7 @@ import { createToolRegistry } from '../lib/dispatch/all-tools';
 import { createContext } from '../lib/dispatch/context';
 import { dispatch } from '../lib/dispatch/dispatch';
 import { LOG_BATCH_MS } from '../lib/exec/log-gate';
+import { LOG_HIGH_WATER_BYTES } from '../lib/exec/run-logs';
 import { type Benchmark, type Contender, fmtCores, fmtMiB, fmtMs, fmtRate, fmtRatio, interleave, runChild, scratchDir, verdict, withPeakRss } from './lib';
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
@@ -117,7 +118,7 @@ export const runCommandBench: Benchmark = {
         { what: 'run_command 1 GB: peak RSS growth of the server process', target: '< 64 MiB', measured: fmtMiB(peakGrowth), met: v.met },
       ],
       notes: [
-        `The tool keeps a head+tail capture per stream in memory, sends batched live output to onProgress (${(progressBytes / Math.max(1, growths.length)).toLocaleString('en-US', { maximumFractionDigits: 0 })} chars per run reached it here) and writes every byte to its log file in the data dir once (the combined log is a hard link to the stdout log while only stdout prints; a log's writes within ${LOG_BATCH_MS} ms go to the file as one); it counts every line (16 bytes at a time, WebAssembly SIMD); deleting the 1 GB logs after each run, and a sync after every contender's run (so none starts while the kernel still writes back the run before it), are not timed; the model gets the clamped text. ${toolSummary}.`,
+        `The tool keeps a head+tail capture per stream in memory, sends batched live output to onProgress (${(progressBytes / Math.max(1, growths.length)).toLocaleString('en-US', { maximumFractionDigits: 0 })} chars per run reached it here) and writes every byte to its log file in the data dir once (the combined log is a hard link to the stdout log while only stdout prints; a log's writes within ${LOG_BATCH_MS} ms go to the file as one, and the pipe pauses only while a log holds more than ${fmtMiB(LOG_HIGH_WATER_BYTES)} not yet written); it counts every line (16 bytes at a time, WebAssembly SIMD); deleting the 1 GB logs after each run, and a sync after every contender's run (so none starts while the kernel still writes back the run before it), are not timed; the model gets the clamped text. ${toolSummary}.`,
         'Sampling: RSS every 20 ms on a timer plus VmHWM (reset before each run) after it; growth is measured from the RSS just before the call, after a GC.',
         ...(sandboxed
           ? ['The command ran in the sandbox (bwrap), as run_command does by default: "cores used" of clamp run_command counts this process only (the CPU time of the processes inside bwrap never reaches its children\'s times), while the peers\' count includes bash, yes and head.']

@@ -8,6 +8,8 @@ import { formatBytes } from '../contract/text';
  */
 export class LiveBatcher {
   private decoder = new StringDecoder('utf8');
+  /** the decoder was given bytes since it was made (it may hold part of a character) */
+  private decoderUsed = false;
   private pending = '';
   private pendingBytes = 0;
   private skipped = 0;
@@ -25,11 +27,16 @@ export class LiveBatcher {
     if (take > 0) {
       this.pending += this.decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, take));
       this.pendingBytes += take;
+      this.decoderUsed = true;
     }
     if (take < chunk.length) {
-      // past maxBytes in this interval: counted and named, never kept; a character cut here goes with the rest
+      // past maxBytes in this interval: counted and named, never kept; a character cut here goes with the
+      // rest (a decoder given nothing since the last cut holds no part of one, and is kept)
       this.skipped += chunk.length - take;
-      this.decoder = new StringDecoder('utf8');
+      if (this.decoderUsed) {
+        this.decoder = new StringDecoder('utf8');
+        this.decoderUsed = false;
+      }
     }
     if (!this.timer) {
       this.timer = setTimeout(() => this.flush(), this.intervalMs);

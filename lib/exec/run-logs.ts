@@ -17,8 +17,12 @@ export { closeLog } from './combined-log';
 
 export const STREAMS = ['stdout', 'stderr'] as const;
 
-/** each log's write buffer: a pipe pauses while any log it feeds holds more than this */
-const LOG_HIGH_WATER_BYTES = 1024 * 1024;
+/**
+ * each log's write buffer: a pipe pauses while any log it feeds holds more than this, and resumes once
+ * that log has written it all. Several batches deep, so a write the thread pool is slow to finish
+ * seldom stops the pipe (at 1 MiB, two batches, a gigabyte of output paused it over a hundred times).
+ */
+export const LOG_HIGH_WATER_BYTES = 4 * 1024 * 1024;
 
 export interface LogPaths {
   logPaths: Record<StreamName, string>;

@@ -43,4 +43,18 @@ describe('live output batches', () => {
     expect(events[0].startsWith('aaaa\n[… ')).toBe(true);
     expect(events[1]).toBe('ok\n');
   });
+
+  it('a character split between two chunks at maxBytes is dropped whole, however many chunks go unshown after it', () => {
+    const { b, events } = batcher(5);
+    const e = Buffer.from('é');
+    // the first chunk fills the event and ends inside "é"; the next chunks find no room
+    b.push(Buffer.concat([Buffer.from('aaaa'), e.subarray(0, 1)]));
+    b.push(e.subarray(1));
+    b.push(Buffer.from('zz'));
+    b.flush();
+    expect(events[0]).toBe('aaaa\n[… 3 bytes not shown live; the log file has them]\n');
+    b.push(Buffer.from('ok\n'));
+    b.end();
+    expect(events[1]).toBe('ok\n');
+  });
 });
