@@ -11,6 +11,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
+import { OwnTree } from './own-tree';
 
 /** The bench's own quiet settings (README "Benchmarks" and BENCHMARKS.md's header quote them). */
 export const QUIET = {
@@ -64,7 +65,7 @@ export interface Conditions {
   after: LoadSample;
   /** mean CPU, in cores, used by processes other than the benchmark's own while it ran (null: unknown) */
   othersCores: number | null;
-  /** mean CPU, in cores, the benchmark's process tree used */
+  /** mean CPU, in cores, the benchmark's process tree used (its waited-for children, and those that outlived or escaped it) */
   ownCores: number | null;
   quiet: boolean;
   /** why it is noisy */
@@ -133,7 +134,8 @@ export interface Watch {
 /**
  * Wait (up to the limit) until the 1-minute load is under the threshold, then note the machine's
  * state and start counting CPU ticks. The caller runs the benchmark as a child process it waits for
- * (so the child's CPU lands in this process's cutime) and then calls finish().
+ * without blocking (so the child's CPU lands in this process's cutime, and the process tree is
+ * looked at meanwhile for descendants that escape that: bench/own-tree.ts) and then calls finish().
  */
 export async function startWatch(log: (line: string) => void, settings = quietSettings()): Promise<Watch> {
   const cores = os.availableParallelism();
@@ -155,10 +157,13 @@ export async function startWatch(log: (line: string) => void, settings = quietSe
   const busy0 = stat0 ? busyTicks(stat0) : null;
   const own0 = ownTicks();
   const wall0 = performance.now();
+  const tree = new OwnTree().start();
   return {
     async finish() {
       const stat1 = readProcStat();
-      const own1 = ownTicks();
+      const escaped = tree.stop();
+      const reaped = ownTicks();
+      const own1 = reaped === null ? null : reaped + escaped;
       const seconds = (performance.now() - wall0) / 1000;
       const busy1 = stat1 ? busyTicks(stat1) : null;
       const after = await sampleLoad();

@@ -9,7 +9,7 @@
  * Before each benchmark this process waits for quiet, and after it records the conditions in its
  * result: a noisy run's targets are shown but never counted as met.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -106,10 +106,15 @@ async function runWatched(name: string): Promise<boolean> {
   const watch = await startWatch(log);
   const spawnedAt = new Date().toISOString();
   // a fresh process per benchmark: memory peaks and JIT state stay its own
-  const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(BENCH_DIR, 'run.ts'), '--child', name], {
+  // awaited, not spawnSync: the watch looks at the process tree while the benchmark runs
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(BENCH_DIR, 'run.ts'), '--child', name], {
     stdio: 'inherit',
     cwd: REPO_DIR,
     env: process.env,
+  });
+  const status = await new Promise<number | null>((resolve) => {
+    child.on('error', () => resolve(null));
+    child.on('exit', (code) => resolve(code));
   });
   const conditions = await watch.finish();
   const file = path.join(RESULTS_DIR, `${name}.json`);
@@ -119,7 +124,7 @@ async function runWatched(name: string): Promise<boolean> {
     if (result.startedAt >= spawnedAt) writeResult({ ...result, conditions });
   }
   log(conditions.quiet ? 'quiet run' : `NOISY run: ${conditions.reasons.join('; ')}`);
-  return r.status === 0;
+  return status === 0;
 }
 
 async function main(): Promise<void> {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeRequest } from '../fake-openai';
+import { startFakeOpenAI } from '../fake-openai';
 import { messageText } from '../e2e/scenarios';
 import { tempWorkspace } from '../helpers';
-import { readChunks, startClamp, type RunningClamp } from './harness';
+import { startClamp, type RunningClamp } from './harness';
+import { turnInNewSession } from './chat-turn';
 import type { DiagnosticsSettingsView } from '../../lib/contract/diagnostics';
 import { DIAGNOSTICS_COLD_START_FIGURE_MS } from '../../bench/diagnostics';
 
@@ -36,19 +37,7 @@ afterAll(async () => {
   ws?.cleanup();
 });
 
-function lastToolText(req: FakeRequest): string {
-  const tools = req.body.messages.filter((m) => m.role === 'tool');
-  return messageText(tools[tools.length - 1]);
-}
-
-async function turn(text: string): Promise<string> {
-  const created = await clamp.api('/api/sessions', { json: {} });
-  const { session } = (await created.json()) as { session: { id: string } };
-  const chat = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: `m-${Date.now()}`, text } } });
-  expect(chat.status).toBe(200);
-  await readChunks(chat);
-  return lastToolText(fake.requests.at(-1)!);
-}
+const turn = (text: string) => turnInNewSession(clamp, fake, text);
 
 describe('diagnostics after edits, through the server', () => {
   it("the model reads the compiler's new error in edit_file's result; the settings route lists the server", { timeout: 4 * DIAGNOSTICS_COLD_START_FIGURE_MS }, async () => {

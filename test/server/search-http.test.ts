@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeRequest } from '../fake-openai';
+import { startFakeOpenAI } from '../fake-openai';
 import { messageText } from '../e2e/scenarios';
 import { tempWorkspace } from '../helpers';
-import { readChunks, startClamp, type RunningClamp } from './harness';
+import { startClamp, type RunningClamp } from './harness';
+import { turnInNewSession } from './chat-turn';
 
 /**
  * glob and grep inside the built server: the bundle loads fast-glob's own modules (glob reads patterns
@@ -36,18 +37,7 @@ afterAll(async () => {
   ws?.cleanup();
 });
 
-function lastToolText(req: FakeRequest): string {
-  const tools = req.body.messages.filter((m) => m.role === 'tool');
-  return messageText(tools[tools.length - 1]);
-}
-
-async function turn(text: string): Promise<string> {
-  const { session } = (await (await clamp.api('/api/sessions', { json: {} })).json()) as { session: { id: string } };
-  const chat = await clamp.api('/api/chat', { json: { sessionId: session.id, message: { id: `m-${Date.now()}`, text } } });
-  expect(chat.status).toBe(200);
-  await readChunks(chat);
-  return lastToolText(fake.requests.at(-1)!);
-}
+const turn = (text: string) => turnInNewSession(clamp, fake, text);
 
 describe('search tools through the server', () => {
   it('glob answers with its ignore rules and the sorted first paths', { timeout: 60_000 }, async () => {

@@ -1,0 +1,128 @@
+/**
+ * The CPU a benchmark's whole process tree used, for telling its own work from other processes'.
+ *
+ * This process's reaped-children time (cutime) holds every descendant that was waited for up the
+ * chain. What it misses are the descendants that escape the chain: still running when the run ends
+ * (a server its benchmark did not wait for), or reparented to init (a language server whose parent
+ * exited, a browser's daemonised helper). OwnTree looks at /proc a few times a second, keeps every
+ * process it has seen below this one (by pid and start time, so a reused pid is another process),
+ * and adds the CPU of those that escaped: whole (their own and their reaped children's), since none
+ * of it reaches this process. Processes inside bubblewrap's namespaces are ordinary processes here.
+ * A process that escapes before the first look that could see it (a double fork within 250 ms) is
+ * missed, and so counted as another's.
+ */
+import fs from 'node:fs';
+
+interface ProcTicks {
+  ppid: number;
+  /** start time, in clock ticks after boot */
+  start: number;
+  /** utime + stime */
+  self: number;
+  /** cutime + cstime: the children it reaped */
+  children: number;
+}
+
+/** Fields of /proc/<pid>/stat after the command's ")": state is [0], ppid [1], utime [11] … cstime [14], starttime [19]. */
+export function parseStat(text: string): ProcTicks | null {
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  if (f.length < 20) return null;
+  return { ppid: Number(f[1]), start: Number(f[19]), self: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) };
+}
+
+function readProcs(): Map<number, ProcTicks> {
+  const out = new Map<number, ProcTicks>();
+  let names: string[];
+  try {
+    names = fs.readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const p = parseStat(fs.readFileSync(`/proc/${name}/stat`, 'utf8'));
+      if (p) out.set(Number(name), p);
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return out;
+}
+
+/** Clock ticks since boot now (USER_HZ 100), from /proc/uptime. */
+function uptimeTicks(): number {
+  try {
+    return Math.floor(Number(fs.readFileSync('/proc/uptime', 'utf8').split(' ')[0]) * 100);
+  } catch {
+    return 0;
+  }
+}
+
+interface Seen {
+  /** ticks it had when first seen if it started before the watch, else 0 */
+  base: number;
+  ticks: number;
+  /** its parent was, at some look, not in the tree: its CPU can no longer reach this process */
+  escaped: boolean;
+}
+
+export class OwnTree {
+  private readonly seen = new Map<string, Seen>();
+  private readonly t0 = uptimeTicks();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly root = process.pid) {}
+
+  /** Look every `ms` until stop(). */
+  start(ms = 250): this {
+    this.look();
+    this.timer = setInterval(() => this.look(), ms);
+    return this;
+  }
+
+  /** One look at /proc: every process below the root now, and every one seen before that still runs. */
+  look(): Set<string> {
+    const procs = readProcs();
+    const kids = new Map<number, number[]>();
+    for (const [pid, p] of procs) kids.set(p.ppid, [...(kids.get(p.ppid) ?? []), pid]);
+    // the tree now: below the root, and below every process seen before that still runs (its own
+    // chain to the root may be broken: then it is marked escaped below, its children are not)
+    const seeds = [this.root];
+    for (const [pid, p] of procs) if (this.seen.has(`${pid}:${p.start}`)) seeds.push(pid);
+    const inTree = new Set<number>(seeds);
+    const stack = [...seeds];
+    while (stack.length) {
+      for (const c of kids.get(stack.pop()!) ?? []) {
+        if (inTree.has(c)) continue;
+        inTree.add(c);
+        stack.push(c);
+      }
+    }
+    const alive = new Set<string>();
+    for (const [pid, p] of procs) if (pid !== this.root && inTree.has(pid)) alive.add(`${pid}:${p.start}`);
+    for (const [pid, p] of procs) {
+      const key = `${pid}:${p.start}`;
+      if (!alive.has(key)) continue;
+      const ticks = p.self + p.children;
+      const s = this.seen.get(key) ?? { base: p.start >= this.t0 ? 0 : ticks, ticks, escaped: false };
+      s.ticks = ticks;
+      if (!inTree.has(p.ppid)) s.escaped = true;
+      this.seen.set(key, s);
+    }
+    return alive;
+  }
+
+  /**
+   * Stop looking; the clock ticks of the tree's processes that this process's cutime will not hold:
+   * those still running now and those that escaped the chain.
+   */
+  stop(): number {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    const alive = this.look();
+    let ticks = 0;
+    for (const [key, s] of this.seen) if (s.escaped || alive.has(key)) ticks += s.ticks - s.base;
+    return ticks;
+  }
+}
