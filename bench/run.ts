@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type BenchResult, type Benchmark, BENCH_DIR, REPO_DIR, RESULTS_DIR, machineInfo, renderTable, writeResult } from './lib';
 import { startWatch } from './conditions';
+import { TREE_MARKER } from './own-tree';
 import { closingNote, conditionsLine, headerLines, targetRows } from './summary';
 
 const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
@@ -103,10 +104,12 @@ function writeSummary(): void {
 /** Run one benchmark in its own process, watched: wait for quiet first, then record the conditions in its result. */
 async function runWatched(name: string): Promise<boolean> {
   const log = (line: string) => console.log(`bench ${name}: ${line}`);
+  process.env[TREE_MARKER] = `${process.pid}-${name}-${Date.now()}`;
   const watch = await startWatch(log);
   const spawnedAt = new Date().toISOString();
   // a fresh process per benchmark: memory peaks and JIT state stay its own
-  // awaited, not spawnSync: the watch looks at the process tree while the benchmark runs
+  // awaited, not spawnSync: the watch looks at the process tree while the benchmark runs (and knows
+  // the run's processes that leave the tree by the marker they inherit)
   const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(BENCH_DIR, 'run.ts'), '--child', name], {
     stdio: 'inherit',
     cwd: REPO_DIR,
