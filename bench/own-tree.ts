@@ -73,11 +73,15 @@ function carriesMarker(pid: number, entry: string): boolean {
 }
 
 interface Seen {
-  /** ticks it had when first seen if it started before the watch, else 0 */
-  base: number;
-  ticks: number;
+  /** its utime + stime and cutime + cstime when first seen if it started before the watch, else 0 */
+  baseSelf: number;
+  baseChildren: number;
+  self: number;
+  children: number;
   /** its parent was, at some look, not in the tree: its CPU can no longer reach this process */
   escaped: boolean;
+  /** its parent at the last look: 'root', another seen process's key, or null (one never seen) */
+  parent: string | null;
 }
 
 export class OwnTree {
@@ -130,25 +134,43 @@ export class OwnTree {
     for (const [pid, p] of procs) {
       const key = `${pid}:${p.start}`;
       if (!alive.has(key)) continue;
-      const ticks = p.self + p.children;
-      const s = this.seen.get(key) ?? { base: p.start >= this.t0 ? 0 : ticks, ticks, escaped: false };
-      s.ticks = ticks;
+      const before = p.start < this.t0;
+      const s = this.seen.get(key) ?? { baseSelf: before ? p.self : 0, baseChildren: before ? p.children : 0, self: 0, children: 0, escaped: false, parent: null };
+      s.self = p.self;
+      s.children = p.children;
       if (!inTree.has(p.ppid)) s.escaped = true;
+      const pp = procs.get(p.ppid);
+      s.parent = p.ppid === this.root ? 'root' : pp ? `${p.ppid}:${pp.start}` : null;
       this.seen.set(key, s);
     }
     return alive;
   }
 
   /**
-   * Stop looking; the clock ticks of the tree's processes that this process's cutime will not hold:
-   * those still running now and those that escaped the chain.
+   * Stop looking; the clock ticks of the tree's processes that this process's cutime will not hold.
+   * A process below an escaped one (or escaped itself) is counted by its own time only (what it
+   * reaped is counted with those processes, when a look saw them); one whose chain to the root is
+   * whole and that still runs now is counted with what it reaped (that has not reached the root yet).
    */
   stop(): number {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     const alive = this.look();
+    const lost = new Map<string, boolean>();
+    const isLost = (key: string): boolean => {
+      const known = lost.get(key);
+      if (known !== undefined) return known;
+      const s = this.seen.get(key);
+      lost.set(key, true); // a cycle of reused keys cannot loop
+      const v = !s || s.escaped || s.parent === null || (s.parent !== 'root' && isLost(s.parent));
+      lost.set(key, v);
+      return v;
+    };
     let ticks = 0;
-    for (const [key, s] of this.seen) if (s.escaped || alive.has(key)) ticks += s.ticks - s.base;
+    for (const [key, s] of this.seen) {
+      if (isLost(key)) ticks += s.self - s.baseSelf;
+      else if (alive.has(key)) ticks += s.self - s.baseSelf + (s.children - s.baseChildren);
+    }
     return ticks;
   }
 }
