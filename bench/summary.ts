@@ -52,7 +52,7 @@ export function headerLines(results: readonly BenchResult[]): string[] {
     `until the 1-minute load average is at most ${QUIET.loadPerCore} × cores (${q.load1Max} here; \`BENCH_QUIET_LOAD\` sets another threshold),`,
     `for at most ${QUIET.waitMaxS} s (\`BENCH_QUIET_WAIT_S\`; 0 never waits). Each section records the load averages (1, 5, 15 minutes) and the`,
     'other runnable tasks (/proc/stat procs_running, mean of ten looks over a second) before and after, and the CPU other',
-    'processes used while it ran (the machine\'s busy time in /proc/stat minus the benchmark\'s own process tree). A run that',
+    'processes used while it ran (the machine\'s busy time in /proc/stat minus the benchmark\'s own process tree, processes that outlive it or leave it included: bench/own-tree.ts). A run that',
     `started above the threshold, or during which other processes used more than ${QUIET.othersMaxCores} cores on average`,
     '(`BENCH_QUIET_OTHERS_CORES`), is marked **NOISY**: its tables stay, but its targets are never counted as met.',
     '',
