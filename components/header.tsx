@@ -52,6 +52,9 @@ function TasksButton({ open, onOpen }: { open: boolean; onOpen: () => void }) {
   );
 }
 
+/** The header's icon buttons (Sessions, Settings). */
+const ICON_BUTTON_CLS = 'rounded p-1 text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100';
+
 /** Below `md` the sessions list is not on screen: this button opens it in a drawer. */
 function SessionsButton({ open, onOpen }: { open: boolean; onOpen: () => void }) {
   return (
@@ -62,7 +65,7 @@ function SessionsButton({ open, onOpen }: { open: boolean; onOpen: () => void })
       aria-expanded={open}
       aria-label="Sessions"
       title="Sessions"
-      className="rounded p-1 text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 md:hidden dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100"
+      className={`${ICON_BUTTON_CLS} md:hidden`}
     >
       <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
         <path fillRule="evenodd" d="M3 5h14v1.5H3V5Zm0 4.25h14v1.5H3v-1.5Zm0 4.25h14V15H3v-1.5Z" clipRule="evenodd" />
@@ -161,7 +164,7 @@ export function Header({
           onClick={onOpenSettings}
           aria-label="Settings"
           title="Settings"
-          className="rounded p-1 text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100"
+          className={ICON_BUTTON_CLS}
         >
           <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
             <path

@@ -11,7 +11,7 @@ import { mergeIncoming } from '../../lib/agent/chat-request';
 import type { ClampMessage } from '../../lib/contract/protocol';
 import { tempWorkspace } from '../helpers';
 import { memoryHost } from './memory-host';
-import { appendTool, peekTool, runTestTurn, scriptedStatus } from './stand-in';
+import { appendTool, mockStep, OK_TEXT, peekTool, runTestTurn, scriptedStatus } from './stand-in';
 
 let ws: ReturnType<typeof tempWorkspace>;
 beforeEach(() => (ws = tempWorkspace()));
@@ -97,20 +97,8 @@ describe('the agent loop', () => {
                 { type: 'tool-call' as const, toolCallId: 'a', toolName: 'append', input: JSON.stringify({ path: 'g.txt', text: 'first' }) },
                 { type: 'tool-call' as const, toolCallId: 'b', toolName: 'peek', input: JSON.stringify({ n: 9 }) },
               ]
-            : [{ type: 'text-start' as const, id: 't' }, { type: 'text-delta' as const, id: 't', delta: 'ok' }, { type: 'text-end' as const, id: 't' }];
-        return {
-          stream: new ReadableStream({
-            start(c) {
-              for (const p of parts) c.enqueue(p);
-              c.enqueue({
-                type: 'finish',
-                finishReason: { unified: n === 1 ? 'tool-calls' : 'stop', raw: undefined },
-                usage: { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } },
-              });
-              c.close();
-            },
-          }),
-        };
+            : OK_TEXT;
+        return mockStep(parts, n === 1 ? 'tool-calls' : 'stop');
       },
     });
     const { host } = memoryHost(ws.workspace, ws.dataDir, 'accept-edits');
@@ -131,20 +119,8 @@ describe('the agent loop', () => {
         const parts =
           last.role === 'user'
             ? [{ type: 'tool-call' as const, toolCallId: `c${prompts.length}`, toolName: 'peek', input: JSON.stringify({ n: prompts.length }) }]
-            : [{ type: 'text-start' as const, id: 't' }, { type: 'text-delta' as const, id: 't', delta: 'ok' }, { type: 'text-end' as const, id: 't' }];
-        return {
-          stream: new ReadableStream({
-            start(c) {
-              for (const p of parts) c.enqueue(p);
-              c.enqueue({
-                type: 'finish',
-                finishReason: { unified: last.role === 'user' ? 'tool-calls' : 'stop', raw: undefined },
-                usage: { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } },
-              });
-              c.close();
-            },
-          }),
-        };
+            : OK_TEXT;
+        return mockStep(parts, last.role === 'user' ? 'tool-calls' : 'stop');
       },
     });
     const { host } = memoryHost(ws.workspace, ws.dataDir);

@@ -14,7 +14,7 @@ import { mergeIncoming } from '../../lib/agent/chat-request';
 import type { ClampMessage } from '../../lib/contract/protocol';
 import { tempWorkspace } from '../helpers';
 import { memoryHost } from './memory-host';
-import { appendTool, peekTool, runTestTurn } from './stand-in';
+import { appendTool, mockStep, OK_TEXT, peekTool, runTestTurn } from './stand-in';
 
 let ws: ReturnType<typeof tempWorkspace>;
 beforeEach(() => (ws = tempWorkspace()));
@@ -29,24 +29,13 @@ type Call = { id: string; name: string; input: string };
 function modelCalling(calls: Call[]) {
   const prompts: LanguageModelV3CallOptions['prompt'][] = [];
   const listed: string[][] = [];
-  const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
   const model = new MockLanguageModelV3({
     doStream: async (o) => {
       prompts.push(o.prompt);
       listed.push((o.tools ?? []).map((t) => t.name));
       const first = o.prompt.filter((m) => m.role === 'assistant').length === 0;
-      const parts: LanguageModelV3StreamPart[] = first
-        ? calls.map((c) => ({ type: 'tool-call', toolCallId: c.id, toolName: c.name, input: c.input }))
-        : [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'ok' }, { type: 'text-end', id: 't' }];
-      parts.push({ type: 'finish', finishReason: { unified: first ? 'tool-calls' : 'stop', raw: undefined }, usage });
-      return {
-        stream: new ReadableStream({
-          start(c) {
-            for (const p of parts) c.enqueue(p);
-            c.close();
-          },
-        }),
-      };
+      const parts: LanguageModelV3StreamPart[] = first ? calls.map((c) => ({ type: 'tool-call', toolCallId: c.id, toolName: c.name, input: c.input })) : OK_TEXT;
+      return mockStep(parts, first ? 'tool-calls' : 'stop');
     },
   });
   return { model, prompts, listed };

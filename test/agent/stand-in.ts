@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readUIMessageStream, type UIMessageChunk } from 'ai';
+import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { defineTool } from '../../lib/contract/types';
 import { runTurn } from '../../lib/agent/run-turn';
@@ -27,6 +28,23 @@ export function scriptedStatus(o: { model?: string; windowTokens?: number } = {}
 }
 
 type TurnOptions = Parameters<typeof runTurn>[0];
+
+/** What a mock model step streams: the parts, then a finish (tool calls or stop) with small usage. */
+export function mockStep(parts: LanguageModelV3StreamPart[], finish: 'tool-calls' | 'stop'): { stream: ReadableStream<LanguageModelV3StreamPart> } {
+  const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+  return {
+    stream: new ReadableStream({
+      start(c) {
+        for (const p of parts) c.enqueue(p);
+        c.enqueue({ type: 'finish', finishReason: { unified: finish, raw: undefined }, usage });
+        c.close();
+      },
+    }),
+  };
+}
+
+/** A mock step that says "ok". */
+export const OK_TEXT: LanguageModelV3StreamPart[] = [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'ok' }, { type: 'text-end', id: 't' }];
 
 /** One turn to its end: the scripted status, no retries and the test secret unless given. */
 export async function runTestTurn(
