@@ -15,32 +15,69 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
+/** One /proc/<pid>/stat is a few hundred bytes (comm is at most 64); read into one buffer, no allocation per file. */
+const STAT_BUF = Buffer.allocUnsafe(4096);
+
 /**
- * Pids of the group's members that are still running (not zombies), read from /proc.
- * undefined where /proc is absent (macOS): callers fall back to kill(-pgid, 0).
+ * One look at /proc: for each process that still runs (not a zombie), its pid under its group id,
+ * for the groups in `want` only (all groups when absent). undefined where /proc is absent (macOS).
  */
-export function liveGroupMembers(pgid: number): number[] | undefined {
+function scanGroups(want?: ReadonlySet<number>): Map<number, number[]> | undefined {
   let entries: string[];
   try {
     entries = fs.readdirSync('/proc');
   } catch {
     return undefined;
   }
-  const live: number[] = [];
+  const groups = new Map<number, number[]>();
   for (const name of entries) {
     const c = name.charCodeAt(0);
     if (c < 48 || c > 57) continue;
-    let stat: string;
+    let n: number;
     try {
-      stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
+      const fd = fs.openSync(`/proc/${name}/stat`, 'r');
+      try {
+        n = fs.readSync(fd, STAT_BUF, 0, STAT_BUF.length, 0);
+      } finally {
+        fs.closeSync(fd);
+      }
     } catch {
       continue; // exited while we looked
     }
-    // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses, so split after the last ')'
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(rest[2]) === pgid && rest[0] !== 'Z' && rest[0] !== 'X') live.push(Number(name));
+    // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses, so parse after the last ')'
+    const close = STAT_BUF.lastIndexOf(0x29, n - 1);
+    if (close < 0) continue;
+    const state = STAT_BUF[close + 2];
+    if (state === 0x5a /* Z */ || state === 0x58 /* X */) continue;
+    let i = close + 4;
+    while (i < n && STAT_BUF[i] !== 0x20) i++; // ppid
+    let pgrp = 0;
+    for (i++; i < n && STAT_BUF[i] !== 0x20; i++) pgrp = pgrp * 10 + (STAT_BUF[i]! - 48);
+    if (want && !want.has(pgrp)) continue;
+    const live = groups.get(pgrp);
+    if (live) live.push(Number(name));
+    else groups.set(pgrp, [Number(name)]);
   }
-  return live;
+  return groups;
+}
+
+/**
+ * Pids of the group's members that are still running (not zombies), read from /proc.
+ * undefined where /proc is absent (macOS): callers fall back to kill(-pgid, 0).
+ */
+export function liveGroupMembers(pgid: number): number[] | undefined {
+  const groups = scanGroups(new Set([pgid]));
+  return groups && (groups.get(pgid) ?? []);
+}
+
+/** The group exists for the kernel (some member, maybe only a zombie, holds its id). */
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**
@@ -48,23 +85,49 @@ export function liveGroupMembers(pgid: number): number[] | undefined {
  * is reparented to init, and some inits (in containers) reap it only seconds later.
  */
 export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  if (!groupExists(pgid)) return false;
   const live = liveGroupMembers(pgid);
   return live === undefined ? true : live.length > 0;
 }
 
-/** Resolve once the group has no running member, polling every intervalMs; false if it outlived timeoutMs. */
-export async function waitGroupGone(pgid: number, timeoutMs: number, intervalMs = 25): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    if (!groupAlive(pgid)) return true;
-    if (Date.now() >= until) return false;
-    await new Promise((r) => setTimeout(r, intervalMs));
+/** How often the waiters' groups are looked at. */
+const GONE_POLL_MS = 25;
+interface GoneWaiter {
+  pgid: number;
+  until: number;
+  resolve: (gone: boolean) => void;
+}
+const goneWaiters = new Set<GoneWaiter>();
+let goneTimer: NodeJS.Timeout | undefined;
+
+/**
+ * Every waiting group in one look: a server finishing twenty commands at once reads /proc once
+ * per poll, not twenty times (each read of /proc blocks the event loop for a millisecond or more).
+ */
+function pollGone(): void {
+  goneTimer = undefined;
+  const existing = new Set<number>();
+  for (const w of goneWaiters) if (groupExists(w.pgid)) existing.add(w.pgid);
+  const live = existing.size > 0 ? scanGroups(existing) : new Map<number, number[]>();
+  const now = Date.now();
+  for (const w of goneWaiters) {
+    const alive = existing.has(w.pgid) && (live === undefined || live.has(w.pgid));
+    if (!alive || now >= w.until) {
+      goneWaiters.delete(w);
+      w.resolve(!alive);
+    }
   }
+  if (goneWaiters.size > 0) goneTimer = setTimeout(pollGone, GONE_POLL_MS);
+}
+
+/** Resolve once the group has no running member; false if it outlived timeoutMs. */
+export function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
+  if (!groupAlive(pgid)) return Promise.resolve(true);
+  if (timeoutMs <= 0) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    goneWaiters.add({ pgid, until: Date.now() + timeoutMs, resolve });
+    goneTimer ??= setTimeout(pollGone, GONE_POLL_MS);
+  });
 }
 
 /**
