@@ -10,7 +10,7 @@ import { openDb } from '../store/db';
 import { recoverInterrupted } from './write-ahead';
 import { parseSandboxLevel, SandboxConfigError, sandboxLine, sandboxView } from '../exec/sandbox';
 import { BUDGET } from '../contract/budget';
-import { watchParents } from './parent-watch';
+import { launchChain, watchParents } from './parent-watch';
 
 const REFUSED_BODY_DRAIN_MS = 2000;
 
@@ -83,6 +83,13 @@ export async function launch(argv: string[]): Promise<void> {
     process.exit(1);
   }
 
+  // the chain up to whoever started Clamp is read before anything slow, so a parent that dies meanwhile is noticed
+  const chain = launchChain();
+  // the MCP modules load while Next prepares: evaluated after the URL was printed, they held up the first turns
+  // for a quarter of a second. The servers themselves start only once the signals and the parent watch are in place.
+  const mcpLaunch = import('../mcp/launch');
+  mcpLaunch.catch(() => undefined);
+
   // commands a crashed Clamp left running on this data dir go first; then ours are recorded and watched
   const groupsDir = path.join(cfg.dataDir, 'running');
   const reaped = await reapLeftoverGroups(groupsDir, BUDGET.COMMAND_KILL_GRACE_MS);
@@ -136,17 +143,6 @@ export async function launch(argv: string[]): Promise<void> {
   if (addr && typeof addr === 'object') port = addr.port;
   process.env.CLAMP_PORT = String(port);
   const shownHost = cfg.host === '0.0.0.0' || cfg.host === '::' ? '127.0.0.1' : cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
-  // loaded only now: the providers' SDKs are not needed to fail fast on a taken port
-  const { currentModel } = await import('./model');
-  const model = currentModel(cfg).status;
-  process.stdout.write(
-    `Clamp is working in ${cfg.workspace}\n` +
-      `Data: ${cfg.dataDir} · mode: ${cfg.mode}\n` +
-      `Model: ${model.configured ? model.label : modelProblem(model.help)}\n` +
-      `${sandboxLine(sandboxView())}\n` +
-      `Open http://${shownHost}:${port}/?token=${token}\n`,
-  );
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -165,9 +161,19 @@ export async function launch(argv: string[]): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGHUP', () => void stop('SIGHUP'));
   // killing npm (of `npm start`) sends Clamp no signal: notice the orphaning and stop the same way
-  watchParents((why) => void stop(`${why}`), BUDGET.LAUNCHER_PARENT_POLL_MS);
-  // MCP servers start once the signals and the parent watch are in place: a parent that dies while
-  // the MCP modules load must still stop Clamp
-  const mcpLine = (await import('./mcp')).startMcpAtLaunch(cfg);
+  watchParents((why) => void stop(`${why}`), BUDGET.LAUNCHER_PARENT_POLL_MS, process.env, chain);
+  const { startMcpAtLaunch } = await mcpLaunch;
+  // loaded only now: the providers' SDKs are not needed to fail fast on a taken port
+  const { currentModel } = await import('./model');
+  const model = currentModel(cfg).status;
+  process.stdout.write(
+    `Clamp is working in ${cfg.workspace}\n` +
+      `Data: ${cfg.dataDir} · mode: ${cfg.mode}\n` +
+      `Model: ${model.configured ? model.label : modelProblem(model.help)}\n` +
+      `${sandboxLine(sandboxView())}\n` +
+      `Open http://${shownHost}:${port}/?token=${token}\n`,
+  );
+
+  const mcpLine = startMcpAtLaunch(cfg);
   if (mcpLine) process.stdout.write(`${mcpLine}\n`);
 }

@@ -103,24 +103,6 @@ export async function patchMcpServer(cfg: ServerConfig, name: string, body: McpP
   return mcpView(cfg);
 }
 
-/** At launch: start the servers set to start then (in the background) and say what waits for approval. Never throws. */
-export function startMcpAtLaunch(cfg: ServerConfig): string | null {
-  try {
-    const hub = hubOf(cfg);
-    hub.startAtLaunch();
-    const states = hub.states();
-    if (states.length === 0 && hub.problems.length === 0) return null;
-    const waiting = states.filter((s) => s.status === 'needs-approval').map((s) => s.name);
-    return (
-      `MCP: ${states.length} server(s)` +
-      (waiting.length ? `; ${waiting.join(', ')} from .mcp.json wait for your approval on the settings page` : '') +
-      (hub.problems.length ? `; ${hub.problems.length} configuration problem(s), shown on the settings page` : '')
-    );
-  } catch (err) {
-    return `MCP: could not read the configuration (${err instanceof Error ? err.message : String(err)})`;
-  }
-}
-
 /**
  * Whether the model in use takes images in tool results: a vision model (lib/agent/vision.ts) on a provider whose
  * tool results carry images (Anthropic, OpenAI's Responses API); an MCP tool's images are sent as image parts then.

@@ -74,11 +74,10 @@ export function brokenLink(chain: readonly ParentLink[]): string | undefined {
 }
 
 /**
- * Poll the launch chain every intervalMs (an unref'd timer: it never keeps the process alive) and call
+ * Poll the launch chain (read now, or earlier by the caller) every intervalMs (an unref'd timer: it never keeps the process alive) and call
  * onOrphaned once, with the reason, when a parent in it dies. Returns a function that stops the watch.
  */
-export function watchParents(onOrphaned: (why: string) => void, intervalMs: number, env: NodeJS.ProcessEnv = process.env): () => void {
-  const chain = launchChain(env);
+export function watchParents(onOrphaned: (why: string) => void, intervalMs: number, env: NodeJS.ProcessEnv = process.env, chain = launchChain(env)): () => void {
   if (chain.length === 0) return () => undefined;
   const timer = setInterval(() => {
     const why = brokenLink(chain);
