@@ -10,7 +10,7 @@ import type { TurnCut } from '@/lib/contract/protocol';
 /** Within this many px of the bottom the list counts as at the bottom, and follows what arrives. */
 const FOLLOW_WITHIN_PX = 80;
 /** Rows kept mounted above and below the screen (cards render their bodies only when mounted). */
-const OVERSCAN_ROWS = 6;
+const OVERSCAN_ROWS = 4;
 const EDGE_PAD_PX = 16;
 
 export interface ChatListHandle {

@@ -99,30 +99,37 @@ function userExtras(m: ClampMessage): { attachments?: AttachmentInfo[]; images?:
   return { ...(attachments.length ? { attachments } : {}), ...(images.length ? { images } : {}), ...(skill ? { skill } : {}) };
 }
 
-/** A first guess at a row's height in px, before it is measured (closer guesses jump less while scrolling). */
+/**
+ * A first guess at a row's height in px, before it is measured, taken from how the page draws them at
+ * its usual width. A row measured at its guess moves nothing and costs no second render; each wrong
+ * guess shifts the rows after it, and while scrolling through a long session every new row is one.
+ */
 export function estimateRowPx(row: ChatRow | undefined): number {
+  // the row's own bottom padding: pb-4 after a turn's last row, pb-2 otherwise (chat-list.tsx)
+  const pad = row?.last ? 16 : 8;
   switch (row?.kind) {
     case 'user':
       // the text and its rewind controls
-      return 74;
+      return 69 + pad;
     case 'text':
-      return 24 + Math.min(400, Math.ceil(row.text.length / 90) * 22);
+      // 22 px a line, about 90 characters to a line
+      return pad + Math.min(400, Math.max(1, Math.ceil(row.text.length / 90)) * 22);
     case 'reasoning':
-      return 28;
+      return 28 + pad;
     case 'tool':
-      // run_command, edits and errors open with their body shown
-      return row.part.state === 'output-error' || OPEN_TOOLS.has(getToolName(row.part)) ? 160 : 44;
+      // run_command, edits and errors open with their body shown; the others are one line
+      return (row.part.state === 'output-error' || OPEN_TOOLS.has(getToolName(row.part)) ? 185 : 32) + pad;
     case 'notice':
-      return 64;
+      return 56 + pad;
     case 'compaction':
-      return 56;
+      return 48 + pad;
     case 'subagent':
-      return 48 + Math.min(row.view.calls.length, 12) * 24;
+      return 40 + pad + Math.min(row.view.calls.length, 12) * 24;
     case 'rewind':
-      return 60;
+      return 52 + pad;
     case 'model-switch':
-      return 32;
+      return 24 + pad;
     default:
-      return 40;
+      return 32 + pad;
   }
 }

@@ -14,7 +14,13 @@ import { ToolCard } from './tool-card';
 import { ModelSwitchDivider, UserMessage } from './user-message';
 
 const remarkPlugins = [remarkGfm];
-const rehypePlugins = [[rehypeHighlight, { detect: false }]] as const;
+/**
+ * rehype-highlight builds its highlighter (all ~37 common languages registered) each time a processor
+ * uses it, and react-markdown makes a processor per render: every message mounted while scrolling paid
+ * for it. One highlighter serves every message.
+ */
+const highlightCode = (rehypeHighlight as (options: { detect: boolean }) => ReturnType<typeof rehypeHighlight>)({ detect: false });
+const rehypePlugins = [() => highlightCode];
 
 // Nothing may load from the network: a model-written image becomes a plain link the person can choose to open.
 const components: Components = {
@@ -34,7 +40,7 @@ const components: Components = {
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
     <div className="md">
-      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins as never} components={components}>
+      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
         {text}
       </ReactMarkdown>
     </div>
