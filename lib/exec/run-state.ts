@@ -1,5 +1,7 @@
 import os from 'node:os';
 import { execa, type ResultPromise } from 'execa';
+import type { Readable } from 'node:stream';
+import { closeFd, openPipe, readerOf, type PipeEnds } from './fifo';
 import { groupAlive, signalGroup, signalGroupExcept, waitGroupGone } from './group';
 import { trackGroup, untrackGroup } from './leftovers';
 import { logPathsFor, makeLogDir, RunSinks, type LogPaths } from './run-logs';
@@ -31,6 +33,10 @@ export class CommandRun {
   readonly done: Promise<RunResult>;
   private resolveDone!: (r: RunResult) => void;
   private child: Child | undefined;
+  /** what Clamp reads the command's output from: its pipes (fifo.ts), or the child's stdio streams */
+  private readers: Partial<Record<'stdout' | 'stderr', Readable>> = {};
+  private openReaders = 0;
+  private childClosed = false;
   private sinks!: RunSinks;
   pid: number | undefined;
   private exitCode: number | null = null;
@@ -62,8 +68,16 @@ export class CommandRun {
     if ('error' in spec) this.spawnError = spec.error;
     else this.spawn(spec);
     this.sinks = new RunSinks(this.o, this.paths, !logError && this.pid !== undefined, logError);
-    this.sinks.read('stdout', this.child?.stdout);
-    this.sinks.read('stderr', this.child?.stderr);
+    for (const name of ['stdout', 'stderr'] as const) {
+      const r = this.readers[name];
+      if (!r) continue;
+      this.openReaders++;
+      r.once('close', () => {
+        this.openReaders--;
+        this.maybeFinalize();
+      });
+      this.sinks.read(name, r);
+    }
     this.listen();
     if (this.pid !== undefined) this.arm();
     else if (!this.child) void this.finalize();
@@ -72,6 +86,11 @@ export class CommandRun {
 
   private spawn(spec: SpawnSpec): void {
     this.spareLeader = spec.spareLeader === true;
+    // OS pipes where they can be made (fifo.ts); else the socket pairs of stdio 'pipe'
+    const out = openPipe();
+    const err = out && openPipe();
+    const pipes: Record<'stdout' | 'stderr', PipeEnds> | null = out && err ? { stdout: out, stderr: err } : null;
+    if (out && !err) [out.read, out.write].forEach(closeFd);
     try {
       this.child = execa(spec.file, spec.args, {
         cwd: this.o.cwd,
@@ -79,8 +98,9 @@ export class CommandRun {
         // exactly the environment given: commandEnv has removed Clamp's token and secrets
         extendEnv: false,
         stdin: 'ignore',
-        stdout: 'pipe',
-        stderr: 'pipe',
+        // a file descriptor is passed to the child as is; typed as 'pipe', whose streams Clamp reads the same way
+        stdout: (pipes ? pipes.stdout.write : 'pipe') as 'pipe',
+        stderr: (pipes ? pipes.stderr.write : 'pipe') as 'pipe',
         // Clamp drains the pipes itself (capture, logs, live); execa buffers nothing
         buffer: false,
         encoding: 'buffer',
@@ -93,8 +113,17 @@ export class CommandRun {
       this.pid = this.child.pid;
       // execa's promise settles with the result Clamp does not use; it never rejects (reject: false)
       this.child.catch(() => undefined);
-    } catch (err) {
-      this.spawnError = err instanceof Error ? err.message : String(err);
+    } catch (e) {
+      this.spawnError = e instanceof Error ? e.message : String(e);
+    }
+    if (pipes) {
+      // the command holds its ends now (or never started): ours close, so the reads end when the command's do
+      closeFd(pipes.stdout.write);
+      closeFd(pipes.stderr.write);
+      if (this.child) this.readers = { stdout: readerOf(pipes.stdout.read), stderr: readerOf(pipes.stderr.read) };
+      else [pipes.stdout.read, pipes.stderr.read].forEach(closeFd);
+    } else if (this.child) {
+      this.readers = { stdout: this.child.stdout ?? undefined, stderr: this.child.stderr ?? undefined };
     }
   }
 
@@ -108,7 +137,10 @@ export class CommandRun {
       }
     });
     child.on('exit', (code, sig) => this.onExit(code, sig));
-    child.on('close', () => void this.finalize());
+    child.on('close', () => {
+      this.childClosed = true;
+      this.maybeFinalize();
+    });
   }
 
   /** Timeout, abort and the orphan journal, for a process that started. */
@@ -157,10 +189,15 @@ export class CommandRun {
     // a process that left the group (setsid) may keep the pipes open forever: stop waiting for it
     this.watchdog = setTimeout(() => {
       this.pipesAbandoned = true;
-      this.child?.stdout?.destroy();
-      this.child?.stderr?.destroy();
+      this.readers.stdout?.destroy();
+      this.readers.stderr?.destroy();
       void this.finalize();
     }, this.o.killGraceMs + 1000);
+  }
+
+  /** Once the child is reaped and both of its outputs are read to their end (or abandoned). */
+  private maybeFinalize(): void {
+    if (this.childClosed && this.openReaders === 0) void this.finalize();
   }
 
   /** Whatever is left of the group goes, the logs close, `done` resolves; runs once. */

@@ -37,6 +37,21 @@ describe('runner', () => {
     expect(r.stdout.head.length + r.stdout.tail.length).toBe(64 * 1024);
   });
 
+  it('stdout and stderr are pipes, as in a shell pipeline: /dev/stdout and /dev/stderr can be opened and written', async () => {
+    const r = await runCommand(opts('test -p /dev/stdout && echo out-is-a-pipe; test -p /dev/stderr && echo err-is-a-pipe >&2; echo via-dev-stdout > /dev/stdout; echo via-dev-stderr > /dev/stderr'));
+    expect(r.exitCode).toBe(0);
+    expect(fs.readFileSync(r.logPaths.stdout, 'utf8')).toBe('out-is-a-pipe\nvia-dev-stdout\n');
+    expect(fs.readFileSync(r.logPaths.stderr, 'utf8')).toBe('err-is-a-pipe\nvia-dev-stderr\n');
+  });
+
+  it('a command that leaves a process holding its stdout ends when the pipes are given up, and the group is stopped', async () => {
+    const t0 = Date.now();
+    const r = await runCommand(opts('echo started; setsid sleep 30 & echo shell-done', { killGraceMs: 200 }));
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(r.exitCode).toBe(0);
+    expect(fs.readFileSync(r.logPaths.stdout, 'utf8')).toContain('shell-done');
+  });
+
   it('runs in its own process group with prompts and pagers disabled and stdin closed', async () => {
     const r = await runCommand(opts('echo "$PAGER $GIT_PAGER $GIT_TERMINAL_PROMPT $TERM ${CLAMP_TOKEN:-none}"; ps -o pgid= -p $$; read x; echo "read=$?"', {
       env: commandEnv({ ...process.env, CLAMP_TOKEN: 'secret' }),

@@ -182,6 +182,13 @@ describe('sandbox: the runner around it', () => {
     expect(fs.readFileSync(r.combinedLogPath, 'utf8')).toContain('err3');
   });
 
+  it('inside the sandbox too, stdout and stderr are pipes that /dev/stdout and /dev/stderr reach', async () => {
+    const r = await runCommand(opts('test -p /dev/stdout && echo out-is-a-pipe; echo via-dev-stdout > /dev/stdout; echo via-dev-stderr > /dev/stderr', spec()));
+    expect(r.exitCode).toBe(0);
+    expect(fs.readFileSync(r.logPaths.stdout, 'utf8')).toBe('out-is-a-pipe\nvia-dev-stdout\n');
+    expect(fs.readFileSync(r.logPaths.stderr, 'utf8')).toBe('via-dev-stderr\n');
+  });
+
   it('a sandbox that cannot start fails closed: nothing runs', async () => {
     const saved = process.env.CLAMP_BWRAP;
     process.env.CLAMP_BWRAP = path.join(root, 'no-bwrap-here');

@@ -1,0 +1,113 @@
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * A command's stdout and stderr as OS pipes (FIFOs) instead of the socket pair Node gives a child
+ * for stdio 'pipe'. A command then sees what a shell pipeline gives it (a pipe: `/dev/stdout` can be
+ * opened, as in a terminal), and writing into a pipe costs the command less than writing into a
+ * socket: on 2 cores, a gigabyte of output moved about 12% faster. Node has no pipe(2), so the pipes
+ * are named ones made by mkfifo, several at a time (one spawn serves FIFO_BATCH commands); each is
+ * opened at both ends and unlinked at once, so nothing else can open it.
+ */
+
+/** FIFOs made per mkfifo call (two per command). */
+const FIFO_BATCH = 16;
+
+export interface PipeEnds {
+  /** our end: read it with readerOf() */
+  read: number;
+  /** the command's end, given as its stdout or stderr; close it in this process once the command is spawned */
+  write: number;
+}
+
+let dir: string | null | undefined;
+const made: string[] = [];
+
+/** The private folder the FIFOs are made in; null when none can be made (then Clamp uses socket pairs). */
+function fifoDir(): string | null {
+  if (dir !== undefined) return dir;
+  if (process.platform === 'win32') return (dir = null);
+  sweepDead();
+  try {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), `clamp-pipes-${process.pid}-`));
+    fs.chmodSync(dir, 0o700);
+    const made = dir;
+    process.once('exit', () => fs.rmSync(made, { recursive: true, force: true }));
+  } catch {
+    dir = null;
+  }
+  return dir;
+}
+
+/** The pipe folders of processes that are gone (killed before their exit hook ran) are removed. */
+function sweepDead(): void {
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('clamp-pipes-'));
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const pid = Number(n.split('-')[2]);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+      continue; // still running (or not ours to signal): its folder stays
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') continue;
+    }
+    fs.rmSync(path.join(os.tmpdir(), n), { recursive: true, force: true });
+  }
+}
+
+function nextFifo(): string | null {
+  const d = fifoDir();
+  if (!d) return null;
+  if (made.length === 0) {
+    const names = Array.from({ length: FIFO_BATCH }, () => path.join(d, crypto.randomBytes(6).toString('hex')));
+    const r = spawnSync('mkfifo', ['-m', '600', ...names], { stdio: 'ignore' });
+    if (r.status !== 0) {
+      // no mkfifo on this machine: socket pairs from now on
+      dir = null;
+      return null;
+    }
+    made.push(...names);
+  }
+  return made.pop()!;
+}
+
+/** One pipe, both ends open and its name already gone; null when pipes cannot be made here. */
+export function openPipe(): PipeEnds | null {
+  const file = nextFifo();
+  if (!file) return null;
+  let read: number | undefined;
+  try {
+    // the read end first, without blocking; then the write end opens at once (it has a reader)
+    read = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    const write = fs.openSync(file, fs.constants.O_WRONLY);
+    return { read, write };
+  } catch {
+    if (read !== undefined) fs.closeSync(read);
+    return null;
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
+/** A readable stream of a pipe's read end (libuv's pipe handle: no thread pool, ends when every writer closed). */
+export function readerOf(fd: number): net.Socket {
+  return new net.Socket({ fd, readable: true, writable: false });
+}
+
+/** Close a file descriptor, ignoring one that is already closed. */
+export function closeFd(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
