@@ -87,7 +87,7 @@ export async function launch(argv: string[]): Promise<void> {
   const chain = launchChain();
   // the MCP modules load while Next prepares: evaluated after the URL was printed, they held up the first turns
   // for a quarter of a second. The servers themselves start only once the signals and the parent watch are in place.
-  const mcpLaunch = import('../mcp/launch');
+  const mcpLaunch = import('./mcp-launch');
   mcpLaunch.catch(() => undefined);
 
   // commands a crashed Clamp left running on this data dir go first; then ours are recorded and watched

@@ -1,5 +1,5 @@
-import type { ServerConfig } from '../server/http';
-import { getMcpHub } from './hub';
+import type { ServerConfig } from './http';
+import { getMcpHub } from '../mcp/hub';
 
 // The launcher's part of MCP. It runs outside the page's bundle, so it loads the hub alone, not the tool layer.
 
