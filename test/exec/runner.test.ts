@@ -44,6 +44,14 @@ describe('runner', () => {
     expect(fs.readFileSync(r.logPaths.stderr, 'utf8')).toBe('err-is-a-pipe\nvia-dev-stderr\n');
   });
 
+  it('a pipe that has carried a megabyte gets a 256 KiB buffer; a quiet one keeps the 64 KiB default', async () => {
+    const size = (label: string) => `perl -e 'print STDERR "${label} ", fcntl(STDOUT, 1032, 0), "\\n"'`;
+    const r = await runCommand(opts(`${size('before')}; head -c 2000000 /dev/zero; sleep 0.5; ${size('after')}`));
+    expect(fs.readFileSync(r.logPaths.stderr, 'utf8')).toBe('before 65536\nafter 262144\n');
+    const quiet = await runCommand(opts(`echo hi; sleep 0.3; ${size('quiet')}`));
+    expect(fs.readFileSync(quiet.logPaths.stderr, 'utf8')).toBe('quiet 65536\n');
+  });
+
   it('a command that leaves a process holding its stdout ends when the pipes are given up, and the group is stopped', async () => {
     const t0 = Date.now();
     const r = await runCommand(opts('echo started; setsid sleep 30 & echo shell-done', { killGraceMs: 200 }));
