@@ -129,7 +129,10 @@ let noPerl = false;
 export function widenPipe(fd: number, bytes = CHATTY_PIPE_BYTES): void {
   if (process.platform !== 'linux' || noPerl) return;
   try {
-    const child = spawn('perl', ['-e', `fcntl(STDIN, ${F_SETPIPE_SZ}, ${bytes})`], { stdio: [fd, 'ignore', 'ignore'] });
+    // the pipe goes to perl as fd 3, not as a stdio fd: a child's stdio is made blocking, and the
+    // flag belongs to the open file Clamp reads too (its reads would then block the event loop)
+    const script = `open(my $p, '<&=', 3) or exit 1; fcntl($p, ${F_SETPIPE_SZ}, ${bytes})`;
+    const child = spawn('perl', ['-e', script], { stdio: ['ignore', 'ignore', 'ignore', fd] });
     child.on('error', () => (noPerl = true));
     child.unref();
   } catch {

@@ -52,6 +52,30 @@ describe('runner', () => {
     expect(fs.readFileSync(quiet.logPaths.stderr, 'utf8')).toBe('quiet 65536\n');
   });
 
+  it('widening a pipe leaves Clamp\'s end of it non-blocking (a blocking read would hold the event loop)', async () => {
+    /** flags of this process's read ends of pipes, from /proc */
+    const readEnds = () =>
+      fs.readdirSync('/proc/self/fd').flatMap((fd) => {
+        let link = '';
+        try {
+          link = fs.readlinkSync(`/proc/self/fd/${fd}`);
+        } catch {
+          return [];
+        }
+        // a named pipe whose name is gone reads as its old path, '(deleted)'
+        if (!link.includes('clamp-pipes-')) return [];
+        const flags = parseInt(/flags:\s+(\d+)/.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))![1], 8);
+        return (flags & 3) === 0 ? [{ fd, link, nonBlocking: (flags & 0o4000) !== 0 }] : [];
+      });
+    const before = new Set(readEnds().map((e) => e.link));
+    const h = startCommand(opts('head -c 2000000 /dev/zero; sleep 1; echo end'));
+    await new Promise((r) => setTimeout(r, 600));
+    const ours = readEnds().filter((e) => !before.has(e.link));
+    expect(ours.length).toBeGreaterThanOrEqual(2);
+    expect(ours.filter((e) => !e.nonBlocking)).toEqual([]);
+    expect((await h.done).exitCode).toBe(0);
+  });
+
   it('a command that leaves a process holding its stdout ends when the pipes are given up, and the group is stopped', async () => {
     const t0 = Date.now();
     const r = await runCommand(opts('echo started; setsid sleep 30 & echo shell-done', { killGraceMs: 200 }));
