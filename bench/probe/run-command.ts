@@ -1,7 +1,7 @@
 /**
  * Where the time of run-command's 1 GB run goes (not a benchmark: no peer table, nothing written to
  * bench/results). For each run of one contender it prints the wall time, this process's CPU per kind
- * of thread (main, libuv's pool, V8's workers: GC and compilation), the whole machine's CPU from
+ * of thread (main, libuv's pool, V8's workers: GC and compilation), the whole machine's CPU (and the time the hypervisor stole) from
  * /proc/stat (the command's processes inside bwrap are never this process's reaped children), the
  * event loop's utilisation, how long the child's pipes were paused (the log gate waiting for the
  * disk), and the log writes (calls, bytes, the time each spent in the pool). PROBE_WHO=1: every other
@@ -53,10 +53,11 @@ function threadCpu(): Record<Kind, number> {
   return out;
 }
 
-function machineCpu(): { busy: number; iowait: number } {
+function machineCpu(): { busy: number; iowait: number; steal: number } {
   const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   // user nice system idle iowait irq softirq steal
-  return { busy: (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) * TICK_MS, iowait: f[4] * TICK_MS };
+  // steal: time the hypervisor gave this VM's CPUs to others while they had work
+  return { busy: (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) * TICK_MS, iowait: f[4] * TICK_MS, steal: f[7] * TICK_MS };
 }
 
 /**
@@ -231,6 +232,7 @@ async function main(): Promise<void> {
         v8: cpu1.v8 - cpu0.v8,
         machine: m1.busy - m0.busy,
         iowait: m1.iowait - m0.iowait,
+        steal: m1.steal - m0.steal,
         elu: elu.utilization,
         chunks,
         chunkKiB: BYTES / 1024 / Math.max(1, chunks),
