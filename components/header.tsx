@@ -25,6 +25,15 @@ export function modelLabel(status: StatusAnswer | undefined): string {
   return status.model.label;
 }
 
+/** A header button that opens a drawer (the task panel, the sessions list) and says whether it is open. */
+function DrawerButton({ open, onOpen, label, title, className, children }: { open: boolean; onOpen: () => void; label?: string; title: string; className: string; children: ReactNode }) {
+  return (
+    <button type="button" onClick={onOpen} aria-haspopup="dialog" aria-expanded={open} aria-label={label} title={title} className={className}>
+      {children}
+    </button>
+  );
+}
+
 /**
  * Below `lg` the task panel is not on screen: this button opens it in a drawer and shows how many
  * tasks run (from the same task list the panel keeps live).
@@ -33,11 +42,9 @@ function TasksButton({ open, onOpen }: { open: boolean; onOpen: () => void }) {
   const tasks = useQuery({ queryKey: TASKS_KEY, queryFn: fetchTasks });
   const running = tasks.data?.filter((t) => t.status === 'running').length ?? 0;
   return (
-    <button
-      type="button"
-      onClick={onOpen}
-      aria-haspopup="dialog"
-      aria-expanded={open}
+    <DrawerButton
+      open={open}
+      onOpen={onOpen}
       title={running ? `Background tasks: ${running} running` : 'Background tasks'}
       className="flex items-center gap-1.5 rounded border border-zinc-300 px-2 py-0.5 text-xs text-zinc-700 hover:bg-zinc-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 lg:hidden dark:border-zinc-700 dark:text-zinc-200 dark:hover:bg-zinc-800"
     >
@@ -48,7 +55,7 @@ function TasksButton({ open, onOpen }: { open: boolean; onOpen: () => void }) {
           <span className="sr-only"> running</span>
         </span>
       )}
-    </button>
+    </DrawerButton>
   );
 }
 
@@ -58,19 +65,11 @@ const ICON_BUTTON_CLS = 'rounded p-1 text-zinc-600 hover:bg-zinc-100 hover:text-
 /** Below `md` the sessions list is not on screen: this button opens it in a drawer. */
 function SessionsButton({ open, onOpen }: { open: boolean; onOpen: () => void }) {
   return (
-    <button
-      type="button"
-      onClick={onOpen}
-      aria-haspopup="dialog"
-      aria-expanded={open}
-      aria-label="Sessions"
-      title="Sessions"
-      className={`${ICON_BUTTON_CLS} md:hidden`}
-    >
+    <DrawerButton open={open} onOpen={onOpen} label="Sessions" title="Sessions" className={`${ICON_BUTTON_CLS} md:hidden`}>
       <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
         <path fillRule="evenodd" d="M3 5h14v1.5H3V5Zm0 4.25h14v1.5H3v-1.5Zm0 4.25h14V15H3v-1.5Z" clipRule="evenodd" />
       </svg>
-    </button>
+    </DrawerButton>
   );
 }
 

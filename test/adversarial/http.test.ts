@@ -5,7 +5,7 @@ import type { SessionDetail, SessionSummary } from '../../lib/contract/protocol'
 import { BUDGET } from '../../lib/contract/budget';
 import { startFakeOpenAI } from '../fake-openai';
 import { tempWorkspace } from '../helpers';
-import { readChunks, startClamp, type RunningClamp } from '../server/harness';
+import { readChunks, startClamp, type RunningClamp, stopBed } from '../server/harness';
 import { corsHeaders, raw, userMessage, type RawResponse } from './net';
 
 /**
@@ -37,11 +37,7 @@ beforeAll(async () => {
   base = clamp.base;
 }, 240_000);
 
-afterAll(async () => {
-  await clamp?.stop();
-  await fake?.close();
-  ws?.cleanup();
-});
+afterAll(() => stopBed(clamp, fake, ws));
 
 /** The harness's api() (token cookie, same-origin Origin), recording the response headers. */
 async function api(p: string, init?: Parameters<RunningClamp['api']>[1]): Promise<Response> {

@@ -9,7 +9,7 @@ import { messageText } from '../e2e/scenarios';
 import { BUDGET } from '../../lib/contract/budget';
 import { tempWorkspace } from '../helpers';
 import { raw } from '../adversarial/net';
-import { readChunks, startClamp, type RunningClamp } from './harness';
+import { readChunks, startClamp, type RunningClamp, stopBed } from './harness';
 
 let ws: ReturnType<typeof tempWorkspace>;
 let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
@@ -44,11 +44,7 @@ beforeAll(async () => {
   clamp = await startClamp(env);
 }, 240_000);
 
-afterAll(async () => {
-  await clamp?.stop();
-  await fake?.close();
-  ws?.cleanup();
-});
+afterAll(() => stopBed(clamp, fake, ws));
 
 describe("the server's door", () => {
   it('answers 401 without the token, on pages, APIs and the event stream, and runs nothing', async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from '../fake-openai';
 import { BUDGET } from '../../lib/contract/budget';
 import { tempWorkspace } from '../helpers';
-import { readChunks, startClamp, type RunningClamp } from './harness';
+import { readChunks, startClamp, type RunningClamp, stopBed } from './harness';
 
 let ws: ReturnType<typeof tempWorkspace>;
 let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
@@ -26,11 +26,7 @@ beforeAll(async () => {
   clamp = await startClamp({ CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake', CLAMP_BASE_URL: fake.url });
 }, 240_000);
 
-afterAll(async () => {
-  await clamp?.stop();
-  await fake?.close();
-  ws?.cleanup();
-});
+afterAll(() => stopBed(clamp, fake, ws));
 
 async function newSession(): Promise<string> {
   return ((await (await clamp.api('/api/sessions', { json: {} })).json()) as { session: { id: string } }).session.id;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompactionInfo, ModelStatus, SessionDetail, SessionLedger } from '../../lib/contract/protocol';
 import { startFakeOpenAI } from '../fake-openai';
 import { tempWorkspace } from '../helpers';
-import { readChunks, startClamp, type RunningClamp } from './harness';
+import { readChunks, startClamp, type RunningClamp, stopBed } from './harness';
 
 let ws: ReturnType<typeof tempWorkspace>;
 let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
@@ -25,11 +25,7 @@ beforeAll(async () => {
   clamp = await startClamp({ CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake-coder', CLAMP_BASE_URL: fake.url });
 }, 240_000);
 
-afterAll(async () => {
-  await clamp?.stop();
-  await fake?.close();
-  ws?.cleanup();
-});
+afterAll(() => stopBed(clamp, fake, ws));
 
 describe('the session context over HTTP', () => {
   it('reports the window the server gave, keeps a ledger per step, and compacts by hand with a focus', { timeout: 120_000 }, async () => {

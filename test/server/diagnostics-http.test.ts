@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from '../fake-openai';
 import { messageText } from '../e2e/scenarios';
 import { tempWorkspace } from '../helpers';
-import { startClamp, type RunningClamp } from './harness';
+import { startClamp, type RunningClamp, stopBed } from './harness';
 import { turnInNewSession } from './chat-turn';
 import type { DiagnosticsSettingsView } from '../../lib/contract/diagnostics';
 import { DIAGNOSTICS_COLD_START_FIGURE_MS } from '../../bench/diagnostics';
@@ -31,11 +31,7 @@ beforeAll(async () => {
   clamp = await startClamp({ CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake-coder', CLAMP_BASE_URL: fake.url, CLAMP_MODE: 'accept-edits' });
 }, 240_000);
 
-afterAll(async () => {
-  await clamp?.stop();
-  await fake?.close();
-  ws?.cleanup();
-});
+afterAll(() => stopBed(clamp, fake, ws));
 
 const turn = (text: string) => turnInNewSession(clamp, fake, text);
 

@@ -90,3 +90,10 @@ export async function readChunks(res: Response): Promise<Array<Record<string, un
     .filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]')
     .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
 }
+
+/** The usual teardown of a route test: the server, then its stand-in model, then its folders; each may be missing. */
+export async function stopBed(clamp: RunningClamp | undefined, fake: { close(): Promise<void> } | undefined, ws: { cleanup(): void } | undefined): Promise<void> {
+  await clamp?.stop();
+  await fake?.close();
+  ws?.cleanup();
+}
