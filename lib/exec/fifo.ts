@@ -98,9 +98,30 @@ export function openPipe(): PipeEnds | null {
   }
 }
 
-/** A readable stream of a pipe's read end (libuv's pipe handle: no thread pool, ends when every writer closed). */
+/** A command's two pipes, or null (both or neither: the caller then uses socket pairs for both). */
+export function openPipes(): { stdout: PipeEnds; stderr: PipeEnds } | null {
+  const stdout = openPipe();
+  const stderr = stdout && openPipe();
+  if (stdout && stderr) return { stdout, stderr };
+  if (stdout) [stdout.read, stdout.write].forEach(closeFd);
+  return null;
+}
+
+/**
+ * A readable stream of a pipe's read end (libuv's pipe handle: no thread pool, ends when every writer
+ * closed). Once it has carried CHATTY_AFTER_BYTES, the pipe gets a larger buffer (widenPipe).
+ */
 export function readerOf(fd: number): net.Socket {
-  return new net.Socket({ fd, readable: true, writable: false });
+  const reader = new net.Socket({ fd, readable: true, writable: false });
+  let seen = 0;
+  const onData = (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen < CHATTY_AFTER_BYTES) return;
+    reader.off('data', onData);
+    widenPipe(fd);
+  };
+  reader.on('data', onData);
+  return reader;
 }
 
 /** Close a file descriptor, ignoring one that is already closed. */
@@ -115,9 +136,9 @@ export function closeFd(fd: number): void {
 /** Linux's fcntl command for a pipe's capacity. */
 const F_SETPIPE_SZ = 1031;
 /** The capacity a chatty command's pipe gets (the default is 64 KiB). */
-export const CHATTY_PIPE_BYTES = 256 * 1024;
+const CHATTY_PIPE_BYTES = 256 * 1024;
 /** Bytes a stream prints before its pipe is widened. */
-export const CHATTY_AFTER_BYTES = 1024 * 1024;
+const CHATTY_AFTER_BYTES = 1024 * 1024;
 let noPerl = false;
 
 /**
@@ -126,7 +147,7 @@ let noPerl = false;
  * the background: Node has no fcntl, so perl (in every Debian) sets it on its copy of the pipe's end.
  * Only for commands that have printed CHATTY_AFTER_BYTES: the capacity counts toward a per-user limit.
  */
-export function widenPipe(fd: number, bytes = CHATTY_PIPE_BYTES): void {
+function widenPipe(fd: number, bytes = CHATTY_PIPE_BYTES): void {
   if (process.platform !== 'linux' || noPerl) return;
   try {
     // the pipe goes to perl as fd 3, not as a stdio fd: a child's stdio is made blocking, and the

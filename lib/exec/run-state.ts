@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { execa, type ResultPromise } from 'execa';
 import type { Readable } from 'node:stream';
-import { CHATTY_AFTER_BYTES, closeFd, openPipe, readerOf, widenPipe, type PipeEnds } from './fifo';
+import { closeFd, openPipes, readerOf } from './fifo';
 import { groupAlive, signalGroup, signalGroupExcept, waitGroupGone } from './group';
 import { trackGroup, untrackGroup } from './leftovers';
 import { logPathsFor, makeLogDir, RunSinks, type LogPaths } from './run-logs';
@@ -20,18 +20,6 @@ export interface SpawnSpec {
 }
 
 type Child = ResultPromise<{ buffer: false; encoding: 'buffer' }>;
-
-/** Once a pipe has carried CHATTY_AFTER_BYTES, it gets a larger buffer (fifo.ts). */
-function widenWhenChatty(reader: Readable, fd: number): void {
-  let seen = 0;
-  const onData = (chunk: Buffer) => {
-    seen += chunk.length;
-    if (seen < CHATTY_AFTER_BYTES) return;
-    reader.off('data', onData);
-    widenPipe(fd);
-  };
-  reader.on('data', onData);
-}
 
 /**
  * One command from spawn to reaped. execa starts the process (its own group: detached, so one
@@ -99,10 +87,7 @@ export class CommandRun {
   private spawn(spec: SpawnSpec): void {
     this.spareLeader = spec.spareLeader === true;
     // OS pipes where they can be made (fifo.ts); else the socket pairs of stdio 'pipe'
-    const out = openPipe();
-    const err = out && openPipe();
-    const pipes: Record<'stdout' | 'stderr', PipeEnds> | null = out && err ? { stdout: out, stderr: err } : null;
-    if (out && !err) [out.read, out.write].forEach(closeFd);
+    const pipes = openPipes();
     try {
       this.child = execa(spec.file, spec.args, {
         cwd: this.o.cwd,
@@ -132,10 +117,7 @@ export class CommandRun {
       // the command holds its ends now (or never started): ours close, so the reads end when the command's do
       closeFd(pipes.stdout.write);
       closeFd(pipes.stderr.write);
-      if (this.child) {
-        this.readers = { stdout: readerOf(pipes.stdout.read), stderr: readerOf(pipes.stderr.read) };
-        for (const name of ['stdout', 'stderr'] as const) widenWhenChatty(this.readers[name]!, pipes[name].read);
-      }
+      if (this.child) this.readers = { stdout: readerOf(pipes.stdout.read), stderr: readerOf(pipes.stderr.read) };
       else [pipes.stdout.read, pipes.stderr.read].forEach(closeFd);
     } else if (this.child) {
       this.readers = { stdout: this.child.stdout ?? undefined, stderr: this.child.stderr ?? undefined };
