@@ -3,28 +3,43 @@
  * descendants its cutime never receives: one reparented to init, and one still running at the end.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OwnTree, TREE_MARKER } from '../../bench/own-tree';
 
 const BUSY_MS = 700;
-/** a shell that starts a busy grandchild in the background and exits before it (the grandchild goes to init) */
-const ORPHAN = `node -e 'const t=Date.now(); while (Date.now()-t<${BUSY_MS});' & sleep 0.3; exit 0`;
+const RUNNING_MS = 500;
+/**
+ * Node busy-looping until it has used `ms` of CPU (not of wall time: on a loaded machine it gets less
+ * than a core), then touching `done`; with `forever` it keeps spinning after that.
+ */
+const busy = (ms: number, done: string, forever = false) =>
+  `node -e 'for (let u = process.cpuUsage(); u.user + u.system < ${ms * 1000}; u = process.cpuUsage()); require("fs").writeFileSync(${JSON.stringify(done)}, ""); ${forever ? 'for (;;);' : ''}'`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(file: string): Promise<void> {
+  for (let i = 0; i < 600 && !fs.existsSync(file); i++) await sleep(50);
+  expect(fs.existsSync(file), `${file} never appeared`).toBe(true);
+}
 
 describe('the own process tree', () => {
-  it('counts a busy descendant reparented to init, and one still running at the end', { timeout: 30_000 }, async () => {
+  it('counts a busy descendant reparented to init, and one still running at the end', { timeout: 60_000 }, async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clamp-own-tree-'));
     const tree = new OwnTree().start(50);
-    const sh = spawn('sh', ['-c', ORPHAN], { stdio: 'ignore' });
+    // a shell that starts a busy grandchild in the background and exits before it (the grandchild goes to init)
+    const sh = spawn('sh', ['-c', `${busy(BUSY_MS, path.join(dir, 'orphan'))} & sleep 0.3; exit 0`], { stdio: 'ignore' });
     await new Promise((r) => sh.on('exit', r));
-    // the orphan busy-loops for BUSY_MS; a second child is still busy when the tree stops
-    await sleep(BUSY_MS + 400);
-    const running = spawn('node', ['-e', 'for(;;);'], { stdio: 'ignore' });
-    await sleep(800);
+    await until(path.join(dir, 'orphan'));
+    // a second child is still busy when the tree stops
+    const running = spawn('sh', ['-c', `exec ${busy(RUNNING_MS, path.join(dir, 'running'), true)}`], { stdio: 'ignore' });
+    await until(path.join(dir, 'running'));
     const ticks = tree.stop();
     running.kill('SIGKILL');
-    // both busy-loops (minus start-up and the look's granularity): well over one loop's worth
-    expect(ticks).toBeGreaterThan(((BUSY_MS + 800) / 10) * 0.6);
-    expect(ticks).toBeLessThan(((BUSY_MS + 800) / 10) * 2 + 50);
+    fs.rmSync(dir, { recursive: true, force: true });
+    // both busy-loops' CPU (minus start-up and the look's granularity): well over one loop's worth
+    expect(ticks).toBeGreaterThan(((BUSY_MS + RUNNING_MS) / 10) * 0.8);
+    expect(ticks).toBeLessThan(((BUSY_MS + RUNNING_MS) / 10) * 2 + 50);
   });
 
   it('does not count what this process will reap itself (a waited-for child)', { timeout: 30_000 }, async () => {
