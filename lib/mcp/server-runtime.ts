@@ -103,7 +103,10 @@ export class ServerRuntime {
     } catch {
       // no log yet
     }
-    return fs.createWriteStream(this.logPath, { flags: 'a', mode: 0o600 });
+    const log = fs.createWriteStream(this.logPath, { flags: 'a', mode: 0o600 });
+    // logging must never break the server: a log that cannot be opened or written (its folder removed) is dropped
+    log.on('error', () => undefined);
+    return log;
   }
 
   private async connect(): Promise<void> {
