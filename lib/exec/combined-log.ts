@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { flushBatch } from './log-gate';
+import type { LogFile } from './log-file';
 import type { StreamName } from './run-types';
 
 /**
@@ -23,13 +24,13 @@ type State =
   | { kind: 'linked'; to: StreamName }
   /** becoming a file of its own; chunks wait in `queue` */
   | { kind: 'splitting'; queue: Array<{ name: StreamName; chunk: Buffer }>; bytes: number }
-  | { kind: 'own'; log: fs.WriteStream }
+  | { kind: 'own'; log: LogFile }
   /** no combined log (it could not be made, or it failed) */
   | { kind: 'none' };
 
 export interface CombinedLogHooks {
   /** the per-stream log of a stream (null: none, or it failed) */
-  streamLog(name: StreamName): fs.WriteStream | null;
+  streamLog(name: StreamName): LogFile | null;
   /** the per-stream log's path */
   streamPath(name: StreamName): string;
   /** bytes a stream has printed so far */
@@ -38,9 +39,9 @@ export interface CombinedLogHooks {
   hold(name: StreamName): void;
   release(): void;
   /** write a stream's chunk to a log, with backpressure into that stream's pipe (the RunSinks gate) */
-  write(name: StreamName, log: fs.WriteStream, chunk: Buffer): void;
-  /** open a log file now (synchronously) with RunSinks' buffer and error handling; throws when it cannot */
-  open(file: string, flags: 'w' | 'a'): fs.WriteStream;
+  write(name: StreamName, log: LogFile, chunk: Buffer): void;
+  /** open a new log file now (synchronously) with RunSinks' buffer and error handling; throws when it cannot */
+  open(file: string): LogFile;
 }
 
 export class CombinedLog {
@@ -56,7 +57,7 @@ export class CombinedLog {
       this.state = { kind: 'linked', to: 'stdout' };
     } catch {
       try {
-        this.state = { kind: 'own', log: hooks.open(file, 'w') };
+        this.state = { kind: 'own', log: hooks.open(file) };
       } catch {
         this.state = { kind: 'none' };
       }
@@ -64,7 +65,7 @@ export class CombinedLog {
   }
 
   /** The log, once it is a file of its own, stops being written when it fails. */
-  failed(log: fs.WriteStream): void {
+  failed(log: LogFile): void {
     if (this.state.kind === 'own' && this.state.log === log) this.state = { kind: 'none' };
   }
 
@@ -109,7 +110,7 @@ export class CombinedLog {
       if (!log) throw new Error('the first stream has no log to copy');
       // its log keeps growing meanwhile: only the bytes printed before the other stream spoke are copied
       await flushed(log);
-      const own = this.hooks.open(tmp, 'w');
+      const own = this.hooks.open(tmp);
       await pipeline(fs.createReadStream(this.hooks.streamPath(first), { start: 0, end: bytes - 1 }), own, { end: false });
       fs.renameSync(tmp, this.file);
       const queue = this.state.kind === 'splitting' ? this.state.queue : [];
@@ -134,7 +135,7 @@ export class CombinedLog {
 }
 
 /** Resolves once every write queued on the log so far has reached the file. */
-function flushed(log: fs.WriteStream): Promise<void> {
+function flushed(log: LogFile): Promise<void> {
   return new Promise((resolve) => {
     if (log.closed || log.destroyed) return resolve();
     flushBatch(log);
@@ -144,7 +145,7 @@ function flushed(log: fs.WriteStream): Promise<void> {
 }
 
 /** End a log and resolve once its file descriptor is closed ('finish' comes before the close); never rejects. */
-export function closeLog(log: fs.WriteStream): Promise<void> {
+export function closeLog(log: LogFile): Promise<void> {
   return new Promise<void>((resolve) => {
     if (log.closed) return resolve();
     log.once('close', () => resolve());

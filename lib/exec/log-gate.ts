@@ -1,5 +1,4 @@
-import type fs from 'node:fs';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 /**
  * Disk backpressure for one pipe that writes to several logs (its own and the combined one).
@@ -13,7 +12,7 @@ export class PipeGate {
   constructor(private readonly pipe: Readable) {}
 
   /** Write a chunk to a log (null: no log, nothing to do); pause the pipe when the log is full. */
-  write(log: fs.WriteStream | null, chunk: Buffer): void {
+  write(log: Writable | null, chunk: Buffer): void {
     if (!log || batchedWrite(log, chunk) || this.waiting.has(log)) return;
     // the pipe waits for the disk: what the batch holds goes now
     flushBatch(log);
@@ -44,10 +43,10 @@ export class PipeGate {
 export const LOG_BATCH_MS = 5;
 const LOG_BATCH_MAX_BYTES = 512 * 1024;
 
-const batches = new WeakMap<fs.WriteStream, { bytes: number; timer: NodeJS.Timeout }>();
+const batches = new WeakMap<Writable, { bytes: number; timer: NodeJS.Timeout }>();
 
 /** log.write(chunk) within the log's current batch; returns what log.write returns (false: over its highWaterMark). */
-export function batchedWrite(log: fs.WriteStream, chunk: Buffer): boolean {
+export function batchedWrite(log: Writable, chunk: Buffer): boolean {
   let batch = batches.get(log);
   if (!batch) {
     log.cork();
@@ -61,7 +60,7 @@ export function batchedWrite(log: fs.WriteStream, chunk: Buffer): boolean {
 }
 
 /** Send what the log's batch holds to the file now (before waiting for its writes, or ending it). */
-export function flushBatch(log: fs.WriteStream): void {
+export function flushBatch(log: Writable): void {
   const batch = batches.get(log);
   if (!batch) return;
   batches.delete(log);

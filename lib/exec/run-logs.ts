@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { CombinedLog, closeLog } from './combined-log';
 import { LiveBatcher } from './live';
+import { LogFile } from './log-file';
 import { PipeGate } from './log-gate';
 import { HeadTailCapture } from './ring';
 import type { RunOptions, StreamName } from './run-types';
@@ -53,7 +54,7 @@ export function makeLogDir(logDir: string): string | undefined {
 
 export interface Sink {
   capture: HeadTailCapture;
-  log: fs.WriteStream | null;
+  log: LogFile | null;
   live: LiveBatcher | null;
   gate: PipeGate | null;
 }
@@ -93,14 +94,14 @@ export class RunSinks {
           if (gate) gate.write(log, chunk);
           else log.write(chunk);
         },
-        open: (file, flags) => this.openCombined(file, flags),
+        open: (file) => this.openCombined(file),
       });
     }
   }
 
-  private openCombined(file: string, flags: 'w' | 'a'): fs.WriteStream {
+  private openCombined(file: string): LogFile {
     // opened now: the combined log renames its file right after
-    const log = fs.createWriteStream(file, { fd: fs.openSync(file, flags), highWaterMark: LOG_HIGH_WATER_BYTES });
+    const log = new LogFile(fs.openSync(file, 'w'), { highWaterMark: LOG_HIGH_WATER_BYTES });
     log.on('error', () => {
       this.combined?.failed(log);
       for (const name of STREAMS) this.streams[name]?.gate?.release(log); // never leave a pipe paused on a dead log
@@ -109,7 +110,7 @@ export class RunSinks {
   }
 
   /** The stream's log, created now (synchronously, so the combined log can link to it); null when it cannot be. */
-  private openOwn(sink: Sink, file: string): fs.WriteStream | null {
+  private openOwn(sink: Sink, file: string): LogFile | null {
     let fd: number;
     try {
       fd = fs.openSync(file, 'w');
@@ -117,7 +118,7 @@ export class RunSinks {
       this.logError ??= err instanceof Error ? err.message : String(err);
       return null;
     }
-    const log = fs.createWriteStream(file, { fd, highWaterMark: LOG_HIGH_WATER_BYTES });
+    const log = new LogFile(fd, { highWaterMark: LOG_HIGH_WATER_BYTES });
     log.on('error', (err) => {
       this.logError ??= err.message;
       sink.log = null;
