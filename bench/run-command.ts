@@ -16,6 +16,7 @@ import { createToolRegistry } from '../lib/dispatch/all-tools';
 import { createContext } from '../lib/dispatch/context';
 import { dispatch } from '../lib/dispatch/dispatch';
 import { LOG_BATCH_MS } from '../lib/exec/log-gate';
+import { DIRECT_AFTER_BYTES, DIRECT_BLOCK_BYTES, logWriteTotals } from '../lib/exec/log-file';
 import { LOG_HIGH_WATER_BYTES } from '../lib/exec/run-logs';
 import { type Benchmark, type Contender, fmtCores, fmtMiB, fmtMs, fmtRate, fmtRatio, interleave, runChild, scratchDir, verdict, withPeakRss } from './lib';
 
@@ -46,6 +47,7 @@ export const runCommandBench: Benchmark = {
     let progressBytes = 0;
     let toolSummary = '';
     let sandboxed = false;
+    const logWrites = { directBytes: 0, cacheBytes: 0 };
     // after each run (not timed): its gigabyte removed and the page cache's dirty pages written out, so
     // no contender starts while the kernel still writes back the one before it (the file peer's and clamp's logs)
     const settle = (file?: string) => () => {
@@ -63,7 +65,11 @@ export const runCommandBench: Benchmark = {
               if (p.kind === 'output') progressBytes += p.text.length;
             },
           });
+          const before = logWriteTotals();
           const { value: r, rss } = await withPeakRss(() => dispatch(reg, 'run_command', { command: PRODUCE }, ctx, { approver: { approved: true } }));
+          const after = logWriteTotals();
+          logWrites.directBytes += after.directBytes - before.directBytes;
+          logWrites.cacheBytes += after.cacheBytes - before.cacheBytes;
           if (r.status !== 'ok' || r.meta?.stdoutBytes !== BYTES) throw new Error(`run_command did not produce ${BYTES} bytes: ${r.status} ${r.output.slice(0, 300)}`);
           growths.push(rss.growthBytes);
           sandboxed = r.meta?.sandbox != null;
@@ -118,7 +124,7 @@ export const runCommandBench: Benchmark = {
         { what: 'run_command 1 GB: peak RSS growth of the server process', target: '< 64 MiB', measured: fmtMiB(peakGrowth), met: v.met },
       ],
       notes: [
-        `The command writes into OS pipes (named pipes Clamp makes; Node's stdio 'pipe', which the bare-pipe peer uses, is a socket pair, dearer to write into); once a pipe has carried a megabyte its buffer grows from 64 to 256 KiB. The tool keeps a head+tail capture per stream in memory, sends batched live output to onProgress (${(progressBytes / Math.max(1, growths.length)).toLocaleString('en-US', { maximumFractionDigits: 0 })} chars per run reached it here) and writes every byte to its log file in the data dir once (the combined log is a hard link to the stdout log while only stdout prints; a log's writes within ${LOG_BATCH_MS} ms go to the file as one, and the pipe pauses only while a log holds more than ${fmtMiB(LOG_HIGH_WATER_BYTES)} not yet written); it counts every line (16 bytes at a time, WebAssembly SIMD); deleting the 1 GB logs after each run, and a sync after every contender's run (so none starts while the kernel still writes back the run before it), are not timed; the model gets the clamped text. ${toolSummary}.`,
+        `The command writes into OS pipes (named pipes Clamp makes; Node's stdio 'pipe', which the bare-pipe peer uses, is a socket pair, dearer to write into); once a pipe has carried a megabyte its buffer grows from 64 to 256 KiB. The tool keeps a head+tail capture per stream in memory, sends batched live output to onProgress (${(progressBytes / Math.max(1, growths.length)).toLocaleString('en-US', { maximumFractionDigits: 0 })} chars per run reached it here) and writes every byte to its log file in the data dir once (the combined log is a hard link to the stdout log while only stdout prints; a log's writes within ${LOG_BATCH_MS} ms go to the file as one, and the pipe pauses only while a log holds more than ${fmtMiB(LOG_HIGH_WATER_BYTES)} not yet written): its first ${fmtMiB(DIRECT_AFTER_BYTES)} through the page cache, the rest past it (O_DIRECT, ${fmtMiB(DIRECT_BLOCK_BYTES)} blocks; in this run ${fmtMiB(logWrites.directBytes / Math.max(1, growths.length))} direct and ${fmtMiB(logWrites.cacheBytes / Math.max(1, growths.length))} cached per run), while the "bash → file" peer writes through the cache; it counts every line (16 bytes at a time, WebAssembly SIMD); deleting the 1 GB logs after each run, and a sync after every contender's run (so none starts while the kernel still writes back the run before it), are not timed; the model gets the clamped text. ${toolSummary}.`,
         'Sampling: RSS every 20 ms on a timer plus VmHWM (reset before each run) after it; growth is measured from the RSS just before the call, after a GC.',
         ...(sandboxed
           ? ['The command ran in the sandbox (bwrap), as run_command does by default: "cores used" of clamp run_command counts this process only (the CPU time of the processes inside bwrap never reaches its children\'s times), while the peers\' count includes bash, yes and head.']
