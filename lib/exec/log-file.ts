@@ -6,14 +6,14 @@ import { Writable } from 'node:stream';
  * highWaterMark, 'drain', 'close' once the descriptor is closed), and a zero-length write is a flush.
  *
  * Once a log has taken DIRECT_AFTER_BYTES, the rest goes past the page cache (O_DIRECT, in whole
- * blocks from page-aligned memory, one block written while the next fills). A command that prints
+ * blocks from page-aligned memory, written one after the other while the next ones fill). A command that prints
  * gigabytes then neither fills the machine's file cache with its log (evicting what the person's
  * tools had cached) nor spends the CPU time of filling it: on a 2-core VM whose fresh memory is
  * expensive, filling the cache cost about 1.9 s of system time per gigabyte against 0.1 s direct.
  * What has not made a whole block yet is written through the cache when the output pauses for
  * DIRECT_IDLE_FLUSH_MS, at a flush and at the end, so a reader sees every byte soon after it came.
  * Where direct I/O cannot be had (no O_DIRECT, the file system refuses it, no aligned memory) or the
- * disk keeps the output waiting (DIRECT_SLOW_WAIT_MS), the log goes on through the cache.
+ * disk keeps the output waiting most of the time, the log goes on through the cache.
  */
 
 /** bytes a log takes through the page cache before it goes direct (most commands never print this much) */
@@ -25,13 +25,18 @@ const DIRECT_ALIGN_BYTES = 4096;
 /** a partial block is written through the cache once the output has paused this long */
 export const DIRECT_IDLE_FLUSH_MS = 20;
 /**
- * a full block that waits longer than this for the disk to finish the one before it (DIRECT_SLOW_STRIKES
- * blocks in a row) ends direct writing for the log: the disk, not the command, would set the pace
- * (a slow disk, a network file system), where the page cache would have taken the bytes at once
+ * Direct writing ends for a log whose last DIRECT_SLOW_WINDOW_BLOCKS blocks went slower than
+ * DIRECT_SLOW_BYTES_PER_S while the output waited for the disk most of that time: such a disk (a USB
+ * drive, a network file system), not the command, would set the pace, where the page cache takes the
+ * bytes at once. A busy spell of a fast disk (ext4 freeing a big file: 150 MiB/s for a while here)
+ * does not end it; on this kind of machine the cache is no faster then.
  */
-const DIRECT_SLOW_WAIT_MS = 5;
-const DIRECT_SLOW_STRIKES = 3;
-/** logs writing direct at once; the others go through the cache (each holds two blocks of memory) */
+const DIRECT_SLOW_WINDOW_BLOCKS = 16;
+const DIRECT_SLOW_BYTES_PER_S = 32 * 1024 * 1024;
+const DIRECT_SLOW_WAIT_SHARE = 0.5;
+/** blocks per log writing direct: the output fills one while the ones before it wait their turn on the disk */
+const DIRECT_BLOCKS = 4;
+/** logs writing direct at once; the others go through the cache (each holds DIRECT_BLOCKS blocks of memory) */
 const DIRECT_MAX_LOGS = 4;
 
 /** Bytes every log of this process has written, by path (for benchmarks and probes). */
@@ -42,19 +47,19 @@ export function logWriteTotals(): { directBytes: number; cacheBytes: number } {
   return { ...written };
 }
 
-/** Page-aligned block pairs (WebAssembly memory starts on a page), made on first need and reused. */
-const freePairs: Buffer[][] = [];
-let pairsMade = 0;
+/** Page-aligned blocks, DIRECT_BLOCKS per log (WebAssembly memory starts on a page), made on first need and reused. */
+const freeSets: Buffer[][] = [];
+let setsMade = 0;
 
-function takePair(): Buffer[] | null {
-  const free = freePairs.pop();
+function takeBlocks(): Buffer[] | null {
+  const free = freeSets.pop();
   if (free) return free;
-  if (pairsMade >= DIRECT_MAX_LOGS) return null;
+  if (setsMade >= DIRECT_MAX_LOGS) return null;
   try {
-    const pages = (2 * DIRECT_BLOCK_BYTES) / 65536;
+    const pages = (DIRECT_BLOCKS * DIRECT_BLOCK_BYTES) / 65536;
     const mem = new WebAssembly.Memory({ initial: pages, maximum: pages });
-    pairsMade++;
-    return [Buffer.from(mem.buffer, 0, DIRECT_BLOCK_BYTES), Buffer.from(mem.buffer, DIRECT_BLOCK_BYTES, DIRECT_BLOCK_BYTES)];
+    setsMade++;
+    return Array.from({ length: DIRECT_BLOCKS }, (_, i) => Buffer.from(mem.buffer, i * DIRECT_BLOCK_BYTES, DIRECT_BLOCK_BYTES));
   } catch {
     return null;
   }
@@ -110,9 +115,12 @@ interface Direct {
   inFile: number;
   /** the file offset of its first byte */
   start: number;
-  /** the other block's direct write, while it runs */
-  sending: Promise<void> | null;
-  slowStrikes: number;
+  /** the direct writes, one after the other: settles once every block sent so far is in the file */
+  sent: Promise<void>;
+  /** per block, the write that still reads it */
+  busy: Array<Promise<void> | null>;
+  /** the current window: when it began, blocks sent and milliseconds waited in it */
+  window: { since: number; blocks: number; waitedMs: number };
   /** direct writing failed or is slow: the log leaves it at the next chance */
   leave: boolean;
 }
@@ -185,7 +193,7 @@ export class LogFile extends Writable {
   /** Start writing direct: a second descriptor of the same file with O_DIRECT, the partial page read back into the first block. */
   private async goDirect(): Promise<void> {
     this.cacheOnly = true; // tried once per log, whatever comes of it
-    const blocks = takePair();
+    const blocks = takeBlocks();
     if (!blocks) return;
     let fd: number | undefined;
     try {
@@ -201,10 +209,11 @@ export class LogFile extends Writable {
           fs.closeSync(rd);
         }
       }
-      this.direct = { fd, blocks, cur: 0, fill: partial, inFile: partial, start, sending: null, slowStrikes: 0, leave: false };
+      const window = { since: performance.now(), blocks: 0, waitedMs: 0 };
+      this.direct = { fd, blocks, cur: 0, fill: partial, inFile: partial, start, sent: Promise.resolve(), busy: blocks.map(() => null), window, leave: false };
     } catch {
       if (fd !== undefined) fs.closeSync(fd);
-      freePairs.push(blocks);
+      freeSets.push(blocks);
     }
   }
 
@@ -228,34 +237,46 @@ export class LogFile extends Writable {
     }
   }
 
-  /** The full block goes direct while the other one fills; at most one write at a time. */
+  /** The full block joins the direct writes (one at a time, in order) and the next free block starts filling. */
   private async sendBlock(): Promise<void> {
     const d = this.direct!;
-    if (d.sending) {
-      // the main thread is idle while it waits here, so this measures the disk, not the event loop
-      const t = performance.now();
-      await d.sending;
-      d.slowStrikes = performance.now() - t > DIRECT_SLOW_WAIT_MS ? d.slowStrikes + 1 : 0;
-      if (d.slowStrikes >= DIRECT_SLOW_STRIKES) d.leave = true;
-    }
-    const block = d.blocks[d.cur]!;
+    const k = d.cur;
+    const block = d.blocks[k]!;
     const at = d.start;
     if (d.leave) {
       // refused or slow: this block goes through the cache, and the log leaves direct writing right after
-      d.sending = null;
+      await d.sent;
       await write(this.fd, block, DIRECT_BLOCK_BYTES, at);
     } else {
-      d.sending = this.sendDirect(d, block, at);
-      // awaited later (next block, flush, end); a failure meanwhile must not count as unhandled
-      d.sending.catch(() => undefined);
+      const sending = d.sent.then(() => this.sendDirect(d, block, at));
+      // awaited later (a block's reuse, a flush, the end); a failure meanwhile must not count as unhandled
+      sending.catch(() => undefined);
+      d.sent = d.busy[k] = sending;
     }
-    d.cur ^= 1;
+    d.cur = (k + 1) % d.blocks.length;
     d.start += DIRECT_BLOCK_BYTES;
     d.fill = 0;
     d.inFile = 0;
+    const next = d.busy[d.cur];
+    if (next) {
+      // the main thread is idle while it waits here: the disk is behind by every other block
+      const t = performance.now();
+      await next;
+      d.window.waitedMs += performance.now() - t;
+      d.busy[d.cur] = null;
+    }
+    if (++d.window.blocks >= DIRECT_SLOW_WINDOW_BLOCKS) {
+      const now = performance.now();
+      const ms = now - d.window.since;
+      const slow = (d.window.blocks * DIRECT_BLOCK_BYTES) / (ms / 1000) < DIRECT_SLOW_BYTES_PER_S;
+      if (slow && d.window.waitedMs > DIRECT_SLOW_WAIT_SHARE * ms) d.leave = true;
+      d.window = { since: now, blocks: 0, waitedMs: 0 };
+    }
   }
 
   private async sendDirect(d: Direct, block: Buffer, at: number): Promise<void> {
+    // a block queued before a refusal is written the way the ones after it will be
+    if (d.leave) return write(this.fd, block, DIRECT_BLOCK_BYTES, at);
     try {
       await write(d.fd, block, DIRECT_BLOCK_BYTES, at, 'directBytes');
     } catch {
@@ -269,7 +290,7 @@ export class LogFile extends Writable {
   private async writePartial(): Promise<void> {
     const d = this.direct;
     if (!d) return;
-    if (d.sending) await d.sending;
+    await d.sent;
     if (d.fill > d.inFile) {
       await write(this.fd, d.blocks[d.cur]!.subarray(d.inFile, d.fill), d.fill - d.inFile, d.start + d.inFile);
       d.inFile = d.fill;
@@ -283,7 +304,7 @@ export class LogFile extends Writable {
     await this.writePartial();
     this.direct = null;
     fs.close(d.fd, () => undefined);
-    freePairs.push(d.blocks);
+    freeSets.push(d.blocks);
   }
 
   override _final(cb: (err?: Error | null) => void): void {
@@ -298,9 +319,9 @@ export class LogFile extends Writable {
       const d = this.direct;
       this.direct = null;
       if (d) {
-        await d.sending?.catch(() => undefined);
+        await d.sent.catch(() => undefined);
         fs.close(d.fd, () => undefined);
-        freePairs.push(d.blocks);
+        freeSets.push(d.blocks);
       }
       fs.close(this.fd, (closeErr) => cb(err ?? closeErr));
     });
