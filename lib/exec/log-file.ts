@@ -19,19 +19,19 @@ import { Writable } from 'node:stream';
 /** bytes a log takes through the page cache before it goes direct (most commands never print this much) */
 export const DIRECT_AFTER_BYTES = 8 * 1024 * 1024;
 /** one direct write; a multiple of every block and page size */
-export const DIRECT_BLOCK_BYTES = 1024 * 1024;
+export const DIRECT_BLOCK_BYTES = 256 * 1024;
 /** the offset alignment of direct writes: file offsets are multiples of this */
 const DIRECT_ALIGN_BYTES = 4096;
 /** a partial block is written through the cache once the output has paused this long */
 export const DIRECT_IDLE_FLUSH_MS = 20;
 /**
- * Direct writing ends for a log whose last DIRECT_SLOW_WINDOW_BLOCKS blocks went slower than
+ * Direct writing ends for a log whose last DIRECT_SLOW_WINDOW_BYTES went slower than
  * DIRECT_SLOW_BYTES_PER_S while the output waited for the disk most of that time: such a disk (a USB
  * drive, a network file system), not the command, would set the pace, where the page cache takes the
  * bytes at once. A busy spell of a fast disk (ext4 freeing a big file: 150 MiB/s for a while here)
  * does not end it; on this kind of machine the cache is no faster then.
  */
-const DIRECT_SLOW_WINDOW_BLOCKS = 16;
+export const DIRECT_SLOW_WINDOW_BYTES = 16 * 1024 * 1024;
 const DIRECT_SLOW_BYTES_PER_S = 32 * 1024 * 1024;
 const DIRECT_SLOW_WAIT_SHARE = 0.5;
 /** blocks per log writing direct: the output fills one while the ones before it wait their turn on the disk */
@@ -141,11 +141,6 @@ export class LogFile extends Writable {
   ) {
     super({ highWaterMark: opts.highWaterMark, decodeStrings: true });
     this.cacheOnly = opts.direct === false || fs.constants.O_DIRECT === undefined || process.platform !== 'linux';
-  }
-
-  /** Whether the log writes past the page cache now. */
-  get writesDirect(): boolean {
-    return this.direct !== null && !this.direct.leave;
   }
 
   private queue(op: () => Promise<void>): Promise<void> {
@@ -265,7 +260,7 @@ export class LogFile extends Writable {
       d.window.waitedMs += performance.now() - t;
       d.busy[d.cur] = null;
     }
-    if (++d.window.blocks >= DIRECT_SLOW_WINDOW_BLOCKS) {
+    if (++d.window.blocks * DIRECT_BLOCK_BYTES >= DIRECT_SLOW_WINDOW_BYTES) {
       const now = performance.now();
       const ms = now - d.window.since;
       const slow = (d.window.blocks * DIRECT_BLOCK_BYTES) / (ms / 1000) < DIRECT_SLOW_BYTES_PER_S;

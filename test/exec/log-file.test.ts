@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DIRECT_AFTER_BYTES, DIRECT_BLOCK_BYTES, DIRECT_IDLE_FLUSH_MS, LogFile } from '../../lib/exec/log-file';
+import { DIRECT_AFTER_BYTES, DIRECT_BLOCK_BYTES, DIRECT_IDLE_FLUSH_MS, DIRECT_SLOW_WINDOW_BYTES, LogFile, logWriteTotals } from '../../lib/exec/log-file';
 import { closeLog } from '../../lib/exec/run-logs';
 
 let dir = '';
@@ -54,14 +54,20 @@ function data(bytes: number): Buffer {
 }
 let seed = 1;
 
-/** Write `all` in chunks of uneven sizes (as pipe reads come), honouring backpressure; `during` runs at each step. */
-async function feed(log: LogFile, all: Buffer, during?: () => void): Promise<void> {
+/** Bytes written direct while `fn` ran. */
+async function directBytesOf(fn: () => Promise<void>): Promise<number> {
+  const before = logWriteTotals().directBytes;
+  await fn();
+  return logWriteTotals().directBytes - before;
+}
+
+/** Write `all` in chunks of uneven sizes (as pipe reads come), honouring backpressure. */
+async function feed(log: LogFile, all: Buffer): Promise<void> {
   const sizes = [65536, 1, 4095, 262144, 17, 100_000, 4096];
   for (let i = 0, k = 0; i < all.length; k++) {
     const len = Math.min(sizes[k % sizes.length]!, all.length - i);
     const ok = log.write(all.subarray(i, i + len));
     i += len;
-    during?.();
     if (!ok) await new Promise((r) => log.once('drain', r));
   }
 }
@@ -72,9 +78,11 @@ describe('LogFile', () => {
   it('a small log is written through the cache, byte for byte', async () => {
     const { file, log } = open();
     const all = data(300_000);
-    await feed(log, all);
-    expect(log.writesDirect).toBe(false);
-    await closeLog(log);
+    const direct = await directBytesOf(async () => {
+      await feed(log, all);
+      await closeLog(log);
+    });
+    expect(direct).toBe(0);
     expect(fs.readFileSync(file).equals(all)).toBe(true);
   });
 
@@ -82,10 +90,13 @@ describe('LogFile', () => {
     const { file, log } = open();
     // an odd length: the last block is partial and the switch falls inside a page
     const all = data(DIRECT_AFTER_BYTES + 5 * DIRECT_BLOCK_BYTES + 12_345);
-    let wentDirect = false;
-    await feed(log, all, () => (wentDirect ||= log.writesDirect));
-    await closeLog(log);
-    expect(wentDirect).toBe(directWorks());
+    const direct = await directBytesOf(async () => {
+      await feed(log, all);
+      await closeLog(log);
+    });
+    // whole blocks from the page the switch fell in to the last full block
+    if (directWorks()) expect(direct).toBeGreaterThanOrEqual(4 * DIRECT_BLOCK_BYTES);
+    else expect(direct).toBe(0);
     expect(fs.statSync(file).size).toBe(all.length);
     expect(fs.readFileSync(file).equals(all)).toBe(true);
   });
@@ -108,10 +119,11 @@ describe('LogFile', () => {
   it('direct: false keeps the whole log in the cache path', async () => {
     const { file, log } = open(false);
     const all = data(DIRECT_AFTER_BYTES + 2 * DIRECT_BLOCK_BYTES);
-    let wentDirect = false;
-    await feed(log, all, () => (wentDirect ||= log.writesDirect));
-    await closeLog(log);
-    expect(wentDirect).toBe(false);
+    const direct = await directBytesOf(async () => {
+      await feed(log, all);
+      await closeLog(log);
+    });
+    expect(direct).toBe(0);
     expect(fs.readFileSync(file).equals(all)).toBe(true);
   });
 
@@ -120,10 +132,12 @@ describe('LogFile', () => {
     const { file, fd, log } = open();
     const refused = onDirectWrites(fd, (cb) => process.nextTick(() => cb(Object.assign(new Error('EINVAL: invalid argument, write'), { code: 'EINVAL' }))));
     const all = data(DIRECT_AFTER_BYTES + 6 * DIRECT_BLOCK_BYTES + 99);
-    await feed(log, all);
-    expect(log.writesDirect).toBe(false);
-    await closeLog(log);
+    const direct = await directBytesOf(async () => {
+      await feed(log, all);
+      await closeLog(log);
+    });
     expect(refused()).toBe(1);
+    expect(direct).toBe(0);
     expect(fs.readFileSync(file).equals(all)).toBe(true);
   });
 });
@@ -133,14 +147,15 @@ describe('LogFile on a slow disk', () => {
     if (!directWorks()) return;
     const { file, fd, log } = open();
     // 10 MiB/s: far below what a local disk takes
-    const sent = onDirectWrites(fd, (_cb, forward) => setTimeout(forward, 100));
-    const all = data(DIRECT_AFTER_BYTES + 40 * DIRECT_BLOCK_BYTES + 5);
+    const perBlockMs = (DIRECT_BLOCK_BYTES / (10 * 1024 * 1024)) * 1000;
+    const sent = onDirectWrites(fd, (_cb, forward) => setTimeout(forward, perBlockMs));
+    const window = DIRECT_SLOW_WINDOW_BYTES / DIRECT_BLOCK_BYTES;
+    const all = data(DIRECT_AFTER_BYTES + 2.5 * DIRECT_SLOW_WINDOW_BYTES + 5);
     await feed(log, all);
-    expect(log.writesDirect).toBe(false);
     await closeLog(log);
-    // it went direct, and left after one window of sixteen blocks (the ones still queued then went through the cache): far fewer than the forty the output filled
-    expect(sent()).toBeGreaterThanOrEqual(10);
-    expect(sent()).toBeLessThanOrEqual(16);
+    // it went direct, and left after one window of blocks (the ones still queued then went through the cache): far fewer than the output filled
+    expect(sent()).toBeGreaterThanOrEqual(window - 6);
+    expect(sent()).toBeLessThanOrEqual(window + 4);
     expect(fs.readFileSync(file).equals(all)).toBe(true);
   }, 20_000);
 });
