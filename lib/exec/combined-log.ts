@@ -74,7 +74,8 @@ export class CombinedLog {
     const s = this.state;
     if (s.kind === 'own') return this.hooks.write(name, s.log, chunk);
     if (s.kind === 'splitting') {
-      s.queue.push({ name, chunk });
+      // a pipe's chunk is a view of a buffer its next read overwrites
+      s.queue.push({ name, chunk: Buffer.from(chunk) });
       s.bytes += chunk.length;
       if (s.bytes > SPLIT_QUEUE_MAX_BYTES) this.hooks.hold(name);
       return;
@@ -86,7 +87,7 @@ export class CombinedLog {
       this.relink(name);
       return;
     }
-    this.state = { kind: 'splitting', queue: [{ name, chunk }], bytes: chunk.length };
+    this.state = { kind: 'splitting', queue: [{ name, chunk: Buffer.from(chunk) }], bytes: chunk.length };
     this.split = this.materialize(other, this.hooks.printed(other)).finally(() => this.hooks.release());
   }
 

@@ -4,6 +4,8 @@ import { Writable } from 'node:stream';
 /**
  * A command's log file: written in order at its end, like fs.WriteStream (write() returns false past
  * highWaterMark, 'drain', 'close' once the descriptor is closed), and a zero-length write is a flush.
+ * write() copies the chunk (into pages the log reuses once they are written): the caller may reuse
+ * its buffer as soon as write() returns, as the pipe reader does (fifo.ts).
  *
  * Once a log has taken DIRECT_AFTER_BYTES, the rest goes past the page cache (O_DIRECT, in whole
  * blocks from page-aligned memory, written one after the other while the next ones fill). A command that prints
@@ -45,6 +47,20 @@ const written = { directBytes: 0, cacheBytes: 0 };
 /** A copy of the bytes written direct and through the cache by every log of this process so far. */
 export function logWriteTotals(): { directBytes: number; cacheBytes: number } {
   return { ...written };
+}
+
+/**
+ * write() copies chunks into pages of this size. A log keeps written pages for reuse, as many as its
+ * highWaterMark of queued bytes can fill (the memory its queue may hold anyway): a busy log then
+ * allocates nothing, where fresh pages for every megabyte were garbage for the collector.
+ */
+const COPY_PAGE_BYTES = 64 * 1024;
+
+interface Page {
+  buf: Buffer;
+  used: number;
+  /** chunks in it not yet written */
+  refs: number;
 }
 
 /** Page-aligned blocks, DIRECT_BLOCKS per log (WebAssembly memory starts on a page), made on first need and reused. */
@@ -134,12 +150,18 @@ export class LogFile extends Writable {
   /** every file operation, one after the other */
   private chain: Promise<void> = Promise.resolve();
   private idle: NodeJS.Timeout | undefined;
+  /** the page write() copies into, the written ones kept for reuse, and every page by its memory */
+  private page: Page | null = null;
+  private spare: Page[] = [];
+  private readonly pages = new Map<ArrayBufferLike, Page>();
+  private readonly pagesKept: number;
 
   constructor(
     private readonly fd: number,
     opts: { highWaterMark: number; direct?: boolean },
   ) {
     super({ highWaterMark: opts.highWaterMark, decodeStrings: true });
+    this.pagesKept = Math.ceil(opts.highWaterMark / COPY_PAGE_BYTES) + 1;
     this.cacheOnly = opts.direct === false || fs.constants.O_DIRECT === undefined || process.platform !== 'linux';
   }
 
@@ -149,10 +171,63 @@ export class LogFile extends Writable {
     return next;
   }
 
+  /** Queue a copy of the chunk (a view of pages the log owns); returns what Writable.write returns. */
+  override write(chunk: unknown, encOrCb?: unknown, cb?: unknown): boolean {
+    type W = (c: unknown, e?: unknown, f?: unknown) => boolean;
+    const write = super.write.bind(this) as W;
+    if (!(chunk instanceof Uint8Array) || chunk.length === 0) return write(chunk, encOrCb, cb);
+    const done = typeof encOrCb === 'function' ? encOrCb : cb;
+    let ok = true;
+    for (let off = 0; off < chunk.length; ) {
+      const view = this.copyIn(chunk, off);
+      off += view.length;
+      ok = off < chunk.length || typeof done !== 'function' ? write(view) : write(view, done);
+    }
+    return ok;
+  }
+
+  /** Copy as much of chunk[off..] as the current page takes; the view of the copy. */
+  private copyIn(chunk: Uint8Array, off: number): Buffer {
+    let p = this.page;
+    if (!p || p.used === p.buf.length) {
+      if (p && p.refs === 0) this.recycle(p);
+      p = this.spare.pop() ?? this.newPage();
+      p.used = 0;
+      this.page = p;
+    }
+    const n = Math.min(chunk.length - off, p.buf.length - p.used);
+    p.buf.set(chunk.subarray(off, off + n), p.used);
+    const view = p.buf.subarray(p.used, p.used + n);
+    p.used += n;
+    p.refs++;
+    return view;
+  }
+
+  private newPage(): Page {
+    const p = { buf: Buffer.allocUnsafeSlow(COPY_PAGE_BYTES), used: 0, refs: 0 };
+    this.pages.set(p.buf.buffer, p);
+    return p;
+  }
+
+  /** A written page is kept for reuse (up to pagesKept) or left to the collector. */
+  private recycle(p: Page): void {
+    if (this.spare.length < this.pagesKept) this.spare.push(p);
+    else this.pages.delete(p.buf.buffer);
+  }
+
+  /** The chunks are in the file (or in a direct block): their pages may be reused. */
+  private release(bufs: Buffer[]): void {
+    for (const b of bufs) {
+      const p = b.length > 0 ? this.pages.get(b.buffer) : undefined;
+      if (p && --p.refs === 0 && p !== this.page) this.recycle(p);
+    }
+  }
+
   override _writev(chunks: Array<{ chunk: Buffer }>, cb: (err?: Error | null) => void): void {
     clearTimeout(this.idle);
     const bufs = chunks.map((c) => c.chunk);
     this.queue(() => this.take(bufs)).then(() => {
+      this.release(bufs);
       if (this.direct) {
         this.idle = setTimeout(() => void this.queue(() => this.writePartial()).catch((err) => this.destroy(err)), DIRECT_IDLE_FLUSH_MS);
         this.idle.unref();

@@ -24,7 +24,7 @@ export interface RunOptions {
   /** abort = "killed by the user" */
   signal?: AbortSignal;
   env?: NodeJS.ProcessEnv;
-  /** every raw chunk, synchronously, in order (task unread buffers) */
+  /** every raw chunk, synchronously, in order (task unread buffers); valid only during the call: copy what you keep */
   onData?: (stream: StreamName, chunk: Buffer) => void;
   /** live text, batched (the page) */
   onOutput?: (stream: StreamName, text: string) => void;

@@ -111,6 +111,28 @@ describe('runner', () => {
     fs.rmSync(r.combinedLogPath);
   }, 30_000);
 
+  it('every byte of megabytes of varied output reaches the logs and the capture intact (each pipe read reuses one buffer)', async () => {
+    // numbered lines, so a chunk overwritten by the next read or written twice shows
+    const n = 3_000_000;
+    const r = await runCommand(opts(`seq 1 ${n / 2}; echo between >&2; seq ${n / 2 + 1} ${n}`, { captureMaxBytes: 256 * 1024 }));
+    expect(r.exitCode).toBe(0);
+    let want = '';
+    for (let i = 1; i <= n; i++) want += `${i}\n`;
+    const out = fs.readFileSync(r.logPaths.stdout, 'utf8');
+    expect(out.length).toBe(want.length);
+    expect(out === want).toBe(true);
+    expect(fs.readFileSync(r.logPaths.stderr, 'utf8')).toBe('between\n');
+    // the combined log holds both streams: stdout's lines in order, stderr's line where it arrived
+    const combined = fs.readFileSync(r.combinedLogPath, 'utf8');
+    expect(combined.replace('between\n', '') === want).toBe(true);
+    const snap = r.stdout;
+    expect(snap.totalBytes).toBe(want.length);
+    expect(snap.totalLines).toBe(n);
+    expect(Buffer.concat([snap.head]).toString() === want.slice(0, snap.head.length)).toBe(true);
+    expect(snap.tail.toString() === want.slice(want.length - snap.tail.length)).toBe(true);
+    for (const f of [r.logPaths.stdout, r.logPaths.stderr, r.combinedLogPath]) fs.rmSync(f);
+  }, 60_000);
+
   it('a timeout kills the whole group, grandchildren included, and reaps it', async () => {
     const t0 = Date.now();
     const r = await runCommand(opts('sleep 300 & (sleep 300 &); while true; do echo tick; sleep 0.01; done', { timeoutMs: 1000 }));
