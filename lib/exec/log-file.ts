@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { Writable } from 'node:stream';
+import { CopyPages } from './log-pages';
 
 /**
  * A command's log file: written in order at its end, like fs.WriteStream (write() returns false past
@@ -47,20 +48,6 @@ const written = { directBytes: 0, cacheBytes: 0 };
 /** A copy of the bytes written direct and through the cache by every log of this process so far. */
 export function logWriteTotals(): { directBytes: number; cacheBytes: number } {
   return { ...written };
-}
-
-/**
- * write() copies chunks into pages of this size. A log keeps written pages for reuse, as many as its
- * highWaterMark of queued bytes can fill (the memory its queue may hold anyway): a busy log then
- * allocates nothing, where fresh pages for every megabyte were garbage for the collector.
- */
-const COPY_PAGE_BYTES = 64 * 1024;
-
-interface Page {
-  buf: Buffer;
-  used: number;
-  /** chunks in it not yet written */
-  refs: number;
 }
 
 /** Page-aligned blocks, DIRECT_BLOCKS per log (WebAssembly memory starts on a page), made on first need and reused. */
@@ -150,18 +137,15 @@ export class LogFile extends Writable {
   /** every file operation, one after the other */
   private chain: Promise<void> = Promise.resolve();
   private idle: NodeJS.Timeout | undefined;
-  /** the page write() copies into, the written ones kept for reuse, and every page by its memory */
-  private page: Page | null = null;
-  private spare: Page[] = [];
-  private readonly pages = new Map<ArrayBufferLike, Page>();
-  private readonly pagesKept: number;
+  /** what write() copies chunks into */
+  private readonly pages: CopyPages;
 
   constructor(
     private readonly fd: number,
     opts: { highWaterMark: number; direct?: boolean },
   ) {
     super({ highWaterMark: opts.highWaterMark, decodeStrings: true });
-    this.pagesKept = Math.ceil(opts.highWaterMark / COPY_PAGE_BYTES) + 1;
+    this.pages = new CopyPages(opts.highWaterMark);
     this.cacheOnly = opts.direct === false || fs.constants.O_DIRECT === undefined || process.platform !== 'linux';
   }
 
@@ -179,55 +163,18 @@ export class LogFile extends Writable {
     const done = typeof encOrCb === 'function' ? encOrCb : cb;
     let ok = true;
     for (let off = 0; off < chunk.length; ) {
-      const view = this.copyIn(chunk, off);
+      const view = this.pages.copy(chunk, off);
       off += view.length;
       ok = off < chunk.length || typeof done !== 'function' ? write(view) : write(view, done);
     }
     return ok;
   }
 
-  /** Copy as much of chunk[off..] as the current page takes; the view of the copy. */
-  private copyIn(chunk: Uint8Array, off: number): Buffer {
-    let p = this.page;
-    if (!p || p.used === p.buf.length) {
-      if (p && p.refs === 0) this.recycle(p);
-      p = this.spare.pop() ?? this.newPage();
-      p.used = 0;
-      this.page = p;
-    }
-    const n = Math.min(chunk.length - off, p.buf.length - p.used);
-    p.buf.set(chunk.subarray(off, off + n), p.used);
-    const view = p.buf.subarray(p.used, p.used + n);
-    p.used += n;
-    p.refs++;
-    return view;
-  }
-
-  private newPage(): Page {
-    const p = { buf: Buffer.allocUnsafeSlow(COPY_PAGE_BYTES), used: 0, refs: 0 };
-    this.pages.set(p.buf.buffer, p);
-    return p;
-  }
-
-  /** A written page is kept for reuse (up to pagesKept) or left to the collector. */
-  private recycle(p: Page): void {
-    if (this.spare.length < this.pagesKept) this.spare.push(p);
-    else this.pages.delete(p.buf.buffer);
-  }
-
-  /** The chunks are in the file (or in a direct block): their pages may be reused. */
-  private release(bufs: Buffer[]): void {
-    for (const b of bufs) {
-      const p = b.length > 0 ? this.pages.get(b.buffer) : undefined;
-      if (p && --p.refs === 0 && p !== this.page) this.recycle(p);
-    }
-  }
-
   override _writev(chunks: Array<{ chunk: Buffer }>, cb: (err?: Error | null) => void): void {
     clearTimeout(this.idle);
     const bufs = chunks.map((c) => c.chunk);
     this.queue(() => this.take(bufs)).then(() => {
-      this.release(bufs);
+      this.pages.release(bufs);
       if (this.direct) {
         this.idle = setTimeout(() => void this.queue(() => this.writePartial()).catch((err) => this.destroy(err)), DIRECT_IDLE_FLUSH_MS);
         this.idle.unref();

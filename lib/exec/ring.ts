@@ -4,7 +4,6 @@
  */
 
 import { utf8End } from '../contract/text';
-import { ChunkTail } from './chunk-tail';
 import { countNewlines } from './newlines';
 
 export { countNewlines } from './newlines';
@@ -13,15 +12,22 @@ const NL = 0x0a;
 
 /**
  * A FIFO of at most `capacity` bytes that grows on demand (a quiet command costs almost nothing).
- * When a push would overflow it, the oldest bytes are dropped and counted (bytes and newlines).
+ * Pushed bytes are copied (a pipe's chunk is a view of a buffer its next read overwrites). When a
+ * push would overflow it, the oldest bytes are dropped and counted: bytes, and newlines unless
+ * countDropped is false (a tail that only keeps the end: its owner counts every line already).
  */
 export class ByteRing {
   private buf: Buffer;
   private start = 0;
   private len = 0;
+  private readonly countDropped: boolean;
 
-  constructor(readonly capacity: number) {
+  constructor(
+    readonly capacity: number,
+    opts: { countDropped?: boolean } = {},
+  ) {
     this.buf = Buffer.allocUnsafe(Math.min(capacity, 16 * 1024));
+    this.countDropped = opts.countDropped ?? true;
   }
 
   get length(): number {
@@ -31,20 +37,21 @@ export class ByteRing {
   /** Append bytes; returns what was dropped from the front to make room. */
   push(chunk: Uint8Array): { bytes: number; newlines: number } {
     const cap = this.capacity;
-    if (cap <= 0) return { bytes: chunk.length, newlines: countNewlines(chunk) };
+    const count = this.countDropped;
+    if (cap <= 0) return { bytes: chunk.length, newlines: count ? countNewlines(chunk) : 0 };
     let dropped = 0;
     let droppedNl = 0;
     let data = chunk;
     if (data.length >= cap) {
       // the chunk alone fills the ring: everything held now, and the chunk's own head, go
-      droppedNl += this.newlinesIn(0, this.len) + countNewlines(data, 0, data.length - cap);
+      if (count) droppedNl += this.newlinesIn(0, this.len) + countNewlines(data, 0, data.length - cap);
       dropped += this.len + data.length - cap;
       data = data.subarray(data.length - cap);
       this.start = 0;
       this.len = 0;
     } else if (this.len + data.length > cap) {
       const over = this.len + data.length - cap;
-      droppedNl += this.newlinesIn(0, over);
+      if (count) droppedNl += this.newlinesIn(0, over);
       dropped += over;
       this.start = (this.start + over) % this.buf.length;
       this.len -= over;
@@ -132,7 +139,8 @@ export class HeadTailCapture {
   private head: Buffer;
   private headLen = 0;
   private readonly headMax: number;
-  private readonly tail: ChunkTail;
+  /** the last bytes; every line is counted in push, so the ring does not count what it drops */
+  private readonly tail: ByteRing;
   private newlines = 0;
   private lastByte = -1;
   totalBytes = 0;
@@ -141,7 +149,7 @@ export class HeadTailCapture {
     const max = Math.max(0, Math.floor(maxBytes));
     this.headMax = Math.floor(max * headShare);
     this.head = Buffer.allocUnsafe(Math.min(this.headMax, 4096));
-    this.tail = new ChunkTail(max - this.headMax);
+    this.tail = new ByteRing(max - this.headMax, { countDropped: false });
   }
 
   push(chunk: Uint8Array): void {
@@ -170,7 +178,7 @@ export class HeadTailCapture {
 
   snapshot(): CaptureSnapshot {
     const head = Buffer.from(this.head.subarray(0, this.headLen));
-    const tail = this.tail.snapshot();
+    const tail = this.tail.peek();
     return {
       head,
       tail,

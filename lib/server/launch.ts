@@ -121,6 +121,9 @@ export async function launch(argv: string[]): Promise<void> {
   });
   // a request body is read by the route handlers; the door itself never buffers one
   server.requestTimeout = 0;
+  // an idle keep-alive connection stays open longer than clients keep theirs (undici: 4 s), so a
+  // script's request never meets one the server is closing at that moment (an ECONNRESET under load)
+  server.keepAliveTimeout = 75_000;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import type { TaskInfo } from '../../lib/tasks/manager';
 import { tempWorkspace } from '../helpers';
 import { readChunks, startClamp, type RunningClamp } from '../server/harness';
@@ -121,6 +121,8 @@ const percentile = (xs: number[], p: number) => {
 
 describe('20 sessions at once', () => {
   it('every result arrives, the task stream keeps delivering, the page and API stay responsive', { timeout: 120_000 }, async () => {
+    // what the server printed (a crash's stack) is what the next reader of a failure needs
+    onTestFailed(() => console.error(`the server's output, last 6,000 characters:\n${clamp.output().slice(-6000)}\nexit code: ${clamp.proc.exitCode}`));
     const ids: string[] = [];
     for (let i = 0; i < SESSIONS; i++) {
       const created = await clamp.api('/api/sessions', { json: { title: `load ${i}` } });
