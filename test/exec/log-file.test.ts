@@ -54,13 +54,6 @@ function data(bytes: number): Buffer {
 }
 let seed = 1;
 
-/** Bytes written direct while `fn` ran. */
-async function directBytesOf(fn: () => Promise<void>): Promise<number> {
-  const before = logWriteTotals().directBytes;
-  await fn();
-  return logWriteTotals().directBytes - before;
-}
-
 /** Write `all` in chunks of uneven sizes (as pipe reads come), honouring backpressure. */
 async function feed(log: LogFile, all: Buffer): Promise<void> {
   const sizes = [65536, 1, 4095, 262144, 17, 100_000, 4096];
@@ -72,16 +65,21 @@ async function feed(log: LogFile, all: Buffer): Promise<void> {
   }
 }
 
+/** Feed `all` to the log and close it; the bytes it wrote direct meanwhile. */
+async function writeAll(log: LogFile, all: Buffer): Promise<number> {
+  const before = logWriteTotals().directBytes;
+  await feed(log, all);
+  await closeLog(log);
+  return logWriteTotals().directBytes - before;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('LogFile', () => {
   it('a small log is written through the cache, byte for byte', async () => {
     const { file, log } = open();
     const all = data(300_000);
-    const direct = await directBytesOf(async () => {
-      await feed(log, all);
-      await closeLog(log);
-    });
+    const direct = await writeAll(log, all);
     expect(direct).toBe(0);
     expect(fs.readFileSync(file).equals(all)).toBe(true);
   });
@@ -90,10 +88,7 @@ describe('LogFile', () => {
     const { file, log } = open();
     // an odd length: the last block is partial and the switch falls inside a page
     const all = data(DIRECT_AFTER_BYTES + 5 * DIRECT_BLOCK_BYTES + 12_345);
-    const direct = await directBytesOf(async () => {
-      await feed(log, all);
-      await closeLog(log);
-    });
+    const direct = await writeAll(log, all);
     // whole blocks from the page the switch fell in to the last full block
     if (directWorks()) expect(direct).toBeGreaterThanOrEqual(4 * DIRECT_BLOCK_BYTES);
     else expect(direct).toBe(0);
@@ -119,10 +114,7 @@ describe('LogFile', () => {
   it('direct: false keeps the whole log in the cache path', async () => {
     const { file, log } = open(false);
     const all = data(DIRECT_AFTER_BYTES + 2 * DIRECT_BLOCK_BYTES);
-    const direct = await directBytesOf(async () => {
-      await feed(log, all);
-      await closeLog(log);
-    });
+    const direct = await writeAll(log, all);
     expect(direct).toBe(0);
     expect(fs.readFileSync(file).equals(all)).toBe(true);
   });
@@ -132,10 +124,7 @@ describe('LogFile', () => {
     const { file, fd, log } = open();
     const refused = onDirectWrites(fd, (cb) => process.nextTick(() => cb(Object.assign(new Error('EINVAL: invalid argument, write'), { code: 'EINVAL' }))));
     const all = data(DIRECT_AFTER_BYTES + 6 * DIRECT_BLOCK_BYTES + 99);
-    const direct = await directBytesOf(async () => {
-      await feed(log, all);
-      await closeLog(log);
-    });
+    const direct = await writeAll(log, all);
     expect(refused()).toBe(1);
     expect(direct).toBe(0);
     expect(fs.readFileSync(file).equals(all)).toBe(true);
