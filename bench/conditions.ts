@@ -86,6 +86,12 @@ function busyTicks(stat: string): number {
   return f[0] + f[1] + f[2] + f[5] + f[6];
 }
 
+/** The machine's busy CPU time so far, in ms over all cores (USER_HZ is 100 on Linux); null without /proc. */
+export function machineBusyMs(): number | null {
+  const stat = readProcStat();
+  return stat ? busyTicks(stat) * 10 : null;
+}
+
 function procsRunning(stat: string): number | null {
   const m = /^procs_running (\d+)$/m.exec(stat);
   return m ? Number(m[1]) : null;

@@ -15,6 +15,7 @@ import path from 'node:path';
 import type { DiagnosticsSettingsView } from '../lib/contract/diagnostics';
 import { startFakeOpenAI, type FakeReply, type FakeRequest } from '../test/fake-openai';
 import { startClamp } from '../test/server/harness';
+import { machineBusyMs } from './conditions';
 import { type Benchmark, type Target, fmtMs, median, scratchDir } from './lib';
 
 const STEPS = Number(process.env.BENCH_TURN_STEPS ?? 100);
@@ -23,13 +24,6 @@ const REPEATS = Number(process.env.BENCH_REPEATS ?? 30);
 const TARGET_MS = 50;
 /** what Chromium sends: the server sees the page's request, compression offered included */
 const PAGE_HEADERS = { 'accept-encoding': 'gzip, deflate, br, zstd' };
-
-/** CPU time the whole machine spent busy so far (ms, all cores), from /proc/stat. */
-function machineBusyMs(): number {
-  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  // user nice system idle iowait irq softirq steal: busy is all but idle and iowait (USER_HZ = 100)
-  return ((f.reduce((a, b) => a + b, 0) - f[3]! - f[4]!) * 1000) / 100;
-}
 
 /**
  * Wait (at most 60 s) until the server lists no language server as starting and the machine has been
@@ -49,7 +43,8 @@ async function languageServerSettled(clamp: Awaited<ReturnType<typeof startClamp
   while (performance.now() < until) {
     const b0 = machineBusyMs();
     await new Promise((res) => setTimeout(res, 500));
-    if (machineBusyMs() - b0 < 0.2 * 500) break;
+    const b1 = machineBusyMs();
+    if (b0 === null || b1 === null || b1 - b0 < 0.2 * 500) break;
   }
   return { text: `${states || 'none listed'} and the machine idle, after ${((performance.now() - t0) / 1000).toFixed(1)} s` };
 }
