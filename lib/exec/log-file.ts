@@ -83,30 +83,13 @@ const write = (fd: number, buf: Buffer, len: number, at: number, how: keyof type
     step();
   });
 
-const writev = (fd: number, bufs: Buffer[], at: number) =>
-  new Promise<void>((resolve, reject) =>
-    fs.writev(fd, bufs, at, (err, n) => {
-      if (err) return reject(err);
-      const total = bufs.reduce((s, b) => s + b.length, 0);
-      written.cacheBytes += n;
-      if (n === total) return resolve();
-      // a short write (rare on regular files): the rest, one buffer at a time
-      void (async () => {
-        let skip = n;
-        let pos = at + n;
-        for (const b of bufs) {
-          if (skip >= b.length) {
-            skip -= b.length;
-            continue;
-          }
-          const rest = b.subarray(skip);
-          skip = 0;
-          await write(fd, rest, rest.length, pos);
-          pos += rest.length;
-        }
-      })().then(resolve, reject);
-    }),
-  );
+async function writev(fd: number, bufs: Buffer[], at: number): Promise<void> {
+  const n = await new Promise<number>((resolve, reject) => fs.writev(fd, bufs, at, (err, wrote) => (err ? reject(err) : resolve(wrote))));
+  written.cacheBytes += n;
+  const total = bufs.reduce((sum, b) => sum + b.length, 0);
+  // a short write (rare on regular files): the rest in one piece
+  if (n < total) await write(fd, Buffer.concat(bufs).subarray(n), total - n, at + n);
+}
 
 interface Direct {
   fd: number;
