@@ -10,12 +10,13 @@ import path from 'node:path';
  * for stdio 'pipe'. A command then sees what a shell pipeline gives it (a pipe: `/dev/stdout` can be
  * opened, as in a terminal), and writing into a pipe costs the command less than writing into a
  * socket: on 2 cores, a gigabyte of output moved about 12% faster. Node has no pipe(2), so the pipes
- * are named ones made by mkfifo, several at a time (one spawn serves FIFO_BATCH commands); each is
- * opened at both ends and unlinked at once, so nothing else can open it.
+ * are named ones made by mkfifo, several at a time (one spawn serves FIFO_BATCH / 2 commands, and the
+ * next batch is made in the background); each is opened at both ends and unlinked at once, so
+ * nothing else can open it.
  */
 
 /** FIFOs made per mkfifo call (two per command). */
-const FIFO_BATCH = 16;
+const FIFO_BATCH = 32;
 
 export interface PipeEnds {
   /** our end: read it with readerOf() */
@@ -64,11 +65,31 @@ function sweepDead(): void {
   }
 }
 
+function batchNames(d: string): string[] {
+  return Array.from({ length: FIFO_BATCH }, () => path.join(d, crypto.randomBytes(6).toString('hex')));
+}
+
+let refilling = false;
+
+/** Make the next batch in the background, so a command seldom waits for mkfifo (a synchronous spawn on the event loop). */
+function refill(d: string): void {
+  if (refilling) return;
+  refilling = true;
+  const names = batchNames(d);
+  const child = spawn('mkfifo', ['-m', '600', ...names], { stdio: 'ignore' });
+  child.on('error', () => (refilling = false));
+  child.on('exit', (code) => {
+    refilling = false;
+    if (code === 0 && dir === d) made.push(...names);
+    else for (const n of names) fs.rmSync(n, { force: true });
+  });
+}
+
 function nextFifo(): string | null {
   const d = fifoDir();
   if (!d) return null;
   if (made.length === 0) {
-    const names = Array.from({ length: FIFO_BATCH }, () => path.join(d, crypto.randomBytes(6).toString('hex')));
+    const names = batchNames(d);
     const r = spawnSync('mkfifo', ['-m', '600', ...names], { stdio: 'ignore' });
     if (r.status !== 0) {
       // no mkfifo on this machine: socket pairs from now on
@@ -77,7 +98,9 @@ function nextFifo(): string | null {
     }
     made.push(...names);
   }
-  return made.pop()!;
+  const next = made.pop()!;
+  if (made.length < FIFO_BATCH / 2) refill(d);
+  return next;
 }
 
 /** One pipe, both ends open and its name already gone; null when pipes cannot be made here. */

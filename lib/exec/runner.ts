@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { CommandRun, type SpawnSpec } from './run-state';
+import { spawnTurn } from './spawn-turn';
 import { sandboxArgs, sandboxStatus, withoutSecrets } from './sandbox';
 import type { RunHandle, RunOptions, RunResult } from './run-types';
 
@@ -82,6 +83,7 @@ function spawnSpec(o: RunOptions): SpawnSpec | { error: string } {
 }
 
 /** Run a command to the end (the foreground path: start + await). Never throws. */
-export function runCommand(o: RunOptions): Promise<RunResult> {
+export async function runCommand(o: RunOptions): Promise<RunResult> {
+  await spawnTurn();
   return startCommand(o).done;
 }

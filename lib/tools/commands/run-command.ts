@@ -13,6 +13,7 @@ import type { SandboxSpec } from '../../exec/sandbox';
 import { sandboxChoice, sandboxSpecFor, savedSandboxSettings, withApprovedNetwork, withSandbox, type SandboxChoice } from './sandbox-policy';
 import { formatRun } from '../../exec/format';
 import { tasksFor } from '../../tasks/manager';
+import { spawnTurn } from '../../exec/spawn-turn';
 
 const schema = z.strictObject({
   command: z.string().describe('Command line for bash -c.'),
@@ -159,7 +160,10 @@ export const runCommandTool = defineTool({
     const choice = withApprovedNetwork(sandboxChoice(ctx.mode, input.sandbox, process.env, savedSandboxSettings(ctx)), ctx);
     const sandbox = sandboxSpecFor(choice, ctx);
     const notes = [...(note ? [note] : []), ...sandboxNotes(choice)];
-    if (background) return startBackground(input, ctx, cwd, timeoutMs, notes, choice);
+    if (background) {
+      await spawnTurn();
+      return startBackground(input, ctx, cwd, timeoutMs, notes, choice);
+    }
 
     const progress = ctx.onProgress;
     const r = await runCommand({
