@@ -1,7 +1,7 @@
 'use client';
 
-import { memo } from 'react';
-import ReactMarkdown, { type Components } from 'react-markdown';
+import { memo, type ReactElement } from 'react';
+import renderMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
 import type { ClampDataParts, TurnCut } from '@/lib/contract/protocol';
@@ -36,15 +36,39 @@ const components: Components = {
   ),
 };
 
+/** The characters of markdown kept rendered (each with its element tree), newest use last. */
+const RENDERED_MAX_CHARS = 1_000_000;
+const rendered = new Map<string, ReactElement>();
+let renderedChars = 0;
+
+/**
+ * A text's rendered markdown, parsed once: a message scrolled back into view, or a text that
+ * recurs, reuses its element tree (parsing costs a few ms a message, paid on every mount when rows
+ * scroll in and out). Bounded by characters, so a long message streaming in leaves no pile of its
+ * earlier versions.
+ */
+function renderedMarkdown(text: string): ReactElement {
+  const kept = rendered.get(text);
+  if (kept) {
+    rendered.delete(text);
+    rendered.set(text, kept);
+    return kept;
+  }
+  const el = renderMarkdown({ children: text, remarkPlugins, rehypePlugins, components });
+  if (text.length > RENDERED_MAX_CHARS / 4) return el;
+  rendered.set(text, el);
+  renderedChars += text.length;
+  for (const [k] of rendered) {
+    if (renderedChars <= RENDERED_MAX_CHARS) break;
+    rendered.delete(k);
+    renderedChars -= k.length;
+  }
+  return el;
+}
+
 /** Markdown with GitHub extensions and highlighted code; re-parsed only when its text changes. */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
-  return (
-    <div className="md">
-      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
-        {text}
-      </ReactMarkdown>
-    </div>
-  );
+  return <div className="md">{renderedMarkdown(text)}</div>;
 });
 
 function Notice({ notice }: { notice: ClampDataParts['notice'] }) {

@@ -24,6 +24,18 @@ describe('Markdown', () => {
     expect(html).toContain('let x = 1');
     expect(html).not.toContain('hljs-keyword');
   });
+
+  it('a text rendered again (a row scrolled back into view) gives the same markup; each streamed version its own', () => {
+    const first = render('Run `npm test`, then **fix** it.');
+    expect(render('Run `npm test`, then **fix** it.')).toBe(first);
+    expect(first).toContain('<code>npm test</code>');
+    const streamed: Array<[string, string]> = [
+      ['One', '<p>One</p>'],
+      ['One *two*', '<p>One <em>two</em></p>'],
+      ['One *two* `three`', '<p>One <em>two</em> <code>three</code></p>'],
+    ];
+    for (const [text, html] of streamed) expect(render(text)).toBe(`<div class="md">${html}</div>`);
+  });
 });
 
 describe('estimateRowPx', () => {
