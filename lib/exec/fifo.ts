@@ -16,7 +16,7 @@ import path from 'node:path';
  */
 
 /** FIFOs made per mkfifo call (two per command). */
-const FIFO_BATCH = 32;
+export const FIFO_BATCH = 32;
 
 export interface PipeEnds {
   /** our end: read it with readerOf() */

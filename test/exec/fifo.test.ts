@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../lib/server/build';
-import { closeFd, openPipe, readerOf } from '../../lib/exec/fifo';
+import { closeFd, FIFO_BATCH, openPipe, readerOf } from '../../lib/exec/fifo';
 
 describe('command pipes (fifo.ts)', () => {
   it('a pipe carries what is written to its end, ends when the writer closes, and has no name left', async () => {
@@ -23,7 +23,7 @@ describe('command pipes (fifo.ts)', () => {
     expect(dirs).toHaveLength(1);
     // the batch's unused pipes wait there; none is open by anyone but this test's, whose name is gone
     const left = fs.readdirSync(path.join(os.tmpdir(), dirs[0]));
-    expect(left.length).toBeLessThan(32);
+    expect(left.length).toBeLessThan(FIFO_BATCH);
     expect(fs.statSync(path.join(os.tmpdir(), dirs[0])).mode & 0o777).toBe(0o700);
   });
 
