@@ -7,7 +7,7 @@ import { createToolRegistry } from '../../dispatch/all-tools';
 import { parseSandboxLevel, SandboxConfigError } from '../../exec/sandbox';
 import { reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } from '../../exec/leftovers';
 import { closeDb, newId, openDb, StoreError } from '../../store/db';
-import { createSession, requireSession } from '../../store/sessions';
+import { createSession, getSession, requireSession } from '../../store/sessions';
 import { HttpError, type ServerConfig } from '../http';
 import { startSessionTurn } from '../turn';
 import { EXIT, parseRunArgs, RUN_USAGE, UsageError, type RunArgs } from './args';
@@ -64,7 +64,9 @@ async function prepare(args: RunArgs, io: RunIo) {
   if (!model.ok) throw new UsageError(`No usable model. ${model.status.help ?? ''}`.trim());
   const created = !args.session;
   const sessionId = args.session ?? createSession(db, { workspace: cfg.workspace, mode: args.mode }, cfg.mode).id;
-  return { prompt, cfg, rules, model, sessionId, created };
+  // the mode the run works in: the flag, else the session's own (a new one took the settings' or CLAMP_MODE)
+  const mode = args.mode ?? getSession(db, sessionId)?.mode ?? cfg.mode;
+  return { prompt, cfg, rules, model, sessionId, created, mode };
 }
 
 /**
@@ -138,7 +140,7 @@ export async function runHeadless(argv: readonly string[], io: RunIo = { stdin: 
       }
       throw err;
     }
-    const header = { type: 'clamp-session', sessionId, created: prep.created, workspace: cfg.workspace, model: prep.model.status.label, mode: mode ?? null };
+    const header = { type: 'clamp-session', sessionId, created: prep.created, workspace: cfg.workspace, model: prep.model.status.label, mode: prep.mode };
     if (args.json) emit(header);
     else io.stderr.write(`clamp run: ${prep.created ? 'new session' : 'session'} ${sessionId} · ${prep.model.status.label} · ${cfg.workspace}\n`);
     const reader = stream.getReader();
