@@ -34,6 +34,13 @@ export interface SandboxSpec {
   network: boolean;
   /** the home directory whose secrets are hidden (default: $HOME of the environment, else os.homedir()) */
   home?: string;
+  /**
+   * What the confined program itself runs from (a language server's install folder, Node), shown read-only
+   * wherever it lies — also under /tmp, which the sandbox replaces: bound after what replaces it and before
+   * the workspace and the hidden paths, so a secret inside one stays hidden. Paths Clamp or the person
+   * named, never the workspace.
+   */
+  runsFrom?: readonly string[];
 }
 
 /** Secret folders and files under HOME, hidden from every sandboxed command when they exist. */
@@ -174,6 +181,7 @@ function gitGuards(workspace: string): string[] {
  */
 export function sandboxArgs(spec: SandboxSpec, cwd: string, env: NodeJS.ProcessEnv): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  for (const p of spec.runsFrom ?? []) args.push('--ro-bind', p, p);
   args.push(spec.level === 'workspace-write' ? '--bind' : '--ro-bind', spec.workspace, spec.workspace);
   // after the workspace: a secret inside it (a workspace that is HOME) stays hidden
   const { dirs, files } = hiddenPaths(spec, env);

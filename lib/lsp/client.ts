@@ -12,7 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { signalGroup, waitGroupGone } from '../exec/group';
 import { sandboxArgs, withoutSecrets } from '../exec/sandbox';
 import { RpcConnection, RpcError } from './rpc';
-import { languageIdOf, packageFile, type ServerSpec } from './servers';
+import { languageIdOf, type ServerSpec } from './servers';
+import { runsFrom } from './runs-from';
 import type { FileDiagnostic } from '../contract/diagnostics';
 
 /** A diagnostic as a server reported it (a FileDiagnostic before its path is known). */
@@ -37,6 +38,8 @@ const TS_CATEGORY: Record<string, RawDiagnostic['severity']> = { error: 'error',
 /** Documents kept open per server; the least recently checked is closed past it. */
 const OPEN_DOCUMENTS_MAX = 64;
 const STDERR_KEPT_BYTES = 4000;
+/** How long a server that closed its output or exited is given to finish exiting and writing its last words. */
+const EXIT_WORDS_WAIT_MS = 1000;
 
 interface LspDiagnostic {
   range?: { start?: { line?: number; character?: number } };
@@ -75,12 +78,18 @@ function fromTs(d: TsDiagnostic): RawDiagnostic {
   };
 }
 
-/** The TypeScript the built-in server should run: the workspace's own only inside the sandbox. */
-export function typescriptFor(workspace: string, sandboxed: boolean): { path: string; source: TsSource } | undefined {
+/** The TypeScript the built-in server should run: the workspace's own only inside the sandbox, else Clamp's (`clampLib`). */
+export function typescriptFor(workspace: string, sandboxed: boolean, clampLib: string | undefined): { path: string; source: TsSource } | undefined {
   const own = path.join(workspace, 'node_modules/typescript/lib');
   if (sandboxed && fs.existsSync(path.join(own, 'tsserver.js'))) return { path: own, source: 'workspace' };
-  const pkg = packageFile('typescript/package.json');
-  return pkg ? { path: path.join(path.dirname(pkg), 'lib'), source: 'clamp' } : undefined;
+  return clampLib && fs.existsSync(path.join(clampLib, 'tsserver.js')) ? { path: clampLib, source: 'clamp' } : undefined;
+}
+
+/** What a server's stderr says about why it stopped: its last line naming an error (Node's "Error: Cannot find module …"), else its last lines. */
+export function lastWords(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  const named = lines.findLast((l) => /^(\w*Error\b|error\b|fatal\b)/i.test(l));
+  return (named ?? lines.slice(-3).join(' ')).slice(0, 500);
 }
 
 export class LspClient {
@@ -138,14 +147,14 @@ export class LspClient {
     let args = spec.args;
     let initializationOptions = spec.initializationOptions;
     if (spec.kind === 'typescript') {
-      const ts = typescriptFor(workspace, this.sandboxed);
+      const ts = typescriptFor(workspace, this.sandboxed, spec.typescriptLib);
       if (!ts) throw this.fail('Clamp cannot find its own TypeScript (the typescript package); reinstall Clamp with npm ci');
       this.tsSource = ts.source;
       initializationOptions = { ...initializationOptions, tsserver: { path: ts.path }, disableAutomaticTypingAcquisition: true, hostInfo: 'clamp' };
     }
     const env = withoutSecrets(this.o.env);
     if (this.o.bwrap) {
-      const confine = sandboxArgs({ level: 'read-only', workspace, dataDir: this.o.dataDir, network: false }, workspace, env);
+      const confine = sandboxArgs({ level: 'read-only', workspace, dataDir: this.o.dataDir, network: false, runsFrom: runsFrom(spec, this.o.env) }, workspace, env);
       args = [...confine, command, ...args];
       command = this.o.bwrap;
     }
@@ -160,8 +169,18 @@ export class LspClient {
     const exited = new Promise<never>((_, reject) => {
       child.on('error', (e) => reject(this.fail(`${spec.command} could not start (${e.message})`)));
       child.on('exit', (code, signal) => {
-        const last = this.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500);
-        reject(this.fail(`the server exited (${signal ?? `code ${code}`})${last ? `: ${last}` : ''}`));
+        const say = () => {
+          const last = lastWords(this.stderr);
+          reject(this.fail(`the server exited (${signal ?? `code ${code}`})${last ? `: ${last}` : ''}`));
+        };
+        // its last words may still be in the pipe when it exits
+        const err = child.stderr;
+        if (!err || err.readableEnded) return say();
+        const t = setTimeout(say, EXIT_WORDS_WAIT_MS);
+        err.once('end', () => {
+          clearTimeout(t);
+          say();
+        });
       });
     });
     exited.catch(() => undefined);
@@ -190,7 +209,9 @@ export class LspClient {
       },
       { timeoutMs: this.o.startTimeoutMs },
     );
-    const r = await Promise.race([init, exited]).catch((e: unknown) => {
+    const r = await Promise.race([init, exited]).catch(async (e: unknown) => {
+      // its output closes as it exits: how it exited and its last words say why, not the closed pipe
+      if (e instanceof RpcError && e.kind === 'closed') await Promise.race([exited.catch(() => undefined), new Promise((ok) => setTimeout(ok, EXIT_WORDS_WAIT_MS))]);
       throw this.fail(e instanceof RpcError && e.kind === 'timeout' ? `it did not finish starting within ${Math.round(this.o.startTimeoutMs / 1000)} s` : e instanceof Error ? e.message : String(e));
     });
     this.capabilities = r?.capabilities ?? {};

@@ -27,6 +27,8 @@ export interface ServerSpec {
   sandbox: boolean;
   /** 'typescript': the built-in server, asked through tsserver's synchronous diagnostics */
   kind: 'typescript' | 'generic';
+  /** the built-in server: the lib folder of Clamp's own TypeScript (run where the workspace has none of its own) */
+  typescriptLib?: string;
 }
 
 const serverEntry = z.strictObject({
@@ -74,17 +76,32 @@ export function packageFile(spec: string): string | undefined {
   return undefined;
 }
 
-/** The built-in TypeScript/JavaScript server: Clamp's typescript-language-server on Clamp's Node. */
-export function typescriptServer(): ServerSpec | undefined {
-  const pkg = packageFile('typescript-language-server/package.json');
-  if (!pkg) return undefined;
+/** A package of Clamp's: under `root` when one is given (Clamp's install folder), else where Node resolves it from Clamp. */
+function clampPackageDir(name: string, root?: string): string | undefined {
+  if (root) {
+    const dir = path.join(root, 'node_modules', name);
+    return fs.existsSync(path.join(dir, 'package.json')) ? dir : undefined;
+  }
+  const pkg = packageFile(`${name}/package.json`);
+  return pkg ? path.dirname(pkg) : undefined;
+}
+
+/**
+ * The built-in TypeScript/JavaScript server: Clamp's typescript-language-server on Clamp's Node, with
+ * Clamp's TypeScript. `root`: Clamp's install folder (default: wherever Node finds Clamp's packages).
+ */
+export function typescriptServer(root?: string): ServerSpec | undefined {
+  const tls = clampPackageDir('typescript-language-server', root);
+  if (!tls) return undefined;
+  const ts = clampPackageDir('typescript', root);
   return {
     name: 'typescript',
     command: process.execPath,
-    args: [path.join(path.dirname(pkg), 'lib/cli.mjs'), '--stdio'],
+    args: [path.join(tls, 'lib/cli.mjs'), '--stdio'],
     patterns: ['*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}'],
     sandbox: true,
     kind: 'typescript',
+    ...(ts ? { typescriptLib: path.join(ts, 'lib') } : {}),
   };
 }
 

@@ -222,7 +222,7 @@ class LspDiagnostics implements DiagnosticsService {
       const where = placement(spec, this.env);
       const base = { name: spec.name, command: spec.kind === 'typescript' ? 'typescript-language-server (built in)' : [spec.command, ...spec.args].join(' '), patterns: spec.patterns, sandboxed: !!where.bwrap };
       if (where.problem) return { ...base, state: where.problem, detail: where.detail };
-      const ts = spec.kind === 'typescript' ? { typescript: c?.tsSource ?? typescriptFor(this.o.workspace, !!where.bwrap)?.source } : {};
+      const ts = spec.kind === 'typescript' ? { typescript: c?.tsSource ?? typescriptFor(this.o.workspace, !!where.bwrap, spec.typescriptLib)?.source } : {};
       if (!c) return { ...base, ...ts, state: 'idle', detail: 'starts on the first edit of a file it covers' };
       if (c.failure) return { ...base, ...ts, state: 'failed', detail: `${c.failure}; it starts again on the next edit` };
       return { ...base, ...ts, state: c.initialized ? 'running' : 'starting' };
