@@ -334,6 +334,72 @@ describe('a workspace inside a larger repository', () => {
   });
 });
 
+describe('where git runs', () => {
+  afterEach(() => {
+    delete process.env.CLAMP_BWRAP;
+    delete process.env.CLAMP_SANDBOX;
+  });
+
+  it('inside the sandbox: a hook runs, but cannot write outside the workspace', async () => {
+    initRepo();
+    const mark = path.join(ws.root, 'hook-ran');
+    ws.write('.git/hooks/pre-commit', `#!/bin/sh\necho inside > ${mark} || echo "could not write outside" >&2\nexit 0\n`);
+    fs.chmodSync(path.join(ws.workspace, '.git/hooks/pre-commit'), 0o755);
+    ws.write('a.txt', 'a\n');
+    git('add', 'a.txt');
+    const r = await h().call('git_commit', { message: 'x' });
+    expect(r.status, r.output).toBe('ok');
+    expect(fs.existsSync(mark)).toBe(false);
+  });
+
+  it('on the host only when the sandbox is turned off explicitly (CLAMP_SANDBOX=off)', async () => {
+    process.env.CLAMP_SANDBOX = 'off';
+    initRepo();
+    const mark = path.join(ws.root, 'hook-ran');
+    ws.write('.git/hooks/pre-commit', `#!/bin/sh\necho outside > ${mark}\n`);
+    fs.chmodSync(path.join(ws.workspace, '.git/hooks/pre-commit'), 0o755);
+    ws.write('a.txt', 'a\n');
+    git('add', 'a.txt');
+    expect((await h().call('git_commit', { message: 'x' })).status).toBe('ok');
+    expect(fs.readFileSync(mark, 'utf8')).toBe('outside\n');
+  });
+
+  it('not at all when the sandbox cannot start: the error names the git command to run with run_command', async () => {
+    process.env.CLAMP_BWRAP = path.join(ws.root, 'no-bwrap');
+    initRepo();
+    const r = await h().call('git_status', {});
+    const step = 'Run `git status --short --branch` with run_command instead: the person is asked first, since it would run outside the sandbox (auto mode refuses it).';
+    expect(r).toMatchObject({ status: 'error', hint: step });
+    expect(r.output).toBe(
+      "git_status runs git only inside Clamp's sandbox, because git runs programs the repository names (hooks, filters, fsmonitor, pagers, textconv, gpg), and the sandbox cannot start here: " +
+        'bubblewrap (bwrap) is not installed; install it (Debian/Ubuntu: apt-get install bubblewrap) or turn the sandbox off explicitly with CLAMP_SANDBOX=off.\n' +
+        step,
+    );
+    expect((await h().call('git_diff', { path: 'a b.txt', staged: true })).hint).toBe(
+      "Run `git diff --relative --cached -- 'a b.txt'` with run_command instead: the person is asked first, since it would run outside the sandbox (auto mode refuses it).",
+    );
+    expect((await h().call('git_commit', { message: "it's done", paths: ['a.txt'] })).hint).toBe(
+      "Run `git commit -m 'it'\\''s done' -- a.txt` with run_command instead: the person is asked first, since it would run outside the sandbox (auto mode refuses it).",
+    );
+  });
+
+  it('a workspace inside a bigger repository: a look works, a commit is refused with the next step', async () => {
+    initRepo();
+    commitFile('pkg/in.txt', 'i\n', 'first');
+    ws.write('pkg/in.txt', 'i2\n');
+    git('add', 'pkg/in.txt');
+    const sub = harness(TOOLS, { workspace: path.join(ws.workspace, 'pkg'), dataDir: ws.dataDir });
+    expect((await sub.call('git_log', {})).output).toMatch(/^All 1 commit, newest first:\n[0-9a-f]+ 2024-05-01 Ada Tester: first$/);
+    const r = await sub.call('git_commit', { message: 'x' });
+    expect(r.status).toBe('error');
+    expect(r.output).toContain('Read-only file system');
+    expect(r.hint).toBe(
+      'The sandbox git_commit runs git in keeps this repository\'s git directory read-only: it lies outside the workspace (a worktree, or a workspace inside a bigger repository), or the sandbox level is read-only. Ask the user to run the git command themselves, or run it with run_command with sandbox: "off" and a sandbox_reason (the person must approve it).',
+    );
+    expect(git('rev-list', '--count', 'HEAD').trim()).toBe('1');
+  });
+});
+
 describe('schemas', () => {
   it.each(TOOLS.map((t) => [t.name, t] as const))('%s', (_name, tool) => {
     expect(z.toJSONSchema(tool.schema)).toMatchSnapshot();

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { defineTool, type ToolOutput, type ToolResult } from '../../contract/types';
 import { ToolError } from '../../contract/types';
 import { clipLine } from '../../contract/text';
-import { diffFailure, gitFailure, gitOk, runGit, type GitFailureMeta } from './run';
+import { diffFailure, gitCommandText, gitFailure, gitOk, runGit, type GitFailureMeta } from './run';
+import { gitSandbox } from './sandbox';
 
 const schema = z.strictObject({
   message: z.string().describe('Subject line; optionally a blank line and a body.'),
@@ -38,21 +39,23 @@ export const gitCommitTool = defineTool({
   async run(input, ctx): Promise<ToolOutput<GitCommitMeta>> {
     const message = input.message.trim();
     const only = input.paths?.length ? ['--', ...input.paths] : [];
+    // its hooks run too, confined like the rest of git: the workspace writable, nothing else
+    const sandbox = gitSandbox(ctx, { tool: 'git_commit', writes: true, command: gitCommandText(['commit', '-m', message, ...only]) });
     if (only.length) {
-      const add = await runGit(['add', '-A', ...only], ctx, { readOnly: false });
+      const add = await runGit(['add', '-A', ...only], ctx, { readOnly: false, sandbox });
       if (!gitOk(add)) throw gitFailure('git_commit', 'git add', add, ctx, 'Check the paths with git_status and call git_commit again.');
     }
     // exit 1 means something is staged; 0 means the index matches HEAD (or the empty tree before the first commit)
-    const check = await runGit(['diff', '--cached', '--quiet', '--no-ext-diff', ...only], ctx, { readOnly: true });
+    const check = await runGit(['diff', '--cached', '--quiet', '--no-ext-diff', ...only], ctx, { readOnly: true, sandbox });
     if (check.r.exitCode === 0 && check.r.killedBy === null) {
       const step = 'Stage the files to commit with run_command (git add <paths>), check them with git_status, then call git_commit again.';
       throw new ToolError(`Nothing is staged, so there is nothing to commit. ${step}`, step);
     }
     if (check.r.exitCode !== 1 || check.r.killedBy !== null) throw await diffFailure('git_commit', 'git commit', check, ctx, AGAIN);
 
-    const g = await runGit(['commit', '--no-edit', '-m', message, ...only], ctx, { readOnly: false });
+    const g = await runGit(['commit', '--no-edit', '-m', message, ...only], ctx, { readOnly: false, sandbox });
     if (!gitOk(g)) throw gitFailure('git_commit', 'git commit', g, ctx, AGAIN);
-    const head = await runGit(['log', '-1', '--format=%H%x09%h%x09%s'], ctx, { readOnly: true });
+    const head = await runGit(['log', '-1', '--format=%H%x09%h%x09%s'], ctx, { readOnly: true, sandbox });
     const [hash = '', short = '', subject = ''] = gitOk(head) ? head.stdout.trim().split('\t') : [];
     const branch = /^\[([^\]]+?)(?: \(root-commit\))? [0-9a-f]+\]/m.exec(g.stdout)?.[1] ?? 'HEAD';
     const stat = /^ \d+ files? changed.*$/m.exec(g.stdout)?.[0].trim();

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineTool, type ToolOutput } from '../../contract/types';
 import { byteLength, cutHead, fitWithNote, formatBytes, formatCount, type Cut } from '../../contract/text';
-import { diffFailure, gitOk, runGit, type GitFailureMeta } from './run';
+import { diffFailure, gitCommandText, gitOk, runGit, type GitFailureMeta } from './run';
+import { gitSandbox } from './sandbox';
 import { confinedPath } from '../../contract/paths';
 
 const schema = z.strictObject({
@@ -34,7 +35,8 @@ export const gitDiffTool = defineTool({
     const rel = input.path !== undefined ? confinedPath(ctx, input.path).rel : undefined;
     const staged = input.staged === true;
     const args = ['diff', '--no-color', '--no-ext-diff', '--relative', ...(staged ? ['--cached'] : []), ...(rel ? ['--', rel] : [])];
-    const g = await runGit(args, ctx, { readOnly: true });
+    const sandbox = gitSandbox(ctx, { tool: 'git_diff', writes: false, command: gitCommandText(args.filter((a) => a !== '--no-color' && a !== '--no-ext-diff')) });
+    const g = await runGit(args, ctx, { readOnly: true, sandbox });
     if (!gitOk(g)) throw await diffFailure('git_diff', 'git diff', g, ctx, 'Fix what git reported (check the path with git_status), then call git_diff again.');
     const where = rel && rel !== '.' ? ` in ${rel}` : '';
     const total = g.r.stdout.totalBytes;

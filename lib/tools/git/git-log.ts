@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineTool, type ToolOutput } from '../../contract/types';
 import { clipLine, formatCount } from '../../contract/text';
-import { gitFailure, gitOk, runGit, type GitFailureMeta } from './run';
+import { gitCommandText, gitFailure, gitOk, runGit, type GitFailureMeta } from './run';
+import { gitSandbox } from './sandbox';
 
 const schema = z.strictObject({
   n: z.number().int().min(1).optional().describe('How many commits.'),
@@ -29,7 +30,8 @@ export const gitLogTool = defineTool({
     const n = Math.min(asked, b.GIT_LOG_MAX_COMMITS);
     const clamped = asked > n ? `n ${formatCount(asked)} is above the maximum of ${formatCount(b.GIT_LOG_MAX_COMMITS)}; it was clamped to ${formatCount(n)}.` : undefined;
     // one more than asked tells whether older commits exist without counting them all
-    const g = await runGit(['log', `--max-count=${n + 1}`, '--no-color', '--date=short', '--format=%h%x09%ad%x09%an%x09%s'], ctx, { readOnly: true });
+    const sandbox = gitSandbox(ctx, { tool: 'git_log', writes: false, command: gitCommandText(['log', '--oneline', `-${n}`]) });
+    const g = await runGit(['log', `--max-count=${n + 1}`, '--no-color', '--date=short', '--format=%h%x09%ad%x09%an%x09%s'], ctx, { readOnly: true, sandbox });
     if (!gitOk(g)) throw gitFailure('git_log', 'git log', g, ctx, 'Fix what git reported, then call git_log again.');
     const rows = g.stdout.split('\n').filter((l) => l !== '');
     const more = rows.length > n;
@@ -39,7 +41,7 @@ export const gitLogTool = defineTool({
     });
     let total = lines.length;
     if (more) {
-      const count = await runGit(['rev-list', '--count', 'HEAD'], ctx, { readOnly: true });
+      const count = await runGit(['rev-list', '--count', 'HEAD'], ctx, { readOnly: true, sandbox });
       total = gitOk(count) ? Number(count.stdout.trim()) || lines.length + 1 : lines.length + 1;
     }
     const head = more

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineTool, type ToolOutput, type ToolResult } from '../../contract/types';
 import { clipLine, formatCount } from '../../contract/text';
-import { gitFailure, gitOk, runGit, type GitFailureMeta } from './run';
+import { gitCommandText, gitFailure, gitOk, runGit, type GitFailureMeta } from './run';
+import { gitSandbox } from './sandbox';
 
 /** "## main...origin/main [ahead 1]" → "main...origin/main [ahead 1]"; "## No commits yet on main" → "main (no commits yet)". */
 function branchWords(line: string | undefined): string {
@@ -32,7 +33,9 @@ export const gitStatusTool = defineTool({
     ].join('\n'),
   async run(_input, ctx): Promise<ToolOutput<GitStatusMeta>> {
     const b = ctx.budget;
-    const g = await runGit(['status', '--short', '--branch', '--untracked-files=normal', '--', '.'], ctx, { readOnly: true });
+    const args = ['status', '--short', '--branch', '--untracked-files=normal', '--', '.'];
+    const sandbox = gitSandbox(ctx, { tool: 'git_status', writes: false, command: gitCommandText(['status', '--short', '--branch']) });
+    const g = await runGit(args, ctx, { readOnly: true, sandbox });
     if (!gitOk(g)) throw gitFailure('git_status', 'git status', g, ctx, 'Fix what git reported, then call git_status again.');
     const lines = g.stdout.split('\n').filter((l) => l !== '');
     const branch = branchWords(lines[0]);

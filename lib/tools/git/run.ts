@@ -2,11 +2,18 @@ import path from 'node:path';
 import { ToolError, type ToolContext } from '../../contract/types';
 import { cutHeadTail, decodeCut } from '../../contract/text';
 import { commandEnv, newRunId, runCommand, type RunResult } from '../../exec/runner';
+import { findProgram } from '../../exec/programs';
+import type { SandboxSpec } from '../../exec/sandbox';
 import { statusLine } from '../../exec/format';
 
 /**
  * The git tools' one way to run git: through the command runner (both pipes drained, capture
- * capped, logs on disk, abort and timeout kill the group), with every argument single-quoted.
+ * capped, logs on disk, abort and timeout kill the group), with every argument single-quoted, and
+ * inside the sandbox. git runs programs the repository names — hooks, filters, fsmonitor, pagers,
+ * textconv, gpg, credential helpers, from its config, an included file, `commondir` or `info/attributes` —
+ * and a sandboxed command can write every one of them, so git itself runs confined: read-only for a look,
+ * workspace-write for a commit, no network, its own pid namespace (nothing it starts outlives the call).
+ * Only a sandbox turned off explicitly (CLAMP_SANDBOX=off, the settings page) lets it run on the host.
  */
 
 /** Quote one argument for bash -c: single quotes, each ' written as '\'' (nothing inside is special). */
@@ -27,22 +34,27 @@ export interface GitRun {
 // Options that keep git's output plain and stop it from starting helper programs the repository configures.
 const PLAIN = ['--no-pager', '-c', 'color.ui=never', '-c', 'core.quotepath=false', '-c', 'core.fsmonitor=false'];
 
+/** `git status --short` as a person would type it (arguments quoted only where the shell needs it). */
+export function gitCommandText(args: readonly string[]): string {
+  return ['git', ...args.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : shellQuote(a)))].join(' ');
+}
+
 /**
- * Run `git <args>` in the workspace. Never throws for git's own failures (see r.exitCode);
- * readOnly runs take no optional locks, so a status never fights the user's own git for index.lock.
+ * Run `git <args>` in the workspace, confined by `sandbox` (from gitSandbox; absent only when the sandbox is
+ * off). Never throws for git's own failures (see r.exitCode); readOnly runs take no optional locks, so a status
+ * never fights the user's own git for index.lock.
  */
-export async function runGit(args: readonly string[], ctx: ToolContext, opts: { readOnly: boolean }): Promise<GitRun> {
+export async function runGit(args: readonly string[], ctx: ToolContext, opts: { readOnly: boolean; sandbox: SandboxSpec | undefined }): Promise<GitRun> {
   const b = ctx.budget;
-  const env = commandEnv();
-  // git's messages in English, so the checks below can read them; the user's LANG stays for hooks
-  delete env.LC_ALL;
-  env.LC_MESSAGES = 'C';
-  env.LANGUAGE = 'C';
-  // a path argument is a file name, never a glob or pathspec magic
-  env.GIT_LITERAL_PATHSPECS = '1';
-  if (opts.readOnly) env.GIT_OPTIONAL_LOCKS = '0';
+  // set in the script, not the environment, so they hold inside the sandbox whatever environment it passes:
+  // git's messages in English (the checks below read them; the user's LANG stays for hooks), the repository
+  // found above the workspace as on the host (the workspace is a mount of its own inside the sandbox), a path
+  // argument is a file name (never a glob or pathspec magic), and a look takes no optional locks
+  const vars = ['LC_MESSAGES=C', 'GIT_DISCOVERY_ACROSS_FILESYSTEM=1', 'LANGUAGE=C', 'GIT_LITERAL_PATHSPECS=1', ...(opts.readOnly ? ['GIT_OPTIONAL_LOCKS=0'] : [])];
+  // an absolute git, so a PATH entry relative to the workspace (`.`) cannot name the workspace's own `git`
+  const git = findProgram('git') ?? 'git';
   const r = await runCommand({
-    command: ['git', ...PLAIN, ...args].map((a, i) => (i === 0 ? a : shellQuote(a))).join(' '),
+    command: `unset LC_ALL; export ${vars.join(' ')}; exec ${[git, ...PLAIN, ...args].map(shellQuote).join(' ')}`,
     cwd: ctx.workspace,
     logDir: path.join(ctx.dataDir, 'logs'),
     id: newRunId(`git-${args[0]}`),
@@ -50,7 +62,8 @@ export async function runGit(args: readonly string[], ctx: ToolContext, opts: { 
     timeoutMs: b.GIT_TIMEOUT_MS,
     killGraceMs: b.COMMAND_KILL_GRACE_MS,
     signal: ctx.signal,
-    env,
+    env: commandEnv(),
+    ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
   });
   const text = (s: RunResult['stdout']) => Buffer.concat([s.head, s.tail]).toString('utf8');
   return {
@@ -80,6 +93,9 @@ function knownNextStep(tool: string, stderr: string): string | undefined {
   if (/please tell me who you are|empty ident|unable to auto-detect email/i.test(stderr)) {
     return `Git has no author identity: ask the user which name and email to use, set them with run_command (git config user.name "…" and git config user.email "…"), then call ${tool} again.`;
   }
+  if (/Read-only file system/i.test(stderr)) {
+    return `The sandbox ${tool} runs git in keeps this repository's git directory read-only: it lies outside the workspace (a worktree, or a workspace inside a bigger repository), or the sandbox level is read-only. Ask the user to run the git command themselves, or run it with run_command with sandbox: "off" and a sandbox_reason (the person must approve it).`;
+  }
   if (/index\.lock/i.test(stderr)) {
     return `Another git process is running (or crashed and left .git/index.lock): wait and call ${tool} again; if it persists, ask the user before removing the lock file.`;
   }
@@ -91,7 +107,7 @@ function knownNextStep(tool: string, stderr: string): string | undefined {
  * its usage, so ask git where the repository is and report that instead.
  */
 export async function diffFailure(tool: string, what: string, g: GitRun, ctx: ToolContext, nextStep: string): Promise<ToolError> {
-  const repo = g.r.killedBy === null ? await runGit(['rev-parse', '--git-dir'], ctx, { readOnly: true }) : g;
+  const repo = g.r.killedBy === null ? await runGit(['rev-parse', '--git-dir'], ctx, { readOnly: true, sandbox: g.r.sandbox }) : g;
   return gitFailure(tool, what, gitOk(repo) ? g : repo, ctx, nextStep);
 }
 
