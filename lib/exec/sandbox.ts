@@ -41,6 +41,11 @@ export interface SandboxSpec {
    * named, never the workspace.
    */
   runsFrom?: readonly string[];
+  /**
+   * Folders of Clamp's the confined program may write at any level, also inside the hidden data dir (the
+   * checkpoints' shadow repository); bound like the scratch folder. Never a path the workspace chose.
+   */
+  writable?: readonly string[];
 }
 
 /** Secret folders and files under HOME, hidden from every sandboxed command when they exist. */
@@ -192,6 +197,7 @@ export function sandboxArgs(spec: SandboxSpec, cwd: string, env: NodeJS.ProcessE
     fs.mkdirSync(spec.scratchDir, { recursive: true });
     args.push('--bind', spec.scratchDir, spec.scratchDir);
   }
+  for (const p of spec.writable ?? []) args.push('--bind', p, p);
   for (const d of dirs) args.push('--remount-ro', d);
   args.push(...gitGuards(spec.workspace));
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent');
