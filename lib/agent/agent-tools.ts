@@ -11,6 +11,7 @@ import type { ApprovalInfo } from '../contract/protocol';
 import type { CallScheduler } from './scheduler';
 import { APPROVED_NETWORK } from '../tools/commands/sandbox-policy';
 import { mcpImagesOf } from '../mcp/content';
+import { callIdMiddleware, type CallIds } from './call-ids';
 
 export interface AgentToolsOptions {
   reg: Registry;
@@ -228,21 +229,25 @@ export async function repairMalformedCall({ toolCall, error }: { toolCall: Langu
 /**
  * The model as the loop calls it: each request lists only the tools the mode offers (read when the
  * request is made, so a mode switched on the page holds from the next step); the SDK still knows
- * every tool, so a forbidden call reaches dispatch and is refused there.
+ * every tool, so a forbidden call reaches dispatch and is refused there. With `ids`, every call the
+ * model makes gets an id no other call of the session has (lib/agent/call-ids.ts).
  */
-export function withListedTools(model: LanguageModel, listed: () => ReadonlySet<string>): LanguageModelV3 {
+export function withListedTools(model: LanguageModel, listed: () => ReadonlySet<string>, ids?: CallIds): LanguageModelV3 {
   if (typeof model === 'string' || model.specificationVersion !== 'v3') {
     throw new Error(`Clamp needs a language model of the AI SDK's v3 specification; ${typeof model === 'string' ? model : model.modelId} is not one.`);
   }
   return wrapLanguageModel({
     model,
-    middleware: {
-      specificationVersion: 'v3',
-      transformParams: async ({ params }) => {
-        const names = listed();
-        return { ...params, tools: params.tools?.filter((t) => names.has(t.name)) };
+    middleware: [
+      {
+        specificationVersion: 'v3',
+        transformParams: async ({ params }) => {
+          const names = listed();
+          return { ...params, tools: params.tools?.filter((t) => names.has(t.name)) };
+        },
       },
-    },
+      ...(ids ? [callIdMiddleware(ids)] : []),
+    ],
   });
 }
 

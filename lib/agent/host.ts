@@ -47,6 +47,11 @@ export interface AgentHost {
   person?: boolean;
   /** a call that waited for a person was stopped unanswered: forget its pending record */
   dropPending?(toolCallId: string): void;
+  /**
+   * Whether the session already stored a call by this id (an approval, the journal), in a message the
+   * conversation no longer holds too (rewound): a new call the model names so gets an id of its own.
+   */
+  callIdUsed?(toolCallId: string): boolean;
   /** store a child session for a subagent; absent: the child's conversation is kept in memory only */
   spawnChild?(init: { parentCallId: string; type: SubagentType; description: string }): ChildHost;
   /** a call is about to run: store it first (write-ahead) and take the turn's checkpoint before its first change; never throws */

@@ -17,6 +17,7 @@ import { StepDraft } from './step-draft';
 import { dataPartForModel, isModelNote } from './data-parts';
 import { stepModelSwitcher, type StepModel } from './model-switch';
 import { clearSteer, steered } from './steer';
+import { CallIds, conversationCallIds } from './call-ids';
 
 export const DEFAULT_MAX_STEPS = 100;
 const OVERFLOW_MARK = '\u0000clamp:context-overflow';
@@ -133,7 +134,10 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
       const ctxInfo = { workspace: o.host.workspace, dataDir: o.host.dataDir, services: host.services };
       const listed = () => listedTools(o.reg, o.host.mode(), ctxInfo).map((t) => t.name);
       // the model is told about the mode's tools; the SDK knows them all, so dispatch refuses the rest
-      const model = withListedTools(o.model, () => new Set(listed()));
+      // every call of the session gets an id of its own, whatever ids the model server hands out
+      const ids = new CallIds((id) => o.host.callIdUsed?.(id) ?? false);
+      ids.seen(conversationCallIds(o.messages));
+      const model = withListedTools(o.model, () => new Set(listed()), ids);
       // a part written before the stream's start chunk would make the page open a second assistant message
       let started = false;
       const early: InferUIMessageChunk<ClampMessage>[] = [];
@@ -142,7 +146,7 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
         turnModelId: o.status.model,
         stored: o.messages,
         want: o.stepModel ?? (() => null),
-        wrap: (m) => withListedTools(m, () => new Set(listed())),
+        wrap: (m) => withListedTools(m, () => new Set(listed()), ids),
         record: (from, to) => afterStart({ type: 'data-model-switch', id: `model-switch-${Date.now()}`, data: { from, to } }),
       });
       clearSteer(o.host.sessionId);

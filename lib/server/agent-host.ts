@@ -1,7 +1,8 @@
 import type { AgentHost } from '../agent/host';
 import type { Db } from '../store/db';
 import { getSessionMode } from '../store/sessions';
-import { getByToolCallId, markConsumed, recordPending } from '../store/approvals';
+import { getByToolCallId, hasApprovalFor, markConsumed, recordPending } from '../store/approvals';
+import { isJournaled } from '../store/tool-calls';
 import { ruleVerdict } from '../store/rules';
 import { getSandboxSettings } from '../store/settings';
 import type { PolicyDecision, ToolDefinition, ToolServices } from '../contract/types';
@@ -55,6 +56,7 @@ export function storeHost(db: Db, o: { sessionId: string; workspace: string; dat
     ...(o.rulesOf ? childCheckpoint(db, { ...place, sessionId: rulesOf }) : writeAheadHooks(db, place)),
     ...(o.person ? { person: true } : {}),
     dropPending: (toolCallId) => dropPending(db, o.sessionId, toolCallId),
+    callIdUsed: (toolCallId) => hasApprovalFor(db, o.sessionId, toolCallId) || isJournaled(db, o.sessionId, toolCallId),
     spawnChild: (init) => {
       const child = createChildSession(db, { parentId: o.sessionId, ...init });
       const host = storeHost(db, { ...o, sessionId: child.id, rulesOf });

@@ -1,10 +1,19 @@
 import type { ApprovalAnswer, ApprovalAnswerBody, ApprovalInfo, StoredApproval } from '../contract/protocol';
 import { stamp, StoreError, type Db } from './db';
 
-/** A second answer to the same approval; the approval route answers 409 with the approval as it stands. */
+/**
+ * An answer to an approval that no longer waits: answered before, or withdrawn (a rewind took its call
+ * out of the conversation). The approval route answers 409 with the approval as it stands; the answer is
+ * never applied to another call.
+ */
 export class ApprovalAnsweredError extends StoreError {
   constructor(public readonly approval: StoredApproval) {
-    super(`Approval ${approval.approvalId} was already answered${approval.answer ? ` (${approval.answer})` : ''}. Reload the session to see its current state.`, 'conflict');
+    super(
+      approval.answer
+        ? `Approval ${approval.approvalId} was already answered (${approval.answer}). Reload the session to see its current state.`
+        : `Approval ${approval.approvalId} no longer waits: a rewind took its ${approval.toolName} call out of the conversation, so this answer was not applied (to it or to any other call). Reload the session to see what waits now.`,
+      'conflict',
+    );
     this.name = 'ApprovalAnsweredError';
   }
 }
@@ -83,6 +92,11 @@ export function recordPending(db: Db, init: PendingInit): StoredApproval {
     if (!stored) throw new StoreError(`Approval id ${init.approvalId} is already used by another tool call.`, 'conflict');
     return stored;
   })();
+}
+
+/** Whether a session has an approval, in any state, for this tool call id. */
+export function hasApprovalFor(db: Db, sessionId: string, toolCallId: string): boolean {
+  return !!db.prepare('SELECT 1 FROM approvals WHERE session_id = ? AND tool_call_id = ?').get(sessionId, toolCallId);
 }
 
 /** An approval by its id, or undefined. */

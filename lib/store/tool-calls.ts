@@ -88,6 +88,11 @@ export function journalStart(db: Db, c: Omit<JournaledCall, 'status' | 'bootId' 
   ).run(c.sessionId, c.toolCallId, c.messageId, c.userMessageId, c.toolName, JSON.stringify(c.input ?? null), JSON.stringify(c.stepParts), bootId(), c.checkpointId, stamp());
 }
 
+/** Whether a session journaled a call by this id. */
+export function isJournaled(db: Db, sessionId: string, toolCallId: string): boolean {
+  return !!db.prepare('SELECT 1 FROM tool_calls WHERE session_id = ? AND tool_call_id = ?').get(sessionId, toolCallId);
+}
+
 /** The checkpoint taken before a journaled call. */
 export function journalCheckpoint(db: Db, sessionId: string, toolCallId: string, checkpointId: string): void {
   db.prepare('UPDATE tool_calls SET checkpoint_id = ? WHERE session_id = ? AND tool_call_id = ?').run(checkpointId, sessionId, toolCallId);

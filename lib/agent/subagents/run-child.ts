@@ -7,6 +7,7 @@ import type { SubagentCall, SubagentOutcome, SubagentRequest, SubagentView } fro
 import type { ToolResult } from '../../contract/types';
 import type { AgentHost } from '../host';
 import { buildAgentTools, repairMalformedCall, withListedTools } from '../agent-tools';
+import { CallIds } from '../call-ids';
 import { CallScheduler } from '../scheduler';
 import { buildSystemPrompt } from '../system-prompt';
 import { ContextKeeper } from '../context/keeper';
@@ -117,7 +118,7 @@ export async function runChild(d: SubagentDeps, req: SubagentRequest, parentCall
       writeChild = (c) => writer.write(c as never);
       const input = await convertToModelMessages([task], { tools });
       const result = streamText({
-        model: withListedTools(d.model, () => new Set(listed())),
+        model: withListedTools(d.model, () => new Set(listed()), new CallIds((id) => ch.callIdUsed?.(id) ?? false)),
         system: sys.prompt,
         messages: input,
         tools,
