@@ -3,7 +3,7 @@
  * environment a check may use, and small helpers (quoting for reasons, option skipping, judging
  * a written path, code that cannot be read).
  */
-import type { ShellCommand, StdinText, Word } from './shell-parse';
+import type { Evaluation, ShellCommand, StdinText, Word } from './shell-parse';
 import { judgeWritePath, type PathScope } from './command-paths';
 import { DOWNLOADERS } from './command-tables';
 
@@ -12,6 +12,8 @@ export interface Finding {
   opaque?: boolean;
   /** for the person and the model: what the command would do */
   reason: string;
+  /** the ask depends on the exact text (a variable handed over, a value evaluated): a rule must match it exactly */
+  exactKey?: boolean;
 }
 
 /** The verdict on one sub-command, built up by the checks. */
@@ -39,6 +41,8 @@ export interface CheckEnv extends PathScope {
   part(words: Word[]): void;
   /** judge a script this command runs (sh -c, eval, here-docs fed to a shell) */
   script(source: string, what: string): void;
+  /** judge a text bash evaluates again (an arithmetic expression, a variable name, a prompt) */
+  evaluate(ev: Evaluation): void;
 }
 
 export interface Check {

@@ -9,6 +9,7 @@ import type { Word } from './shell-parse';
 import { literalWord } from './shell-parse';
 import { DOWNLOADERS, INTERPRETERS, VERSION_ARGS } from './command-tables';
 import { finding, q, skipOptions, suffixWord, unseenCode, type Check, type Checker } from './command-check-kit';
+import { judgeEnv, unknownEnvNote } from './command-env';
 
 /** An interpreter reading its program from stdin: a here-doc, a here-string or a pipe. */
 function stdinProgram(c: Check, shell: boolean): void {
@@ -179,6 +180,18 @@ const envCheck: Checker = (c) => {
     } else if (!(v.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(v))) break;
   }
   if (i >= c.args.length) return; // plain `env` prints the environment
+  // only assignments, -i and -u before the command: judged as X=v prefixes, and the command as itself
+  const before = c.vals.slice(0, i);
+  if (before.every((v, k) => /^[A-Za-z_]\w*=/.test(v) || /^(-i|--ignore-environment|-u|--unset(=.*)?)$/.test(v) || /^(-u|--unset)$/.test(before[k - 1] ?? ''))) {
+    const unknown = before.flatMap((v, k) => {
+      const m = /^([A-Za-z_]\w*)=/.exec(v);
+      if (!m || /^(-u|--unset)$/.test(before[k - 1] ?? '')) return [];
+      return judgeEnv(c, m[1]!, suffixWord(c.args[k]!, m[0]), 'prefix') ? [m[1]!] : [];
+    });
+    c.env.argv(c.args.slice(i));
+    if (unknown.length && c.env.sub.readOnly) unknownEnvNote(c, unknown);
+    return true;
+  }
   c.env.sub.readOnly = false;
   finding(c, { opaque: true, reason: `${q(c.env.sub.text)} runs a command through env, which can change what runs` });
   c.env.part(c.args.slice(i));

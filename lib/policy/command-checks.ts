@@ -17,6 +17,7 @@ import {
   WRAPPER_CHECKS, containerCheck, execOptionCheck, outputOptionCheck, publishCheck, ruleKeyOf, runnerCheck, uploadCheck,
 } from './command-checks-more';
 import { awkCheck, sedScriptCheck } from './command-checks-scripts';
+import { BUILTIN_CHECKS } from './command-checks-builtins';
 
 /** `command -v NAME` / `command -V NAME` (also -pv): a lookup only when the flag is among command's own leading options. */
 export function isCommandLookup(vals: readonly string[]): boolean {
@@ -218,7 +219,7 @@ const CHECKS: Record<string, Checker> = {
   kill: killCheck, tee: teeCheck, cp: copyCheck, mv: copyCheck, ln: copyCheck, install: copyCheck, rsync: copyCheck,
   sed: sedCheck, curl: downloadCheck, wget: downloadCheck, shred: shredCheck, crontab: crontabCheck, diskutil: diskutilCheck,
   truncate: simpleTier2('cuts files to a given size; what is cut is lost'),
-  tar: tarCheck, ...EXEC_CHECKS, ...GIT_FIND_CHECKS,
+  tar: tarCheck, ...EXEC_CHECKS, ...GIT_FIND_CHECKS, ...BUILTIN_CHECKS,
 };
 
 /**

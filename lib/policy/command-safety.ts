@@ -21,9 +21,12 @@ import { isWriteOp, loadShellParser, type ShellCommand, type ShellParser, type W
 import { finding, q, writeCheck, type Check, type CheckEnv, type Finding, type SubJudgement } from './command-check-kit';
 import { checkArgv } from './command-checks';
 import { printedBy } from './command-checks-exec';
-import { EXEC_ENV, SYSTEM_BIN_DIRS } from './command-tables';
+import { SYSTEM_BIN_DIRS } from './command-tables';
 import { placesOf } from './command-paths';
 import { SENDERS, isSecretPath } from './command-checks-more';
+import { judgeEvaluation, varFacts, wordEvaluation, type VarFacts } from './command-evaluations';
+import { judgeEnv, unknownEnvNote } from './command-env';
+import { declareCheck } from './command-checks-builtins';
 
 export interface CommandAssessment extends PolicyDecision {
   /** each sub-command's text, in order, including those of scripts it runs (for the approval UI) */
@@ -86,10 +89,12 @@ function judgeScript(source: string, ctx: JudgeCtx, startCwds: (string | null)[]
   const afterCd = new Map<number, (string | null)[]>();
   // files this line writes, and what it writes into them when that is known: running one later is judged by its content
   const written = new Map<string, WrittenFile>();
+  // every value the line gives each variable, for the texts bash evaluates again (arithmetic, names, prompts)
+  const facts = varFacts(parsed);
   parsed.commands.forEach((cmd, index) => {
     const guard = [...cmd.guards].reverse().find((g) => afterCd.has(g));
     const here = guard !== undefined ? afterCd.get(guard)! : [...cwds];
-    const sub = judgeCommand(cmd, parsed.commands, here, ctx, known);
+    const sub = judgeCommand(cmd, parsed.commands, here, ctx, known, facts);
     subs.push(sub);
     runsWrittenFile(cmd, sub, written, subs, ctx, here);
     learnWrites(cmd, written);
@@ -256,16 +261,22 @@ function resolveWords(words: readonly Word[], known: Map<string, Word | null>): 
   });
 }
 
-function judgeCommand(cmd: ShellCommand, all: readonly ShellCommand[], cwds: (string | null)[], ctx: JudgeCtx, known: Map<string, Word | null> = new Map()): SubJudgement {
+function judgeCommand(cmd: ShellCommand, all: readonly ShellCommand[], cwds: (string | null)[], ctx: JudgeCtx, known: Map<string, Word | null>, facts: VarFacts): SubJudgement {
   const sub: SubJudgement = { text: cmd.text, readOnly: true, findings: [], nested: [], display: true };
-  const env = makeEnv(sub, cmd, all, cwds, ctx);
+  const env = makeEnv(sub, cmd, all, cwds, ctx, facts);
   const self: Check = { name: '', base: '', args: [], vals: [], trusted: true, env };
+  const keyword = cmd.kind === 'declare' ? cmd.words[0]?.value ?? '' : '';
+  const exported = keyword === 'export' || (keyword !== '' && cmd.words.some((w) => /^-[a-zA-Z]*x/.test(w.value ?? '')));
+  const use = cmd.kind === 'command' ? 'prefix' : exported ? 'export' : 'assign';
+  const unknownEnv: string[] = [];
   for (const a of cmd.assignments) {
-    if (EXEC_ENV.test(a.name)) {
-      finding(self, { opaque: true, reason: `${q(cmd.text)} sets ${a.name}, which changes what programs run and how` });
-      sub.readOnly = false;
-    }
+    const name = a.name.replace(/\[.*$/s, '');
+    if (judgeEnv(self, name, a.value, use)) unknownEnv.push(name);
+    // declare -i: the value is evaluated as arithmetic; declare -n: it is a variable name
+    if (a.value && facts.integer.has(name)) env.evaluate(wordEvaluation(a.value, 'arith', cmd.text));
+    if (a.value && facts.nameref.has(name)) env.evaluate(wordEvaluation(a.value, 'name', cmd.text));
   }
+  for (const ev of cmd.evaluations) env.evaluate(ev);
   for (const r of cmd.redirects) {
     if (r.target && isWriteOp(r.op) && writeCheck(self, r.target)) sub.readOnly = false;
     // `nc host port < ~/.ssh/id_rsa`: a secret fed to a program that sends it away
@@ -275,11 +286,14 @@ function judgeCommand(cmd: ShellCommand, all: readonly ShellCommand[], cwds: (st
     }
   }
   if (cmd.kind === 'command') env.argv(resolveWords(cmd.words, known));
+  else if (cmd.kind === 'declare') declareCheck({ ...self, name: keyword, base: keyword, args: cmd.words.slice(1), vals: cmd.words.slice(1).map((w) => w.value ?? w.raw) });
   else if (cmd.kind === 'redirect' && !sub.readOnly) sub.key = exactKey(cmd.text);
+  // a variable handed to a program that Clamp does not know: a read-only command asks
+  if (unknownEnv.length && sub.readOnly) unknownEnvNote(self, unknownEnv);
   return sub;
 }
 
-function makeEnv(sub: SubJudgement, cmd: ShellCommand | null, all: readonly ShellCommand[], cwds: (string | null)[], ctx: JudgeCtx): CheckEnv {
+function makeEnv(sub: SubJudgement, cmd: ShellCommand | null, all: readonly ShellCommand[], cwds: (string | null)[], ctx: JudgeCtx, facts: VarFacts): CheckEnv {
   const env: CheckEnv = {
     workspace: ctx.workspace,
     home: ctx.home,
@@ -293,6 +307,10 @@ function makeEnv(sub: SubJudgement, cmd: ShellCommand | null, all: readonly Shel
       judgeArgv(words, { ...env, sub: scratch, stdin: null, upstream: [] });
       sub.findings.push(...scratch.findings.filter((f) => f.tier || f.opaque));
       sub.nested.push(...scratch.nested);
+    },
+    // a method, so a copy of the environment with its own sub-command (part) judges into that one
+    evaluate(ev) {
+      judgeEvaluation(ev, facts, this);
     },
     script: (source, what) => {
       if (ctx.depth >= MAX_NESTING) {
@@ -355,11 +373,12 @@ function combine(subs: SubJudgement[], error: string | null): CommandAssessment 
   const tier = tier2.length ? (2 as const) : undefined;
   if (opaque.length) return { action: 'ask', tier, opaque: true, reason: joinReasons([...tier2, ...opaque]), subcommands, subRuleKeys: [] };
   const needRule = subs.filter((s) => !s.readOnly || s.findings.some((f) => f.tier === 2));
+  const exact = (s: SubJudgement) => s.findings.some((f) => f.tier === 2 || f.exactKey) || !s.key;
   if (needRule.length === 0) {
     const names = visible.length ? visible.map((s) => q(s.text)).slice(0, MAX_REASONS).join(', ') : 'nothing';
     return { action: 'allow', reason: `read-only: ${names}`, subcommands, subRuleKeys: [] };
   }
-  const subRuleKeys = [...new Set(needRule.map((s) => (s.findings.some((f) => f.tier === 2) || !s.key ? exactKey(s.text) : s.key)))];
+  const subRuleKeys = [...new Set(needRule.map((s) => (exact(s) ? exactKey(s.text) : s.key!)))];
   const notes = needRule.flatMap((s) => {
     const own = s.findings.filter((f) => !f.tier && !f.opaque);
     return own.length ? own : [{ reason: `${q(s.text)} is not a known read-only command` }];

@@ -40,6 +40,9 @@ export const READ_ONLY: Readonly<Record<string, true | ArgsCheck>> = {
   od: true, hexdump: true, strings: true, ps: true, pgrep: true, uptime: true, nproc: true,
   free: true, locale: true, tty: true, getconf: true, cal: true, lsof: true,
   set: true, shift: true, exit: true, return: true, wait: true, read: true,
+  // builtins that only set shell state; their checks (command-checks-builtins.ts) ask when one runs code
+  mapfile: true, readarray: true, getopts: true, unset: true, let: true, hash: true, compgen: true, complete: true, compopt: true,
+  enable: true, fc: true, history: true, declare: true, typeset: true, local: true, export: true, readonly: true,
 };
 
 /** git subcommands that only read; the git checker adds the argument rules (branch listing …). */

@@ -35,13 +35,39 @@ export interface StdinText {
   text: string;
 }
 
-/** One command that can run: a simple command, a [ ] / [[ ]] test, an assignment or a bare redirect. */
+/**
+ * Text bash evaluates a second time: as an arithmetic expression (where an array subscript runs the code in it),
+ * as a variable name (`${!x}`, `[[ -v … ]]`: a subscript again) or as a prompt (`${x@P}`: substitutions run).
+ * Exactly one of `variable`, `text` and `unknown` is set.
+ */
+export interface Evaluation {
+  as: 'arith' | 'name' | 'prompt';
+  /** the value of this variable is what is read */
+  variable?: string;
+  /** a text known before the run is what is read */
+  text?: string;
+  /** what is read is only known when it runs: what it is ("the output of `$(cat f)`") */
+  unknown?: string;
+  /** the context's source text, for reasons */
+  source: string;
+}
+
+/** A variable bound outside a plain assignment: a for/select loop word, an arithmetic assignment, ${x:=…}. */
+export interface Binding {
+  name: string;
+  /** the value when known (a loop's literal word) */
+  value: Word | null;
+  /** an arithmetic assignment: the value is a number */
+  numeric: boolean;
+}
+
+/** One command that can run: a simple command, a [ ] / [[ ]] test, an assignment, a bare redirect or `(( ))`. */
 export interface ShellCommand {
-  kind: 'command' | 'test' | 'assign' | 'declare' | 'redirect';
+  kind: 'command' | 'test' | 'assign' | 'declare' | 'redirect' | 'arith';
   /** the command's own source text, with its redirects (for the approval UI) */
   text: string;
-  /** FOO=1 prefixes (and the assignments of `export`, `local` …) */
-  assignments: { name: string; value: Word | null }[];
+  /** FOO=1 prefixes (and the assignments of `export`, `local` …); `append` for `x+=…` */
+  assignments: { name: string; value: Word | null; append?: true }[];
   /** name first, then the arguments; for 'declare' the keyword first */
   words: Word[];
   redirects: Redirect[];
@@ -52,6 +78,8 @@ export interface ShellCommand {
   guards: number[];
   /** inside $(…) or backticks */
   inSubstitution: boolean;
+  /** the texts this command makes bash evaluate again (arithmetic, names, prompts) */
+  evaluations: Evaluation[];
 }
 
 export interface ShellFunction {
@@ -68,6 +96,8 @@ export interface ParsedScript {
   functions: ShellFunction[];
   /** source texts of every $(…) and backtick substitution */
   substitutions: string[];
+  /** variables bound by loops, arithmetic and ${x:=…} (plain assignments are on the commands) */
+  bindings: Binding[];
   /** why the text is not clean shell syntax; null when it parsed */
   error: string | null;
 }
@@ -158,4 +188,29 @@ function decodeAnsiC(body: string): string {
     if (/^[0-7]+$/.test(esc)) return String.fromCharCode(parseInt(esc, 8));
     return simple[esc] ?? `\\${esc}`;
   });
+}
+
+// ——— tree nodes to plain data ———
+
+export function children(node: TsNode): TsNode[] {
+  return node.children.filter((c): c is TsNode => c !== null);
+}
+
+export function named(node: TsNode): TsNode[] {
+  return node.namedChildren.filter((c): c is TsNode => c !== null);
+}
+
+export function assignmentOf(node: TsNode): ShellCommand['assignments'][number] {
+  const value = node.childForFieldName('value');
+  const append = node.children.some((c) => c?.type === '+=');
+  return { name: node.childForFieldName('name')?.text ?? '', value: value ? evalWord(value) : literalWord(''), ...(append ? { append: true as const } : {}) };
+}
+
+export function redirectOf(node: TsNode): Redirect | null {
+  const op = children(node).find((c) => !c.isNamed)?.text ?? '';
+  const dest = node.childForFieldName('destination');
+  if (!dest) return null;
+  // >&2, 2>&1, >&- duplicate or close a descriptor; >&file writes a file like &>file
+  const dup = (op === '>&' || op === '<&') && (dest.type === 'number' || dest.text === '-');
+  return { op, target: dup ? null : evalWord(dest), text: node.text };
 }

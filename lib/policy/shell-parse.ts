@@ -12,10 +12,12 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Node as TsNode, Parser as TsParser } from 'web-tree-sitter';
-import { evalWord, literalWord, type ParsedScript, type Redirect, type ShellCommand, type ShellFunction, type StdinText, type Word } from './shell-ir';
+import { joinContinuations } from './shell-continuations';
+import { arithmetic, arrayKeys, expansionContexts, subscriptContext, testContexts, type Found } from './shell-evaluations';
+import { assignmentOf, children, evalWord, literalWord, named, redirectOf, type Binding, type ParsedScript, type Redirect, type ShellCommand, type ShellFunction, type StdinText, type Word } from './shell-ir';
 
 export { literalWord } from './shell-ir';
-export type { ParsedScript, Redirect, ShellCommand, ShellFunction, StdinText, Word } from './shell-ir';
+export type { Binding, Evaluation, ParsedScript, Redirect, ShellCommand, ShellFunction, StdinText, Word } from './shell-ir';
 
 export interface ShellParser {
   /** Parse a script synchronously; never throws for bad syntax (see ParsedScript.error). */
@@ -70,13 +72,17 @@ async function createParser(): Promise<ShellParser> {
   const parser: TsParser = new Parser();
   parser.setLanguage(language);
   return {
-    parse(source: string): ParsedScript {
+    parse(written: string): ParsedScript {
+      // bash removes every line continuation before it splits words: `r\<newline>m` runs rm
+      const source = joinContinuations(parser, written);
+      if (source === null) return { commands: [], functions: [], substitutions: [], bindings: [], error: 'its line continuations (backslash-newline) do not settle' };
       const tree = parser.parse(source);
-      if (!tree) return { commands: [], functions: [], substitutions: [], error: 'the parser returned no tree' };
+      if (!tree) return { commands: [], functions: [], substitutions: [], bindings: [], error: 'the parser returned no tree' };
       try {
         const b = new Builder();
         b.walk(tree.rootNode, { inSubst: false, level: 0, upstream: [], guards: [], depth: 0 });
-        return { commands: b.commands, functions: b.functions, substitutions: b.substitutions, error: b.error };
+        const numeric: Binding[] = [...b.found.numeric].map((name) => ({ name, value: null, numeric: true }));
+        return { commands: b.commands, functions: b.functions, substitutions: b.substitutions, bindings: [...b.bindings, ...numeric], error: b.error };
       } finally {
         tree.delete(); // trees live in wasm memory; not freeing them leaks
       }
@@ -91,12 +97,16 @@ interface WalkCtx {
   upstream: number[];
   guards: number[];
   depth: number;
+  /** the command whose words are being walked: evaluations found there are its own */
+  owner?: number;
 }
 
 class Builder {
   commands: ShellCommand[] = [];
   functions: ShellFunction[] = [];
   substitutions: string[] = [];
+  bindings: Binding[] = [];
+  found: Found = { evaluations: [], numeric: new Set() };
   error: string | null = null;
   /** redirect nodes already attached to a command */
   private attached = new Set<number>();
@@ -113,37 +123,69 @@ class Builder {
     }
     if (node.isError || node.isMissing) this.error ??= `unexpected \`${clip(node.text || node.type)}\``;
     const next = { ...ctx, depth: ctx.depth + 1 };
+    const own = (index: number) => ({ ...next, owner: index });
     switch (node.type) {
       case 'comment':
         return;
       case 'command':
-        this.addCommand(node, ctx);
-        return this.walkChildren(node, next);
+        return this.walkChildren(node, own(this.addCommand(node, ctx)));
       case 'command_substitution':
         this.substitutions.push(node.text);
         return this.walkChildren(node, { inSubst: true, level: this.nextLevel++, upstream: [], guards: [], depth: next.depth });
       case 'process_substitution':
-        return this.walkChildren(node, { ...next, level: this.nextLevel++, upstream: [], guards: [] });
+        return this.walkChildren(node, { ...next, level: this.nextLevel++, upstream: [], guards: [], owner: undefined });
+      case 'compound_statement':
+        if (node.child(0)?.type !== '((') return this.walkChildren(node, next);
+        return this.evaluate(node, ctx, (f) => named(node).forEach((c) => arithmetic(c, node.text, f)), true);
+      case 'c_style_for_statement': {
+        const body = node.childForFieldName('body');
+        const header = (body ? node.text.slice(0, body.startIndex - node.startIndex) : node.text).replace(/[;\s]+$/, '');
+        const index = this.push(node, ctx, { kind: 'arith', text: header });
+        for (const c of children(node)) {
+          if (c.id !== body?.id && c.isNamed) arithmetic(c, header, this.found);
+          this.walk(c, c.id === body?.id ? next : own(index));
+        }
+        return this.attach(index);
+      }
+      case 'arithmetic_expansion':
+        return this.evaluate(node, ctx, (f) => named(node).forEach((c) => arithmetic(c, node.text, f)));
+      case 'subscript':
+        return this.evaluate(node, ctx, (f) => subscriptContext(node, f));
+      case 'expansion':
+        if (/^\$\{\w+:?=/.test(node.text)) this.bindings.push({ name: /\w+/.exec(node.text.slice(2))![0], value: null, numeric: false });
+        return this.evaluate(node, ctx, (f) => expansionContexts(node, f));
+      case 'array':
+        return this.evaluate(node, ctx, (f) => arrayKeys(node, f));
+      case 'for_statement': {
+        const name = node.childForFieldName('variable')?.text ?? '';
+        const values = children(node).filter((c, i) => node.fieldNameForChild(i) === 'value');
+        const select = node.child(0)?.type === 'select';
+        if (values.length === 0 || select) this.bindings.push({ name, value: null, numeric: false });
+        else for (const v of values) this.bindings.push({ name, value: evalWord(v), numeric: false });
+        return this.walkChildren(node, next);
+      }
       case 'pipeline':
         return this.walkPipeline(node, next);
       case 'list':
         return this.walkList(node, next);
       case 'function_definition':
         return this.walkFunction(node, next);
-      case 'test_command':
-        this.push(node, ctx, { kind: 'test', text: node.text });
-        return this.walkChildren(node, next);
+      case 'test_command': {
+        const index = this.push(node, ctx, { kind: 'test', text: node.text });
+        testContexts(node, this.found, node.child(0)?.type === '[[');
+        this.walkChildren(node, own(index));
+        return this.attach(index);
+      }
       case 'variable_assignment':
       case 'variable_assignments':
         if (node.parent?.type !== 'command' && node.parent?.type !== 'declaration_command' && node.parent?.type !== 'variable_assignments') {
           const nodes = node.type === 'variable_assignment' ? [node] : named(node).filter((n) => n.type === 'variable_assignment');
-          this.push(node, ctx, { kind: 'assign', text: node.text, assignments: nodes.map(assignmentOf) });
+          return this.walkChildren(node, own(this.push(node, ctx, { kind: 'assign', text: node.text, assignments: nodes.map(assignmentOf) })));
         }
         return this.walkChildren(node, next);
       case 'declaration_command':
       case 'unset_command':
-        this.addDeclaration(node, ctx);
-        return this.walkChildren(node, next);
+        return this.walkChildren(node, own(this.addDeclaration(node, ctx)));
       case 'file_redirect':
         if (!this.attached.has(node.id)) {
           const r = redirectOf(node);
@@ -161,6 +203,24 @@ class Builder {
     for (const child of children(node)) this.walk(child, ctx);
   }
 
+  /**
+   * Collect the evaluations of one context node onto the command it belongs to — its owner, or a command of
+   * its own (`(( … ))` always; `$((x))` in a `case` word, a loop's list …) — then walk on inside it.
+   */
+  private evaluate(node: TsNode, ctx: WalkCtx, collect: (f: Found) => void, alone = false): void {
+    collect(this.found);
+    let owner = ctx.owner;
+    if (alone || (owner === undefined && this.found.evaluations.length > 0)) owner = this.push(node, ctx, { kind: 'arith', text: node.text });
+    if (owner !== undefined) this.attach(owner);
+    this.walkChildren(node, { ...ctx, depth: ctx.depth + 1, owner });
+  }
+
+  /** Hand the evaluations collected so far to a command. */
+  private attach(index: number): void {
+    this.commands[index]!.evaluations.push(...this.found.evaluations);
+    this.found.evaluations = [];
+  }
+
   private push(node: TsNode, ctx: WalkCtx, partial: Partial<ShellCommand> & Pick<ShellCommand, 'kind' | 'text'>): number {
     const index = this.commands.length;
     this.commands.push({
@@ -171,6 +231,7 @@ class Builder {
       upstream: ctx.upstream,
       guards: ctx.guards,
       inSubstitution: ctx.inSubst,
+      evaluations: [],
       ...partial,
     });
     this.byNode.set(node.id, index);
@@ -178,7 +239,7 @@ class Builder {
     return index;
   }
 
-  private addCommand(node: TsNode, ctx: WalkCtx): void {
+  private addCommand(node: TsNode, ctx: WalkCtx): number {
     const words: Word[] = [];
     const assignments: ShellCommand['assignments'] = [];
     const redirects: Redirect[] = [];
@@ -219,10 +280,10 @@ class Builder {
       }
     }
     const text = [node.text, ...texts].join(' ');
-    this.push(node, ctx, { kind: 'command', text, words, assignments, redirects, stdin });
+    return this.push(node, ctx, { kind: 'command', text, words, assignments, redirects, stdin });
   }
 
-  private addDeclaration(node: TsNode, ctx: WalkCtx): void {
+  private addDeclaration(node: TsNode, ctx: WalkCtx): number {
     const keyword = node.child(0);
     const words: Word[] = keyword ? [literalWord(keyword.text)] : [];
     const assignments: ShellCommand['assignments'] = [];
@@ -231,7 +292,7 @@ class Builder {
       else if (child.type === 'variable_name') assignments.push({ name: child.text, value: null });
       else words.push(evalWord(child));
     }
-    this.push(node, ctx, { kind: 'declare', text: node.text, words, assignments });
+    return this.push(node, ctx, { kind: 'declare', text: node.text, words, assignments });
   }
 
   private walkPipeline(node: TsNode, ctx: WalkCtx): void {
@@ -308,14 +369,6 @@ class Builder {
   }
 }
 
-function children(node: TsNode): TsNode[] {
-  return node.children.filter((c): c is TsNode => c !== null);
-}
-
-function named(node: TsNode): TsNode[] {
-  return node.namedChildren.filter((c): c is TsNode => c !== null);
-}
-
 function hasSpawn(node: TsNode): boolean {
   if (node.type === 'pipeline' || node.type === '&') return true;
   return children(node).some(hasSpawn);
@@ -325,21 +378,6 @@ function clip(s: string): string {
   const one = s.replace(/\s+/g, ' ').trim();
   return one.length > 40 ? `${one.slice(0, 39)}…` : one;
 }
-
-function assignmentOf(node: TsNode): { name: string; value: Word | null } {
-  const value = node.childForFieldName('value');
-  return { name: node.childForFieldName('name')?.text ?? '', value: value ? evalWord(value) : literalWord('') };
-}
-
-function redirectOf(node: TsNode): Redirect | null {
-  const op = children(node).find((c) => !c.isNamed)?.text ?? '';
-  const dest = node.childForFieldName('destination');
-  if (!dest) return null;
-  // >&2, 2>&1, >&- duplicate or close a descriptor; >&file writes a file like &>file
-  const dup = (op === '>&' || op === '<&') && (dest.type === 'number' || dest.text === '-');
-  return { op, target: dup ? null : evalWord(dest), text: node.text };
-}
-
 
 /** True for an operator that writes its target (>, >>, &>, <> …). */
 export function isWriteOp(op: string): boolean {

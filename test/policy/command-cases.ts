@@ -13,6 +13,7 @@ export interface Expected {
 
 import { CLASS_CASES } from './command-cases-classes';
 import { MORE_CASES } from './command-cases-more';
+import { BASH_CASES } from './command-cases-bash';
 
 const ALLOW: Expected = { action: 'allow' };
 const T1: Expected = { action: 'deny', tier: 1 };
@@ -239,7 +240,7 @@ export const OPAQUE_CASES: [string, Expected][] = [
   ["ruby -e 'puts 1'", OPAQUE],
   ['xargs grep foo', OPAQUE],
   ['find . | xargs wc -l', OPAQUE],
-  ['env FOO=1 npm test', OPAQUE],
+  ['env FOO=1 npm test', ASK('npm test')],
   ['find . -exec grep -l x {} +', OPAQUE],
   ['find . -execdir ls \\;', OPAQUE],
   ["find . -name '*.tmp' -ok rm {} \\;", OPAQUE_T2],
@@ -420,4 +421,4 @@ export const ASKED: [string, Expected][] = [
   ['npm test; npm test', ASK('npm test')],
 ];
 
-export const ALL_CASES: [string, Expected][] = [...ISSUE_BYPASSES, ...HIDDEN_TIER1, ...TIER1, ...TIER2, ...OPAQUE_CASES, ...ALLOWED, ...ASKED, ...CLASS_CASES, ...MORE_CASES];
+export const ALL_CASES: [string, Expected][] = [...ISSUE_BYPASSES, ...HIDDEN_TIER1, ...TIER1, ...TIER2, ...OPAQUE_CASES, ...ALLOWED, ...ASKED, ...CLASS_CASES, ...MORE_CASES, ...BASH_CASES];

@@ -1,0 +1,204 @@
+/**
+ * Judging the texts bash evaluates a second time (shell-evaluations.ts finds them): an arithmetic expression,
+ * a variable name or a prompt string. What such a context reads is judged by what it can hold: a variable's
+ * values are every value the script gives it (a literal, a number, another variable, or something only the
+ * run knows), looked at together, so a loop or a branch cannot hide one. A literal that puts code in an array
+ * subscript (`a[$(rm -rf d)]`) runs that code: the command is opaque and the code is judged as a script. A value
+ * the judge cannot see makes the command ask, because it could hold such a subscript.
+ */
+import type { Evaluation, ParsedScript, ShellCommand, Word } from './shell-parse';
+import { q, type CheckEnv } from './command-check-kit';
+
+type Value = { kind: 'text'; text: string } | { kind: 'number' } | { kind: 'alias'; name: string } | { kind: 'unknown'; why: string };
+
+/** What a script does to its variables, all at once (the order of a run is not assumed). */
+export interface VarFacts {
+  values: Map<string, Value[]>;
+  /** why any variable may hold anything (the script runs eval or source); null when it does not */
+  anything: string | null;
+  /** declared integer (-i): every value assigned to them is evaluated as arithmetic */
+  integer: Set<string>;
+  /** declared name references (-n): their values are variable names */
+  nameref: Set<string>;
+}
+
+/** Variables bash sets to numbers itself. */
+const SHELL_NUMBERS = new Set(['#', '?', '$', '!', 'RANDOM', 'SRANDOM', 'LINENO', 'SECONDS', 'BASHPID', 'PPID', 'UID', 'EUID', 'EPOCHSECONDS', 'BASH_SUBSHELL', 'OPTIND', 'HISTCMD']);
+const IDENT = /^[A-Za-z_]\w*$/;
+const MAX_DEPTH = 6;
+
+/** The facts of a parsed script. */
+export function varFacts(parsed: ParsedScript): VarFacts {
+  const facts: VarFacts = { values: new Map(), anything: null, integer: new Set(), nameref: new Set() };
+  const bind = (name: string, v: Value) => {
+    const base = name.replace(/\[.*$/s, '');
+    const list = facts.values.get(base) ?? [];
+    list.push(name === base ? v : { kind: 'unknown', why: `an element of ${base} is set to a value only known when it runs` });
+    facts.values.set(base, list);
+  };
+  for (const cmd of parsed.commands) {
+    if (cmd.kind === 'assign' || cmd.kind === 'declare') {
+      const flags = cmd.kind === 'declare' ? cmd.words.slice(1).flatMap((w) => (w.value && /^[-+]\w+$/.test(w.value) && w.value[0] === '-' ? [w.value.slice(1)] : [])).join('') : '';
+      for (const a of cmd.assignments) {
+        if (flags.includes('i')) facts.integer.add(a.name);
+        if (flags.includes('n') && cmd.words[0]?.value !== 'export') facts.nameref.add(a.name);
+        if (a.value === null) continue;
+        bind(a.name, a.append ? { kind: 'unknown', why: `${a.name} is appended to` } : valueOf(a.value));
+      }
+      continue;
+    }
+    if (cmd.kind === 'command') commandBindings(cmd, bind, facts);
+  }
+  for (const b of parsed.bindings) {
+    bind(b.name, b.numeric ? { kind: 'number' } : b.value ? valueOf(b.value) : { kind: 'unknown', why: `${b.name} is set by a loop or a default only known when it runs` });
+  }
+  return facts;
+}
+
+function valueOf(w: Word): Value {
+  if (w.value !== null) return { kind: 'text', text: w.value };
+  if (/^\$\(\(.*\)\)$/s.test(w.raw)) return { kind: 'number' };
+  const m = /^("?)\$(?:\{(\w+)\}|(\w+))\1$/.exec(w.raw);
+  if (m) return { kind: 'alias', name: m[2] ?? m[3]! };
+  return { kind: 'unknown', why: `it is set to ${q(w.raw)}, only known when it runs` };
+}
+
+/** Variables set by builtins: read, mapfile, printf -v, getopts, let, wait -p; eval and source can set any. */
+function commandBindings(cmd: ShellCommand, bind: (name: string, v: Value) => void, facts: VarFacts): void {
+  const words = cmd.words[0]?.value === 'builtin' || cmd.words[0]?.value === 'command' ? cmd.words.slice(1) : cmd.words;
+  const name = words[0]?.value;
+  const vals = words.slice(1).map((w) => w.value ?? w.raw);
+  const input: Value = { kind: 'unknown', why: `${name} sets it to a value only known when it runs` };
+  const after = (flag: string) => vals.flatMap((v, i) => (v === flag && vals[i + 1] ? [vals[i + 1]!] : v.startsWith(flag) && v.length > flag.length && flag.length === 2 ? [v.slice(2)] : []));
+  if (name === 'eval' || name === 'source' || name === '.') facts.anything = `the line runs ${name}, which can set any variable`;
+  else if (name === 'read') {
+    const names = vals.filter((v, i) => !v.startsWith('-') && !/^-[a-zA-Z]*[adinNptu]$/.test(vals[i - 1] ?? ''));
+    for (const n of [...names, ...after('-a'), ...(names.length ? [] : ['REPLY'])]) bind(n, input);
+  } else if (name === 'mapfile' || name === 'readarray') bind(vals.filter((v) => !v.startsWith('-')).pop() ?? 'MAPFILE', input);
+  else if (name === 'printf') for (const n of after('-v')) bind(n, input);
+  else if (name === 'getopts') {
+    if (vals[1]) bind(vals[1], input);
+    bind('OPTARG', input);
+  } else if (name === 'let') for (const v of vals) { const m = /^([A-Za-z_]\w*)\s*[-+*/%&|^]?=/.exec(v); if (m) bind(m[1]!, { kind: 'number' }); }
+  else if (name === 'wait') for (const n of after('-p')) bind(n, { kind: 'number' });
+}
+
+/** How a context reads what it is given; a finding names the outcome. */
+interface Outcome {
+  /** texts whose code runs (an array subscript's, a prompt's) */
+  code: string[];
+  unknown: string | null;
+}
+
+const SAFE: Outcome = { code: [], unknown: null };
+const merge = (a: Outcome, b: Outcome): Outcome => ({ code: [...a.code, ...b.code], unknown: a.unknown ?? b.unknown });
+
+class Reader {
+  constructor(private facts: VarFacts) {}
+
+  variable(name: string, as: Evaluation['as'], depth: number, seen: ReadonlySet<string>): Outcome {
+    const values = this.facts.values.get(name);
+    if (this.facts.anything) return { code: [], unknown: this.facts.anything };
+    if (!values) {
+      if (SHELL_NUMBERS.has(name)) return SAFE;
+      return { code: [], unknown: /^(\d+|[@*-])$/.test(name) ? `$${name} is an argument only known when it runs` : `$${name} comes from the environment` };
+    }
+    if (seen.has(name) || depth > MAX_DEPTH) return { code: [], unknown: `$${name} refers to itself through other variables` };
+    const next = new Set(seen).add(name);
+    return values.reduce<Outcome>((out, v) => {
+      if (v.kind === 'number') return out;
+      if (v.kind === 'unknown') return merge(out, { code: [], unknown: v.why });
+      if (v.kind === 'alias') return merge(out, this.variable(v.name, as, depth + 1, next));
+      return merge(out, this.text(v.text, as, depth + 1, next));
+    }, SAFE);
+  }
+
+  text(text: string, as: Evaluation['as'], depth: number, seen: ReadonlySet<string>): Outcome {
+    if (as === 'prompt') return /[$`]/.test(text) ? { code: [text], unknown: null } : SAFE;
+    if (as === 'name') {
+      if (IDENT.test(text) || /^(\d+|[#?$!@*-])$/.test(text)) return SAFE;
+      const m = /^[A-Za-z_]\w*\[(.*)\]$/s.exec(text);
+      if (m) return m[1] === '@' || m[1] === '*' ? SAFE : this.subscript(m[1]!, depth, seen);
+      return /[$`]/.test(text) ? { code: [text], unknown: null } : { code: [], unknown: `${q(text)} is not a plain variable name` };
+    }
+    return this.arithmetic(text, depth, seen);
+  }
+
+  /** An array subscript: expanded (so `$(…)` and backticks run), then evaluated as arithmetic. */
+  private subscript(inner: string, depth: number, seen: ReadonlySet<string>): Outcome {
+    if (/[$`]/.test(inner)) return { code: [inner], unknown: null };
+    return this.arithmetic(inner, depth + 1, seen);
+  }
+
+  /** An arithmetic expression's text: numbers and operators are safe, names are read, subscripts expanded. */
+  private arithmetic(text: string, depth: number, seen: ReadonlySet<string>): Outcome {
+    let out = SAFE;
+    const plain = { code: [], unknown: `${q(text)} is not a plain arithmetic expression` };
+    for (let i = 0; i < text.length; ) {
+      const rest = text.slice(i);
+      const skip = /^(\s+|[-+*/%<>=!&|^~?:,()]|0[xX][0-9a-fA-F]+|\d+#[0-9a-zA-Z@_]+|\d+)/.exec(rest);
+      if (skip) {
+        i += skip[0].length;
+        continue;
+      }
+      const ident = /^[A-Za-z_]\w*/.exec(rest);
+      if (!ident) return merge(out, plain);
+      const start = i;
+      i += ident[0].length;
+      if (text[i] !== '[') {
+        out = merge(out, this.variable(ident[0], 'arith', depth + 1, seen));
+        continue;
+      }
+      const close = closing(text, i);
+      if (close < 0) return merge(out, plain);
+      out = merge(out, this.subscript(text.slice(i + 1, close), depth, seen));
+      out = merge(out, { code: [], unknown: `the array element ${q(text.slice(start, close + 1))} is only known when it runs` });
+      i = close + 1;
+    }
+    return out;
+  }
+}
+
+/** The index of the `]` closing the `[` at `open`, or -1. */
+function closing(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === '[') depth++;
+    else if (text[i] === ']' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+const HOW: Record<Evaluation['as'], string> = { arith: 'as arithmetic', name: 'as a variable name', prompt: 'as a prompt string' };
+
+/**
+ * Judge one evaluation on the sub-command being judged: code in what it reads is opaque (and judged as a
+ * script, so `rm -rf` in it is tier 2); a value the judge cannot see asks.
+ */
+export function judgeEvaluation(ev: Evaluation, facts: VarFacts, env: CheckEnv): void {
+  const reader = new Reader(facts);
+  const outcome: Outcome = ev.variable !== undefined
+    ? reader.variable(ev.variable, ev.as, 0, new Set())
+    : ev.text !== undefined ? reader.text(ev.text, ev.as, 0, new Set()) : { code: [], unknown: `${ev.unknown} is only known when it runs` };
+  const what = ev.variable !== undefined ? `$${ev.variable}` : ev.text !== undefined ? q(ev.text) : 'a value';
+  const text = q(env.sub.text);
+  if (outcome.code.length) {
+    env.sub.readOnly = false;
+    env.sub.findings.push({ opaque: true, reason: `${text} evaluates ${what} ${HOW[ev.as]}, which runs the code in ${q(outcome.code[0]!)}` });
+    for (const code of outcome.code) env.script(`: ${code}`, `the code in ${q(code)}`);
+  } else if (outcome.unknown) {
+    env.sub.readOnly = false;
+    env.sub.findings.push({ exactKey: true, reason: `${text} evaluates ${what} ${HOW[ev.as]}, and ${outcome.unknown}: an array subscript in it (a[$(cmd)]) would run cmd` });
+  }
+}
+
+/** The evaluation of a command word in a context: its text, one variable's value, or unknown. */
+export function wordEvaluation(w: Word, as: Evaluation['as'], source: string): Evaluation {
+  if (w.value !== null) return { as, text: w.value, source };
+  const v = /^("?)\$(?:\{(\w+|[#?$!@*-])\}|(\w+|[#?$!@*-]))\1$/.exec(w.raw);
+  if (v) return { as, variable: v[2] ?? v[3]!, source };
+  // name[$i]: the subscript reads $i as arithmetic
+  const sub = /^([A-Za-z_]\w*)\[("?)\$(?:\{(\w+)\}|(\w+))\2\]$/.exec(w.raw);
+  if (sub && as === 'name') return { as: 'arith', variable: sub[3] ?? sub[4]!, source };
+  return { as, unknown: `the value of ${q(w.raw)}`, source };
+}
