@@ -11,12 +11,13 @@ export function attachmentText(a: ClampDataParts['attachment']): string {
 
 /**
  * The data parts a model reads, as text (convertToModelMessages' convertDataPart): attachments, a
- * /<skill> request, and a rewind (which files were restored, so earlier reads of them are stale, and
+ * /<skill> request, late diagnostics of earlier changes (in a user message), and a rewind (which files were restored, so earlier reads of them are stale, and
  * what a rewind cannot undo). Every other data part is the page's (context, ledger, dividers) and is left out.
  */
 export function dataPartForModel(part: { type: string; data: unknown }): TextPart | undefined {
   if (part.type === 'data-rewind') return { type: 'text', text: rewindText(part.data as RewindNote) };
   if (part.type === 'data-attachment') return { type: 'text', text: attachmentText(part.data as ClampDataParts['attachment']) };
+  if (part.type === 'data-diagnostics-note') return { type: 'text', text: (part.data as ClampDataParts['diagnostics-note']).text };
   if (part.type === 'data-skill-request') {
     const { name, args } = part.data as ClampDataParts['skill-request'];
     return {
@@ -27,7 +28,7 @@ export function dataPartForModel(part: { type: string; data: unknown }): TextPar
   return undefined;
 }
 
-const MODEL_DATA_PARTS = new Set(['data-rewind', 'data-attachment', 'data-skill-request']);
+const MODEL_DATA_PARTS = new Set(['data-rewind', 'data-attachment', 'data-skill-request', 'data-diagnostics-note']);
 
 /** Whether a part is one the model reads (as text), so a message of such parts alone still reaches it. */
 export function isModelNote(p: { type: string }): boolean {

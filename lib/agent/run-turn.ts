@@ -17,10 +17,13 @@ import { StepDraft } from './step-draft';
 import { dataPartForModel, isModelNote } from './data-parts';
 import { stepModelSwitcher, type StepModel } from './model-switch';
 import { clearSteer, steered } from './steer';
+import { lateFeed } from '../dispatch/late-diagnostics';
 import { CallIds, conversationCallIds } from './call-ids';
 
 export const DEFAULT_MAX_STEPS = 100;
 const OVERFLOW_MARK = '\u0000clamp:context-overflow';
+/** A turn's stream that never reached onFinish (the page went away) hands its late diagnostics to the store after this long. */
+const LATE_FEED_CLOSE_MS = 10_000;
 
 /** Messages the model has something to read in: a message of data parts only (a compaction made by hand) is the page's, not the model's. */
 export function withModelContent(messages: ClampMessage[]): ClampMessage[] {
@@ -83,6 +86,8 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
   // known before the stream starts, so a call stored before it runs names its message
   const responseId = generateId();
   const draft = new StepDraft();
+  // late diagnostics go to this turn's stream; taken now, before the turn's message can be saved again
+  const late = lateFeed(o.host.sessionId);
   return createUIMessageStream<ClampMessage>({
     generateId: () => responseId,
     originalMessages: o.messages,
@@ -91,7 +96,10 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
       return `${p.message} ${p.next}`;
     },
     onStepFinish: ({ messages }) => o.save(messages),
-    onFinish: ({ messages, isAborted }) => o.save(isAborted ? markStopped(messages) : messages),
+    onFinish: ({ messages, isAborted }) => {
+      o.save(isAborted ? markStopped(messages) : messages);
+      late.close();
+    },
     execute: async ({ writer }) => {
       const scheduler = new CallScheduler();
       // subagents and ask_user reach the page through this turn's stream
@@ -142,6 +150,8 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
       let started = false;
       const early: InferUIMessageChunk<ClampMessage>[] = [];
       const afterStart = (c: InferUIMessageChunk<ClampMessage>) => (started ? writer.write(c) : early.push(c));
+      // a change's diagnostics that came after its result: the card of its call shows them
+      late.attach((l) => afterStart({ type: 'data-diagnostics', id: `diagnostics-${l.lateId}`, data: l }));
       const switcher = stepModelSwitcher({
         turnModelId: o.status.model,
         stored: o.messages,
@@ -226,6 +236,9 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
         keeper.noteOverflow(windowFromError(overflow));
         input = stepInput;
       }
+      // what arrives from here on is stored once the turn's message is saved (onFinish), or after a while if it never is
+      late.detach();
+      setTimeout(() => late.close(), LATE_FEED_CLOSE_MS).unref?.();
       // a stopped turn ends with the SDK's abort chunk, not a finish
       if (!o.signal.aborted) writer.write({ type: 'finish' });
     },

@@ -316,8 +316,10 @@ export const BUDGET = {
   SESSION_IMPORT_MAX_MESSAGES: 20_000,
   /** The per-session model picker: how long a provider's model list is remembered. */
   MODEL_PICKER_CACHE_MS: 60_000,
-  /** Diagnostics after edits: longest wait for a language server's answer per write call (its start included); past it the result says they were not ready. */
-  DIAGNOSTICS_TIMEOUT_MS: 10_000,
+  /** Diagnostics after edits: longest a write call's result waits for its language server's answer; past it the result returns saying they are pending, and they follow when they arrive (with the model's next tool result or the next message, and on the call's card). */
+  DIAGNOSTICS_WAIT_MS: 1500,
+  /** Diagnostics after edits: longest one change's check goes on (its server's start included); past it the late report says they were not ready. */
+  DIAGNOSTICS_TIMEOUT_MS: 60_000,
   /** Diagnostics after edits: most new errors listed in a result (the rest are counted). */
   DIAGNOSTICS_MAX_SHOWN: 10,
   /** Diagnostics after edits: each listed error's message is cut to this many bytes. */
@@ -326,7 +328,7 @@ export const BUDGET = {
   DIAGNOSTICS_FILE_MAX_BYTES: 2 * 1024 * 1024,
   /** Diagnostics after edits: a server that pushes diagnostics is given this long of quiet after its last push before its answer counts as complete. */
   DIAGNOSTICS_SETTLE_MS: 300,
-  /** Language servers: longest a server may take to start and answer initialize (it keeps starting past DIAGNOSTICS_TIMEOUT_MS; past this it is given up). */
+  /** Language servers: longest a server may take to start and answer initialize (a check gives up at DIAGNOSTICS_TIMEOUT_MS, the server keeps starting; past this it is given up). */
   LSP_START_TIMEOUT_MS: 60_000,
   /** Language servers: grace between the shutdown request and a kill, when Clamp stops or a server is turned off. */
   LSP_SHUTDOWN_GRACE_MS: 2000,

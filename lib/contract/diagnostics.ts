@@ -23,8 +23,12 @@ export interface FileDiagnostic {
 export interface DiagnosticsMeta {
   /** the language server(s) that checked the files */
   servers: string[];
-  /** 'checked': the answer came; 'not-ready': the timeout passed first; 'failed': the server stopped or refused */
-  state: 'checked' | 'not-ready' | 'failed';
+  /**
+   * 'checked': the answer came; 'not-ready': the timeout passed first (or the call was stopped); 'failed': the
+   * server stopped or refused; 'pending': no answer within DIAGNOSTICS_WAIT_MS, so the result went back without
+   * it and the check goes on: its report follows as a LateDiagnostics with this `lateId`
+   */
+  state: 'checked' | 'not-ready' | 'failed' | 'pending';
   /** new errors the change introduced (all of them, also those the model was not shown) */
   newErrors: FileDiagnostic[];
   /** how many of them the model was shown */
@@ -35,6 +39,8 @@ export interface DiagnosticsMeta {
   note?: string;
   /** how long asking took */
   durationMs: number;
+  /** 'pending': the id its late report carries (unique; tool call ids may repeat) */
+  lateId?: string;
 }
 
 /** A file a write tool is about to change: its text before (null when it did not exist or is not text). */
@@ -49,6 +55,40 @@ export interface DiagnosticsReport {
   /** the text appended to the output ('' when there is nothing to tell the model) */
   text: string;
   meta: DiagnosticsMeta;
+  /** 'pending': the whole report once the check ends (never rejects; it ends by DIAGNOSTICS_TIMEOUT_MS) */
+  late?: Promise<DiagnosticsReport>;
+}
+
+/**
+ * The report of a check that outlived its call's result (data-diagnostics): it goes to the page (the card of
+ * `toolCallId` shows it in place of its pending meta) and, as text, to the model with its next tool result or
+ * the next user message.
+ */
+export interface LateDiagnostics {
+  /** the pending meta's lateId */
+  lateId: string;
+  toolCallId: string;
+  toolName: string;
+  /** the files the change was checked for, workspace-relative */
+  paths: string[];
+  diagnostics: DiagnosticsMeta;
+  /** when it arrived (epoch ms) */
+  at: number;
+}
+
+/** The data parts of late diagnostics (part of ClampDataParts, lib/contract/protocol.ts). */
+export type DiagnosticsDataParts = {
+  /** diagnostics of a change that arrived after its result (the card of its call shows them in place of "pending") */
+  diagnostics: LateDiagnostics;
+  /** in a user message: late diagnostics the model had not read yet; its next request reads them as text */
+  'diagnostics-note': { text: string; lateIds: string[] };
+};
+
+/** GET /api/sessions/[id]/diagnostics: the session's late reports that arrived, and the ids still being checked. */
+export interface LateDiagnosticsAnswer {
+  arrived: LateDiagnostics[];
+  /** lateIds whose check goes on */
+  checking: string[];
 }
 
 /**
@@ -62,6 +102,8 @@ export interface DiagnosticsService {
   check(files: FileBefore[], signal: AbortSignal): Promise<DiagnosticsReport | undefined>;
   /** a covered file was read: start its server and open the file now, so its first edit finds it warm (returns at once) */
   warm?(abs: string): void;
+  /** a late report no running turn of the session took: keep it with the session's conversation (the server stores it in the call's message). Never throws. */
+  keepLate?(sessionId: string, late: LateDiagnostics): void;
 }
 
 /** The service in ctx.services, when the host injected a usable one. */

@@ -8,6 +8,7 @@ import type { TaskEvent, TaskInfo, TaskStatus, TaskStream } from './tasks';
 import type { ClampUITools } from './tool-types';
 import type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, ModelCheckRequest, Provider, SettingsUpdate, StatusAnswer } from './rest';
 import type { AskQuestion, LiveWait, SubagentView, WaitOrigin } from './subagents';
+import type { DiagnosticsDataParts } from './diagnostics';
 
 export type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation };
 export type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, ModelCheckRequest, SettingsUpdate, StatusAnswer };
@@ -48,7 +49,7 @@ export type ClampDataParts = {
   'skill-request': { name: string; args: string };
   /** the session's model changed: from this step on the next one answers */
   'model-switch': { from: string; to: string };
-};
+} & DiagnosticsDataParts;
 
 /** data-attachment: one file attached to a user message, exactly as the model reads it. */
 export interface AttachmentInfo {
@@ -378,6 +379,10 @@ export interface ModelCheck {
   message: string;
   /** the model ids the provider lists (empty when it was not reached or lists none) */
   models: string[];
+  /** the provider answered with a model list (a failure after it is about the model, not the connection) */
+  reached: boolean;
+  /** the listed id that is the model (its name, or the name with a suffix), or, with Model empty and no default, the only one listed: the dialog shows it chosen and fills an empty Model with it */
+  pick: string | null;
 }
 
 /**

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import type { ToolContext, ToolDefinition, ToolResult } from '../contract/types';
 import { diagnosticsServiceOf, type FileBefore } from '../contract/diagnostics';
+import { expectLate } from './late-diagnostics';
 
 function readText(abs: string, maxBytes: number): string | null {
   try {
@@ -52,14 +53,19 @@ export function filesBefore(tool: ToolDefinition, input: unknown, ctx: ToolConte
   return out.length ? out : undefined;
 }
 
-/** The result with the change's new errors appended and in meta.diagnostics; the result as it was when there is nothing to say. Never throws. */
-export async function withDiagnostics(r: ToolResult, files: FileBefore[] | undefined, ctx: ToolContext): Promise<ToolResult> {
+/**
+ * The result with the change's new errors appended and in meta.diagnostics; the result as it was when there
+ * is nothing to say. A check that outlives DIAGNOSTICS_WAIT_MS leaves the result "pending" and is followed
+ * (late-diagnostics.ts). Never throws.
+ */
+export async function withDiagnostics(r: ToolResult, files: FileBefore[] | undefined, tool: ToolDefinition, ctx: ToolContext): Promise<ToolResult> {
   if (!files || r.status !== 'ok') return r;
   const service = diagnosticsServiceOf(ctx.services);
   if (!service) return r;
   try {
     const report = await service.check(files, ctx.signal);
     if (!report) return r;
+    if (report.late) expectLate(ctx, tool.name, files.map((f) => f.rel), report);
     return { ...r, output: report.text ? `${r.output.trimEnd()}\n\n${report.text}` : r.output, meta: { ...r.meta, diagnostics: report.meta } };
   } catch {
     return r;

@@ -8,6 +8,7 @@ import { outputRoots, resolveInWorkspace, PathPolicyError } from '../policy/work
 import type { ResolvedPath } from '../contract/paths';
 import { combineDecisions, modeDecision, modeAllowsEffect } from '../policy/modes';
 import { filesBefore, warmFor, withDiagnostics } from './diagnose';
+import { withLateNotes } from './late-diagnostics';
 
 /** How a host answers "may this call run?" beyond the mode and the tool's own policy. */
 export interface Approver {
@@ -202,7 +203,7 @@ async function execute(tool: ToolDefinition, input: unknown, ctx: ToolContext): 
     }
   }
   if (typeof r.output !== 'string') r = { ...r, output: String(r.output ?? '') };
-  return withDiagnostics(r, changing, ctx);
+  return withDiagnostics(r, changing, tool, ctx);
 }
 
 /** The call as it runs: the model's arguments, or the person's edited command in their place. */
@@ -248,5 +249,7 @@ export async function dispatch(reg: Registry, name: string, args: unknown, ctx: 
       meta: { ...r.meta, editedCommand: opts.editedCommand, proposedCommand: edit.proposed },
     };
   }
+  // diagnostics of the session's earlier changes that arrived since: the model reads them with this result
+  r = withLateNotes(r, ctx);
   return clampResult(r, ctx.budget.TOOL_OUTPUT_MAX_BYTES, ctx.dataDir, lookupTool(reg, name)?.name ?? 'unknown-tool');
 }

@@ -10,8 +10,11 @@ export function diagnosticLine(d: FileDiagnostic, messageMaxBytes: number): stri
 }
 
 /** The appended text ('' when the change added no error and nothing went wrong asking). */
-export function reportText(meta: DiagnosticsMeta, o: { maxShown: number; messageMaxBytes: number; timeoutMs: number }): string {
+export function reportText(meta: DiagnosticsMeta, o: { maxShown: number; messageMaxBytes: number; timeoutMs: number; waitMs: number }): string {
   const who = meta.servers.join(', ');
+  if (meta.state === 'pending') {
+    return `Diagnostics pending: the ${who} language server did not answer within ${formatDuration(o.waitMs)} (${meta.note ?? 'it is still starting'}). The check goes on; its result (new errors, or none) comes with a later tool result or the next message.`;
+  }
   if (meta.state === 'not-ready') {
     return `Diagnostics not ready: the ${who} language server did not answer within ${formatDuration(o.timeoutMs)} (${meta.note ?? 'it is still starting'}); this change was not checked. Later edits are.`;
   }
@@ -23,3 +26,4 @@ export function reportText(meta: DiagnosticsMeta, o: { maxShown: number; message
   const before = meta.preexisting ? [`(Not listed: ${meta.preexisting} error${meta.preexisting === 1 ? '' : 's'} already there before this change.)`] : [];
   return [head, ...shown.map((d) => `  ${diagnosticLine(d, o.messageMaxBytes)}`), ...before].join('\n');
 }
+

@@ -3,6 +3,7 @@
  * covers a file, one warm server per workspace and server (started on first use, started again after
  * a crash, stopped when Clamp stops or the setting turns diagnostics off), and the new errors of a change.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BUDGET, type Budget } from '../contract/budget';
@@ -88,6 +89,14 @@ function placement(spec: ServerSpec, env: NodeJS.ProcessEnv): { bwrap?: string; 
   return { problem: 'needs-sandbox', detail: `it is set to run sandboxed and ${st.problem}; or set "sandbox": false for it` };
 }
 
+/** A changed file a server covers, with its text after the change and the server that checks it. */
+interface Planned {
+  file: FileBefore;
+  after: string;
+  spec: ServerSpec;
+  client: LspClient;
+}
+
 class LspDiagnostics implements DiagnosticsService {
   private readonly env: NodeJS.ProcessEnv;
   private readonly b: Budget;
@@ -158,9 +167,57 @@ class LspDiagnostics implements DiagnosticsService {
     this.clientFor(spec).client?.prepare(abs, text);
   }
 
+  /**
+   * The change's report within DIAGNOSTICS_WAIT_MS; else a 'pending' report whose `late` is the whole one,
+   * which goes on (past the call's stop too) up to DIAGNOSTICS_TIMEOUT_MS. A call stopped while it waits
+   * gets 'not-ready' at once.
+   */
   async check(files: FileBefore[], signal: AbortSignal): Promise<DiagnosticsReport | undefined> {
     if (!this.o.enabled()) return undefined;
     const started = Date.now();
+    const plan: Planned[] = [];
+    for (const file of files) {
+      const spec = this.serverFor(file.abs);
+      const after = spec ? this.textOf(file.abs) : undefined;
+      const { client } = spec && after !== undefined ? this.clientFor(spec) : {};
+      // a missing program or no sandbox: the settings page says so, the result does not
+      if (spec && client && after !== undefined) plan.push({ file, after, spec, client });
+    }
+    if (plan.length === 0) return undefined;
+    // the check runs on its own signal: once the result has gone back without it, stopping the turn does not end it
+    const own = new AbortController();
+    const whole = this.checkAll(plan, started, own.signal);
+    const first = await new Promise<DiagnosticsReport | 'wait' | 'stopped'>((resolve) => {
+      const timer = setTimeout(() => resolve('wait'), this.b.DIAGNOSTICS_WAIT_MS);
+      const onAbort = () => resolve('stopped');
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      void whole.then(resolve).finally(() => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+      });
+    });
+    if (first === 'stopped') {
+      own.abort();
+      return this.report({ servers: [...new Set(plan.map((p) => p.spec.name))], state: 'not-ready', newErrors: [], shown: 0, preexisting: 0, note: 'the call was stopped', durationMs: Date.now() - started });
+    }
+    if (first !== 'wait') return first;
+    const starting = plan.some((p) => !p.client.initialized);
+    const pending = this.report({
+      servers: [...new Set(plan.map((p) => p.spec.name))],
+      state: 'pending',
+      newErrors: [],
+      shown: 0,
+      preexisting: 0,
+      note: starting ? 'it is still starting' : 'it is still working',
+      durationMs: Date.now() - started,
+      lateId: randomUUID(),
+    });
+    return { ...pending, late: whole };
+  }
+
+  /** The report of a change: each file's baseline and new diagnostics, up to DIAGNOSTICS_TIMEOUT_MS from `started`. Never rejects. */
+  private async checkAll(plan: Planned[], started: number, signal: AbortSignal): Promise<DiagnosticsReport> {
     const deadline = started + this.b.DIAGNOSTICS_TIMEOUT_MS;
     const servers = new Set<string>();
     const fresh: FileDiagnostic[] = [];
@@ -168,13 +225,7 @@ class LspDiagnostics implements DiagnosticsService {
     let state: DiagnosticsMeta['state'] = 'checked';
     let note: string | undefined;
     const reg = registry();
-    for (const f of files) {
-      const spec = this.serverFor(f.abs);
-      if (!spec) continue;
-      const after = this.textOf(f.abs);
-      if (after === undefined) continue;
-      const { client } = this.clientFor(spec);
-      if (!client) continue; // missing program or no sandbox: the settings page says so, the result does not
+    for (const { file: f, after, spec, client } of plan) {
       servers.add(spec.name);
       const lastKey = `${this.o.workspace}\u0000${spec.name}\u0000${f.abs}`;
       try {
@@ -198,8 +249,7 @@ class LspDiagnostics implements DiagnosticsService {
         break;
       }
     }
-    if (servers.size === 0) return undefined;
-    const meta: DiagnosticsMeta = {
+    return this.report({
       servers: [...servers],
       state,
       newErrors: fresh,
@@ -207,9 +257,12 @@ class LspDiagnostics implements DiagnosticsService {
       preexisting,
       ...(note ? { note } : {}),
       durationMs: Date.now() - started,
-    };
-    const text = reportText(meta, { maxShown: this.b.DIAGNOSTICS_MAX_SHOWN, messageMaxBytes: this.b.DIAGNOSTICS_MESSAGE_MAX_BYTES, timeoutMs: this.b.DIAGNOSTICS_TIMEOUT_MS });
-    return { text, meta };
+    });
+  }
+
+  private report(meta: DiagnosticsMeta): DiagnosticsReport {
+    const b = this.b;
+    return { text: reportText(meta, { maxShown: b.DIAGNOSTICS_MAX_SHOWN, messageMaxBytes: b.DIAGNOSTICS_MESSAGE_MAX_BYTES, timeoutMs: b.DIAGNOSTICS_TIMEOUT_MS, waitMs: b.DIAGNOSTICS_WAIT_MS }), meta };
   }
 
   /** Every server in effect for this workspace and how it stands. */

@@ -1,8 +1,14 @@
 /**
  * Diagnostics after edits for the server: the on/off setting (CLAMP_DIAGNOSTICS wins over the saved
- * one), the service a session's tools get as ctx.services.diagnostics, and the settings route's logic.
+ * one), the service a session's tools get as ctx.services.diagnostics, the settings route's logic, and
+ * where late reports go when no turn takes them (the call's stored message; the next user message).
  */
-import type { DiagnosticsService, DiagnosticsSettingsUpdate, DiagnosticsSettingsView } from '../contract/diagnostics';
+import type { DiagnosticsService, DiagnosticsSettingsUpdate, DiagnosticsSettingsView, LateDiagnostics, LateDiagnosticsAnswer } from '../contract/diagnostics';
+import type { ClampMessage } from '../contract/protocol';
+import type { ToolResult } from '../contract/types';
+import { appendMessage, loadMessages } from '../store/messages';
+import { requireSession } from '../store/sessions';
+import { lateDiagnosticsOf, takeLateNotes } from '../dispatch/late-diagnostics';
 import type { Db } from '../store/db';
 import { getSetting, setSetting } from '../store/settings';
 import { createDiagnostics, stopLanguageServers } from '../lsp/service';
@@ -29,9 +35,44 @@ export function diagnosticsEnabled(db: Db, env: NodeJS.ProcessEnv = process.env)
   return envSwitch(env) ?? saved(db);
 }
 
-/** The service for one session's tools; the setting is read at each call. */
+/** The service for one session's tools; the setting is read at each call. A late report no turn took is stored with its call. */
 export function diagnosticsFor(db: Db, workspace: string, dataDir: string, env: NodeJS.ProcessEnv = process.env): DiagnosticsService {
-  return createDiagnostics({ workspace, dataDir, env, enabled: () => diagnosticsEnabled(db, env) });
+  const service = createDiagnostics({ workspace, dataDir, env, enabled: () => diagnosticsEnabled(db, env) });
+  return { covers: (abs) => service.covers(abs), check: (files, signal) => service.check(files, signal), warm: (abs) => service.warm?.(abs), keepLate: (sessionId, late) => storeLate(db, sessionId, late) };
+}
+
+function isCallOf(p: ClampMessage['parts'][number], late: LateDiagnostics): boolean {
+  if (!('toolCallId' in p) || p.toolCallId !== late.toolCallId || !('output' in p)) return false;
+  const out = p.output as ToolResult | undefined;
+  return out?.meta?.diagnostics?.lateId === late.lateId;
+}
+
+/** A late report kept in the message of the call it belongs to (a data-diagnostics part, replaced when it is there), so a reload shows it. */
+export function storeLate(db: Db, sessionId: string, late: LateDiagnostics): void {
+  const messages = loadMessages(db, sessionId);
+  const id = `diagnostics-${late.lateId}`;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role !== 'assistant' || !m.parts.some((p) => isCallOf(p, late))) continue;
+    const parts = m.parts.filter((p) => !(p.type === 'data-diagnostics' && p.id === id));
+    appendMessage(db, sessionId, { ...m, parts: [...parts, { type: 'data-diagnostics', id, data: late }] });
+    return;
+  }
+}
+
+/** A new user message with the late reports the model has not read yet (a data-diagnostics-note part it reads as text). */
+export function withLateNote(messages: ClampMessage[], sessionId: string): ClampMessage[] {
+  const last = messages.at(-1);
+  if (last?.role !== 'user') return messages;
+  const note = takeLateNotes(sessionId);
+  if (!note) return messages;
+  return [...messages.slice(0, -1), { ...last, parts: [...last.parts, { type: 'data-diagnostics-note', data: note }] }];
+}
+
+/** GET /api/sessions/[id]/diagnostics: the session's late reports that arrived, and the ids still being checked; StoreError 'not-found' for an unknown session. */
+export function lateDiagnosticsView(db: Db, workspace: string, sessionId: string): LateDiagnosticsAnswer {
+  requireSession(db, sessionId, workspace);
+  return lateDiagnosticsOf(sessionId);
 }
 
 /** GET /api/settings/diagnostics: on or off and why, and every language server with how it stands. */

@@ -27,7 +27,7 @@ interface Key {
   from: string;
 }
 
-const fail = (message: string, models: string[] = []): ModelCheck => ({ ok: false, message, models });
+const fail = (message: string): ModelCheck => ({ ok: false, message, models: [], reached: false, pick: null });
 
 /** The key to try: the one typed in the dialog, the stored one, then the environment's (named: the person set it). */
 function keyFor(name: SecretName, typed: string | null | undefined, dataDir: string, env: Env): Key | undefined | { error: string } {
@@ -101,9 +101,9 @@ function modelIds(body: unknown): string[] | undefined {
   return [...new Set(ids)].sort((a, b) => a.localeCompare(b)).slice(0, BUDGET.MODEL_LIST_MAX_ITEMS);
 }
 
-/** A listed id that is the model, or the model with a suffix (claude-sonnet-4-5 → …-20250929, qwen3 → qwen3:latest). */
-function listed(models: string[], model: string): boolean {
-  return models.some((m) => m === model || m.startsWith(`${model}-`) || m.startsWith(`${model}:`));
+/** The listed id that is the model, or the model with a suffix (claude-sonnet-4-5 → …-20250929, qwen3 → qwen3:latest); null when none is. */
+function listedAs(models: string[], model: string): string | null {
+  return models.find((m) => m === model) ?? models.find((m) => m.startsWith(`${model}-`) || m.startsWith(`${model}:`)) ?? null;
 }
 
 function checkScript(model: string | null): ModelCheck {
@@ -111,7 +111,7 @@ function checkScript(model: string | null): ModelCheck {
   const file = path.resolve(/*turbopackIgnore: true*/ model);
   try {
     const turns = loadScript(file);
-    return { ok: true, message: `The script ${file} has ${turns.length} turn${turns.length === 1 ? '' : 's'}. It replays them; it is not a real model.`, models: [] };
+    return { ok: true, message: `The script ${file} has ${turns.length} turn${turns.length === 1 ? '' : 's'}. It replays them; it is not a real model.`, models: [], reached: false, pick: null };
   } catch (err) {
     return fail((err as Error).message);
   }
@@ -171,11 +171,17 @@ export async function checkModel(req: ModelCheckRequest, opts: CheckOptions): Pr
   if (!models) return fail(`${ask.url} answered, but not with a model list. Is this ${req.provider === 'ollama' ? 'Ollama' : 'an OpenAI-compatible server'}?`);
 
   const reached = `Reached ${ask.what} at ${new URL(ask.url).origin}: ${models.length} model${models.length === 1 ? '' : 's'} listed.`;
-  if (req.provider === 'ollama' && models.length === 0) return fail(`${reached} Pull one first (ollama pull qwen3-coder), then test again.`);
+  // the connection worked from here on: what is left to say is about the model
+  const answer = (ok: boolean, message: string, pick: string | null = null): ModelCheck => ({ ok, message: `${reached} ${message}`, models, reached: true, pick });
+  if (req.provider === 'ollama' && models.length === 0) return answer(false, 'Pull one first (ollama pull qwen3-coder), then test again.');
   if (!model) {
     const dflt = DEFAULT_MODELS[req.provider];
-    return dflt ? { ok: true, message: `${reached} With Model empty, Clamp uses ${dflt}.`, models } : fail(`${reached} Choose the model to use (pick one from the list).`, models);
+    if (dflt) return answer(true, `With Model empty, Clamp uses ${dflt}.`);
+    // the only model there is: the dialog fills it in, so Save saves it
+    if (models.length === 1) return answer(true, `Clamp uses ${models[0]}, the only one listed; it is filled in as the Model.`, models[0]);
+    return answer(false, 'Pick the model to use from the list.');
   }
-  if (models.length > 0 && !listed(models, model)) return fail(`${reached} “${model}” is not one of them: pick a listed model, or check the name.`, models);
-  return { ok: true, message: `${reached} ${model} ${models.length ? 'is one of them' : 'could not be checked against the list'}.`, models };
+  const pick = listedAs(models, model);
+  if (models.length > 0 && !pick) return answer(false, `“${model}” is not one of them: pick a listed model, or check the name.`);
+  return answer(true, `${model} ${models.length ? 'is one of them' : 'could not be checked against the list'}.`, pick);
 }

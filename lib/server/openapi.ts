@@ -117,6 +117,9 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
   '/api/sessions/{id}/ledger': {
     get: { tag: 'sessions', summary: "Each step's tokens and tool bytes, and the session's totals", answer: { described: 'SessionLedger (lib/contract/protocol.ts)' }, errors: { 404: 'no such session' } },
   },
+  '/api/sessions/{id}/diagnostics': {
+    get: { tag: 'sessions', summary: "Diagnostics of the session's changes that arrived after their results, and the checks still going on", answer: { described: 'LateDiagnosticsAnswer (lib/contract/diagnostics.ts)' }, errors: { 404: 'no such session' } },
+  },
   '/api/tasks': {
     get: { tag: 'tasks', summary: 'Background tasks', answer: { schema: 'TaskListAnswer' } },
   },

@@ -15,6 +15,7 @@ import { storeHost } from './agent-host';
 import { HttpError, type ServerConfig } from './http';
 import { sessionModelForSteps, sessionModelWithWindow, specOf } from './session-model';
 import { attachmentParts } from './attach';
+import { withLateNote } from './diagnostics';
 
 const RUNNING = Symbol.for('clamp.runningTurns');
 
@@ -106,7 +107,8 @@ export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: Ses
     : [];
   try {
     loaded = loadMessages(db, body.sessionId);
-    messages = mergeIncoming(loaded, body, host.answerFor, extra);
+    // a new message carries the late diagnostics the model has not read yet
+    messages = withLateNote(mergeIncoming(loaded, body, host.answerFor, extra), body.sessionId);
   } catch (err) {
     if (err instanceof ChatRequestError) throw new HttpError(err.status, err.message);
     throw err;

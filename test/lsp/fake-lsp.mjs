@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // A stand-in language server for the tests: `never` reads and never answers; `push` publishes a
 // diagnostic for every line holding BAD after each open or change (and exits on CRASH); `pull` answers
-// textDocument/diagnostic the same way.
+// textDocument/diagnostic the same way. `--init-delay-ms N`: a slow start, initialize answered after N ms.
 const mode = process.argv[2] ?? 'push';
+const delayAt = process.argv.indexOf('--init-delay-ms');
+const initDelayMs = delayAt > 0 ? Number(process.argv[delayAt + 1]) : 0;
 let buf = Buffer.alloc(0);
 const docs = new Map();
 function send(msg) {
@@ -17,7 +19,7 @@ function diagnostics(text) {
 }
 function onMessage(m) {
   if (mode === 'never') return;
-  if (m.method === 'initialize') return send({ jsonrpc: '2.0', id: m.id, result: { capabilities: { textDocumentSync: 1, ...(mode === 'pull' ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}) } } });
+  if (m.method === 'initialize') return setTimeout(() => send({ jsonrpc: '2.0', id: m.id, result: { capabilities: { textDocumentSync: 1, ...(mode === 'pull' ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}) } } }), initDelayMs);
   if (m.method === 'shutdown') return send({ jsonrpc: '2.0', id: m.id, result: null });
   if (m.method === 'exit') process.exit(0);
   if (m.method === 'textDocument/didOpen' || m.method === 'textDocument/didChange') {

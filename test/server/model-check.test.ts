@@ -49,18 +49,31 @@ const check = (provider: Parameters<typeof checkModel>[0]['provider'], model: st
 describe('Test connection', () => {
   it('lists an OpenAI-compatible (vLLM, LM Studio) server’s /v1/models and checks the model against them', async () => {
     const ok = await check('openai-compatible', 'llama-3.1-8b', fake.url);
-    expect(ok).toEqual({ ok: true, message: `Reached the server at ${new URL(fake.url).origin}: 2 models listed. llama-3.1-8b is one of them.`, models: ['llama-3.1-8b', 'qwen2.5-coder-7b'] });
+    expect(ok).toEqual({ ok: true, message: `Reached the server at ${new URL(fake.url).origin}: 2 models listed. llama-3.1-8b is one of them.`, models: ['llama-3.1-8b', 'qwen2.5-coder-7b'], reached: true, pick: 'llama-3.1-8b' });
     const wrong = await check('openai-compatible', 'gpt-9', fake.url);
-    expect(wrong.ok).toBe(false);
+    expect(wrong).toMatchObject({ ok: false, reached: true, pick: null });
     expect(wrong.message).toBe(`Reached the server at ${new URL(fake.url).origin}: 2 models listed. “gpt-9” is not one of them: pick a listed model, or check the name.`);
     expect(wrong.models).toEqual(['llama-3.1-8b', 'qwen2.5-coder-7b']);
+    // reached, with a choice left to make: not a failure of the connection
     const none = await check('openai-compatible', null, `${fake.url}/`);
-    expect(none).toMatchObject({ ok: false, message: expect.stringMatching(/Choose the model to use \(pick one from the list\)\.$/), models: ['llama-3.1-8b', 'qwen2.5-coder-7b'] });
+    expect(none).toEqual({ ok: false, message: `Reached the server at ${new URL(fake.url).origin}: 2 models listed. Pick the model to use from the list.`, models: ['llama-3.1-8b', 'qwen2.5-coder-7b'], reached: true, pick: null });
+  });
+
+  it('with Model empty and one model listed, that model is the one: the check succeeds and picks it', async () => {
+    const single = await startFakeOpenAI([], { models: ['only-coder'] });
+    try {
+      const r = await check('openai-compatible', null, single.url);
+      expect(r).toEqual({ ok: true, message: `Reached the server at ${new URL(single.url).origin}: 1 model listed. Clamp uses only-coder, the only one listed; it is filled in as the Model.`, models: ['only-coder'], reached: true, pick: 'only-coder' });
+      // a name the list holds with a suffix is picked as listed
+      await expect(check('openai-compatible', 'only', single.url)).resolves.toMatchObject({ ok: true, pick: 'only-coder' });
+    } finally {
+      await single.close();
+    }
   });
 
   it('lists Ollama’s /api/tags, from its own address or its /v1 one', async () => {
     const r = await check('ollama', 'qwen3-coder', ollama.url);
-    expect(r).toEqual({ ok: true, message: `Reached Ollama at ${ollama.url}: 2 models listed. qwen3-coder is one of them.`, models: ['gemma3:4b', 'qwen3-coder:latest'] });
+    expect(r).toEqual({ ok: true, message: `Reached Ollama at ${ollama.url}: 2 models listed. qwen3-coder is one of them.`, models: ['gemma3:4b', 'qwen3-coder:latest'], reached: true, pick: 'qwen3-coder:latest' });
     await expect(check('ollama', 'gemma3:4b', `${ollama.url}/v1`)).resolves.toMatchObject({ ok: true });
     const empty = await startFakeOllama([]);
     try {
@@ -86,12 +99,12 @@ describe('Test connection', () => {
     await expect(check('openai', 'gpt-5', null, null, { ...base, OPENAI_API_KEY: 'sk-env-wrong' })).resolves.toMatchObject({ message: expect.stringContaining('refused the key in OPENAI_API_KEY') });
     // no key at all: the field to fill, and no environment variable the person did not use
     const none = await check('anthropic', 'claude-sonnet-4-5', null, null, base);
-    expect(none).toEqual({ ok: false, message: 'The anthropic provider needs an API key: paste it in the API key field.', models: [] });
+    expect(none).toEqual({ ok: false, message: 'The anthropic provider needs an API key: paste it in the API key field.', models: [], reached: false, pick: null });
   });
 
   it('a base URL where nothing listens says so, in those words', async () => {
     const r = await check('openai-compatible', 'x', deadUrl);
-    expect(r).toEqual({ ok: false, message: `Nothing listens at ${new URL(deadUrl).origin} (connection refused). Start the server there, or correct the URL.`, models: [] });
+    expect(r).toEqual({ ok: false, message: `Nothing listens at ${new URL(deadUrl).origin} (connection refused). Start the server there, or correct the URL.`, models: [], reached: false, pick: null });
     await expect(check('ollama', 'x', new URL(deadUrl).origin)).resolves.toMatchObject({ message: expect.stringMatching(/^Nothing listens at /) });
     await expect(check('openai-compatible', 'x', 'localhost:1234')).resolves.toMatchObject({ message: 'localhost:1234 is not a URL. Write it as http://host:port/v1.' });
     await expect(check('openai-compatible', 'x', null)).resolves.toMatchObject({ ok: false, message: expect.stringMatching(/^Enter the base URL of your server/) });
@@ -121,7 +134,7 @@ describe('Test connection', () => {
   it('a missing script file is a missing file, not a JSON error; a real one is counted', async () => {
     const missing = path.join(ws.root, 'nope.json');
     const r = await check('scripted', missing);
-    expect(r).toEqual({ ok: false, message: `The script file ${missing} does not exist. Give the path of a JSON script of model turns (docs/scripted-model.md).`, models: [] });
+    expect(r).toEqual({ ok: false, message: `The script file ${missing} does not exist. Give the path of a JSON script of model turns (docs/scripted-model.md).`, models: [], reached: false, pick: null });
     expect(r.message).not.toMatch(/JSON error|CLAMP_MODEL/);
     const bad = path.join(ws.root, 'bad.json');
     fs.writeFileSync(bad, '[{"text": "hi",}]');
@@ -129,7 +142,7 @@ describe('Test connection', () => {
     await expect(check('scripted', ws.root)).resolves.toMatchObject({ message: `${ws.root} is a folder, not a script file. Give the path of a JSON script of model turns (docs/scripted-model.md).` });
     const good = path.join(ws.root, 'good.json');
     fs.writeFileSync(good, JSON.stringify([{ text: 'one' }, { text: 'two' }]));
-    await expect(check('scripted', good)).resolves.toEqual({ ok: true, message: `The script ${good} has 2 turns. It replays them; it is not a real model.`, models: [] });
+    await expect(check('scripted', good)).resolves.toEqual({ ok: true, message: `The script ${good} has 2 turns. It replays them; it is not a real model.`, models: [], reached: false, pick: null });
     await expect(check('scripted', null)).resolves.toMatchObject({ ok: false, message: expect.stringMatching(/^Enter the path of a script file as the model/) });
   });
 
