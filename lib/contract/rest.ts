@@ -270,12 +270,16 @@ export interface ChangedFile {
   deletions: number;
   diff: string;
 }
+/** Where "commit these" would commit: the git repository the workspace is in, or why there is none. */
+export type CommitTarget = { kind: 'git'; root: string } | { kind: 'none'; reason: string };
 /** GET /api/sessions/[id]/changes: every file that differs from the session's first checkpoint (the baseline). */
 export interface ChangesAnswer {
   /** null before the session's first change: nothing changed yet */
   baselineId: string | null;
   files: ChangedFile[];
   truncated: boolean;
+  /** the panel offers a commit only into a repository */
+  commit: CommitTarget;
 }
 const workspacePath = z.string().trim().min(1).max(4096);
 /** POST /api/sessions/[id]/changes/revert: the file back to its state at the session's start (one the session created is removed). */

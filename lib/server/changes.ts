@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ChangesAnswer, CommitChangesAnswer, CommitChangesBody, RevertAnswer } from '../contract/rest';
+import type { ChangesAnswer, CommitChangesAnswer, CommitChangesBody, CommitTarget, RevertAnswer } from '../contract/rest';
 import { baselineOf, shadowOf, takeCheckpoint } from '../checkpoints/session';
 import { currentTree, restorePath } from '../checkpoints/snapshot';
 import { changedPaths, diffChanges, type TreeChange } from '../checkpoints/diff';
@@ -26,14 +26,48 @@ async function changesNow(cfg: ServerConfig, db: Db, sessionId: string): Promise
   return { baseline, changes: await changedPaths(s, baseline.commit, now.tree) };
 }
 
+/** Whether a .git entry makes dir a repository's top: a folder with a HEAD, or a file naming one ("gitdir: …", a worktree or submodule). */
+function isRepositoryTop(dir: string): boolean {
+  const dotGit = path.join(dir, '.git');
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(dotGit);
+  } catch {
+    return false;
+  }
+  if (st.isDirectory()) return fs.existsSync(path.join(dotGit, 'HEAD'));
+  if (!st.isFile() || st.size > 4096) return false;
+  try {
+    return fs.readFileSync(dotGit, 'utf8').startsWith('gitdir:');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The git repository the workspace is in, found by reading the folders from the workspace up (as
+ * data: no git runs on the host for it), or why there is none, in the person's words.
+ */
+export function commitTarget(workspace: string): CommitTarget {
+  for (let dir = path.resolve(workspace); ; dir = path.dirname(dir)) {
+    if (isRepositoryTop(dir)) return { kind: 'git', root: dir };
+    if (path.dirname(dir) === dir) break;
+  }
+  return {
+    kind: 'none',
+    reason: `${workspace} is not in a git repository, so there is nothing to commit these changes to. Run git init there to start one; the changes stay listed here either way.`,
+  };
+}
+
 /** GET /api/sessions/[id]/changes */
 export async function sessionChanges(cfg: ServerConfig, sessionId: string): Promise<ChangesAnswer> {
   const db = openDb(cfg.dataDir);
   requireSession(db, sessionId, cfg.workspace);
+  const commit = commitTarget(cfg.workspace);
   const { baseline, changes } = await changesNow(cfg, db, sessionId);
-  if (!baseline) return { baselineId: null, files: [], truncated: false };
+  if (!baseline) return { baselineId: null, files: [], truncated: false, commit };
   const d = await diffChanges(shadowOf(cfg), changes);
-  return { baselineId: baseline.id, files: d.files, truncated: d.truncated };
+  return { baselineId: baseline.id, files: d.files, truncated: d.truncated, commit };
 }
 
 /** A workspace-relative path as git names it, or HttpError 400. */
@@ -80,16 +114,20 @@ export async function revertFile(cfg: ServerConfig, sessionId: string, p: string
 /**
  * POST /api/sessions/[id]/changes/commit: git_commit of exactly these paths, through dispatch. The
  * person's click is the approval; the mode and policy still apply (plan mode refuses), and a refusal
- * or git's failure comes back as ok: false with its text.
+ * or git's failure comes back as ok: false with its text. Outside a git repository: HttpError 409 with why.
  */
 export async function commitChanges(cfg: ServerConfig, sessionId: string, b: CommitChangesBody): Promise<CommitChangesAnswer> {
   const db = openDb(cfg.dataDir);
   requireSession(db, sessionId, cfg.workspace);
   if (isTurnRunning(sessionId)) throw new HttpError(409, 'This session is working on a turn. Wait for it or press Stop, then commit.');
+  const target = commitTarget(cfg.workspace);
+  if (target.kind === 'none') throw new HttpError(409, target.reason);
   const host = storeHost(db, { sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir) } });
   const ctx = createContext({ workspace: cfg.workspace, dataDir: cfg.dataDir, mode: getSession(db, sessionId)?.mode ?? 'default', sessionId, services: host.services });
   const r = await dispatch(createToolRegistry(), 'git_commit', { message: b.message, paths: b.paths.map(relPath) }, ctx, {
     approver: { rule: (t, input, d) => host.ruleVerdict(t, input, d), approved: true },
   });
-  return { ok: r.status === 'ok', text: r.output };
+  // the person reads this: the next step written for the model (run_command, "ask the user …") is left out
+  const text = r.status !== 'ok' && r.hint ? r.output.split(r.hint).join('').trim() : r.output;
+  return { ok: r.status === 'ok', text };
 }
