@@ -50,6 +50,17 @@ function modelProblem(help: string | undefined): string {
   return !first || first.startsWith('No model is configured') ? 'none configured (the page says how to set one)' : `none usable: ${first}`;
 }
 
+/**
+ * Load next.config.mjs the way Next's server is about to, but quietly: Next keeps a loaded config per
+ * process, so its server finds this one and does not print "✓ Running next.config.mjs took …" at every start.
+ */
+async function loadNextConfigQuietly(dev: boolean): Promise<void> {
+  const [config, constants] = await Promise.all([import('next/dist/server/config.js'), import('next/constants.js')]);
+  const load = ((config as { default: unknown }).default as { default?: unknown }).default ?? (config as { default: unknown }).default;
+  const phase = dev ? constants.PHASE_DEVELOPMENT_SERVER : constants.PHASE_PRODUCTION_SERVER;
+  await (load as (phase: string, dir: string) => Promise<unknown>)(phase, ROOT);
+}
+
 /** Start Clamp: configuration, build if needed, the Next.js app behind the door, shutdown on signals; `clamp run …` runs one headless turn instead. */
 export async function launch(argv: string[]): Promise<void> {
   if (argv[0] === 'run') {
@@ -78,7 +89,7 @@ export async function launch(argv: string[]): Promise<void> {
   process.env.CLAMP_WORKSPACE = cfg.workspace;
   process.env.CLAMP_DATA_DIR = cfg.dataDir;
   process.env.CLAMP_MODE = cfg.mode;
-  if (!dev && !ensureBuild(argv.includes('--rebuild'))) {
+  if (!dev && !(await ensureBuild(argv.includes('--rebuild')))) {
     process.stderr.write('The build failed (see above). Fix it, or run `npm run build` to see the error again.\n');
     process.exit(1);
   }
@@ -101,6 +112,7 @@ export async function launch(argv: string[]): Promise<void> {
   if (interrupted > 0) process.stdout.write(`${interrupted} tool call(s) were interrupted by the restart; their sessions say so.\n`);
 
   const { default: next } = await import('next');
+  await loadNextConfigQuietly(dev);
   const app = next({ dev, dir: ROOT, hostname: cfg.host, port: cfg.port });
   await app.prepare();
   const handle = app.getRequestHandler();

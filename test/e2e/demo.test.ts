@@ -59,7 +59,7 @@ function alive(pid: number): boolean {
 }
 
 beforeAll(async () => {
-  buildOnce();
+  await buildOnce();
   demoDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'clamp-e2e-demo-')));
   npm = spawn('npm', ['run', 'demo'], {
     cwd: ROOT,

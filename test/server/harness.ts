@@ -19,15 +19,15 @@ export interface RunningClamp {
 let built = false;
 
 /** Build the page once per test process (skipped when the build is fresh). */
-export function buildOnce(): void {
+export async function buildOnce(): Promise<void> {
   if (built) return;
-  if (!ensureBuild()) throw new Error('next build failed');
+  if (!(await ensureBuild())) throw new Error('next build failed');
   built = true;
 }
 
 /** Start the real launcher on a free port and wait until it prints its URL. */
 export async function startClamp(env: Record<string, string>, token = 'test-token-' + Math.random().toString(36).slice(2)): Promise<RunningClamp> {
-  buildOnce();
+  await buildOnce();
   const proc = spawn(process.execPath, [path.join(ROOT, 'bin/clamp.mjs')], {
     cwd: ROOT,
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', CLAMP_PORT: '0', CLAMP_TOKEN: token, ...env },

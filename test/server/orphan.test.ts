@@ -63,7 +63,7 @@ async function started(out: () => string): Promise<void> {
 
 describe('the launcher under npm start', () => {
   it('stops, frees the port within 5 s and leaves no command running when npm is killed', { timeout: 180_000 }, async () => {
-    buildOnce();
+    await buildOnce();
     const marker = `orphan-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     // a process that runs until it is killed; the marker in its command line finds it
     ws.write('ticker.js', 'setInterval(() => console.log("tick"), 200);\n');
@@ -132,7 +132,7 @@ describe('the launcher under npm start', () => {
   });
 
   it('stops when a plain parent (a shell, not npm) is killed', { timeout: 120_000 }, async () => {
-    buildOnce();
+    await buildOnce();
     const port = await freePort();
     // `; exit` keeps the shell from exec-ing node, so node's parent is the shell itself
     const sh = spawn('sh', ['-c', `"${process.execPath}" bin/clamp.mjs; exit`], {
