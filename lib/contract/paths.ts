@@ -6,6 +6,11 @@ export interface ResolvedPath {
   abs: string;
   /** relative to the workspace, with forward slashes ('.' for the root); absolute for a read root */
   rel: string;
+  /**
+   * the folder it was confined to (the workspace, or the read root it lies in): the tool that opens it checks
+   * the real path of what it opened against this again, as a link may have been put in the way since
+   */
+  root: string;
 }
 
 /**

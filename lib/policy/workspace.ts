@@ -52,9 +52,10 @@ export function resolveInWorkspace(workspace: string, input: string, access: 're
   const expanded = input === '~' || input.startsWith('~/') ? input : input; // "~" is not expanded: it is a plain name here
   const joined = path.resolve(workspace, expanded);
   const abs = realpathLoose(joined);
-  if (access === 'read' && !isInside(workspace, abs) && readRoots.some((r) => isInside(r, abs))) {
+  const readRoot = access === 'read' && !isInside(workspace, abs) ? readRoots.find((r) => isInside(r, abs)) : undefined;
+  if (readRoot !== undefined) {
     // Clamp's own spilled outputs and command logs: the notes that cut a result point here
-    return { abs, rel: abs };
+    return { abs, rel: abs, root: readRoot };
   }
   if (!isInside(workspace, abs)) {
     const via = abs !== joined ? ` (through a symlink, it resolves to ${abs})` : '';
@@ -66,5 +67,5 @@ export function resolveInWorkspace(workspace: string, input: string, access: 're
   if (access === 'write' && rel.split('/').includes('.git')) {
     throw new PathPolicyError(`Writes into .git/ are refused: ${input}. Change the repository through git commands (run_command or git tools) instead.`);
   }
-  return { abs, rel };
+  return { abs, rel, root: workspace };
 }

@@ -52,8 +52,9 @@ export const globTool = defineTool({
         'Set path to the folder and drop ".." from the pattern.',
       );
     }
-    const { abs, rel } = confinedPath(ctx, input.path ?? '.');
-    const st = searchStart(ctx.workspace, abs, rel, 'Check the path with list_dir.');
+    const start = confinedPath(ctx, input.path ?? '.');
+    const { abs, rel } = start;
+    const st = searchStart(ctx.workspace, start, 'Check the path with list_dir.');
     if (!st.isDirectory()) {
       throw new ToolError(`Not a folder: ${rel}. glob searches below a folder; pass its parent folder as path, or read the file with read_file.`);
     }

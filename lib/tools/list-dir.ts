@@ -9,6 +9,8 @@ import { defineTool } from '../contract/types';
 import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../contract/types';
 import type { Budget } from '../contract/budget';
 import { isInside } from '../policy/workspace';
+import type { Pin } from '../policy/confined-fs';
+import { pinConfined } from '../policy/confined-io';
 import { confinedPath } from '../contract/paths';
 import { formatCount } from '../contract/text';
 import { notFoundError, pathArg } from './common/near-names';
@@ -35,16 +37,19 @@ function showName(name: string): string {
   return /[\u0000-\u001f\u007f]/.test(name) ? JSON.stringify(name) : name;
 }
 
-/** Classify every entry; only symlinks cost a stat (to sort a link to a folder among the folders). */
-async function readEntries(abs: string): Promise<Entry[]> {
-  const dirents = await fs.promises.readdir(abs, { withFileTypes: true });
+/**
+ * Classify every entry of the held folder; only symlinks cost a stat (to sort a link to a folder among the
+ * folders). `dir.via` reaches the folder that was opened and checked, whatever its path leads to now.
+ */
+async function readEntries(dir: Pin): Promise<Entry[]> {
+  const dirents = await fs.promises.readdir(dir.via, { withFileTypes: true });
   return Promise.all(
     dirents.map(async (d): Promise<Entry> => {
       if (d.isDirectory()) return { name: d.name, kind: 'dir' };
       if (d.isFile()) return { name: d.name, kind: 'file' };
       if (d.isSymbolicLink()) {
         try {
-          const st = await fs.promises.stat(path.join(abs, d.name));
+          const st = await fs.promises.stat(`${dir.via}/${d.name}`);
           return { name: d.name, kind: st.isDirectory() ? 'link-dir' : 'link-file' };
         } catch {
           return { name: d.name, kind: 'link-broken' };
@@ -55,9 +60,9 @@ async function readEntries(abs: string): Promise<Entry[]> {
   );
 }
 
-/** The line for one entry: "dir/", "file.ts  1234", "link -> target" (sizes and targets read only for the page). */
-async function entryLine(absDir: string, workspace: string, e: Entry): Promise<string> {
-  const abs = path.join(absDir, e.name);
+/** The line for one entry of the held folder: "dir/", "file.ts  1234", "link -> target". */
+async function entryLine(dir: Pin, workspace: string, e: Entry): Promise<string> {
+  const abs = `${dir.via}/${e.name}`;
   const name = showName(e.name);
   if (e.kind === 'dir') return `${name}/`;
   if (e.kind === 'file' || e.kind === 'other') {
@@ -80,7 +85,7 @@ async function entryLine(absDir: string, workspace: string, e: Entry): Promise<s
   if (e.kind === 'link-broken') return `${name} -> ${shownTarget}  (broken link)`;
   let outside = false;
   try {
-    outside = !isInside(workspace, await fs.promises.realpath(abs));
+    outside = !isInside(workspace, await fs.promises.realpath(path.join(dir.real, e.name)));
   } catch {
     outside = false;
   }
@@ -119,29 +124,33 @@ export interface ListDirMeta {
 }
 
 async function run(input: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolOutput<ListDirMeta>> {
-  const b = ctx.budget;
-  const { abs, rel } = confinedPath(ctx, input.path ?? '.');
-  let stat: fs.Stats;
+  const target = confinedPath(ctx, input.path ?? '.');
+  const { rel } = target;
+  // the folder itself, opened and checked inside the workspace: a link put in its way since is not listed
+  const dir = pinConfined(target, 'list');
+  if (!dir) throw notFoundError(ctx.workspace, rel, 'Directory');
   try {
-    stat = await fs.promises.stat(abs);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw notFoundError(ctx.workspace, rel, 'Directory');
-    throw err;
+    return await listHeld(dir, rel, input.offset ?? 0, ctx);
+  } finally {
+    dir.close();
   }
-  if (!stat.isDirectory()) {
+}
+
+/** The page of the held folder's entries at offset. */
+async function listHeld(dir: Pin, rel: string, offset: number, ctx: ToolContext): Promise<ToolOutput<ListDirMeta>> {
+  const b = ctx.budget;
+  if (!dir.stat.isDirectory()) {
     const parent = path.posix.dirname(rel);
     throw new ToolError(
       `${rel} is a file, not a directory. Use read_file with path=${pathArg(rel)} to read it${parent === '.' ? '' : `, or list_dir with path=${pathArg(parent)} to see its folder`}.`,
     );
   }
   if (ctx.signal.aborted) throw new Error('aborted');
-  const entries = await readEntries(abs);
+  const entries = await readEntries(dir);
   const dirs = sortByName(entries.filter((e) => isDirKind(e.kind)));
   const files = sortByName(entries.filter((e) => !isDirKind(e.kind)));
   const all = [...dirs, ...files];
   const total = all.length;
-  const offset = input.offset ?? 0;
   const where = rel === '.' ? 'the workspace root' : `${rel}/`;
   if (total === 0) {
     if (offset > 0) throw new ToolError(`Offset ${offset} is past the end: ${where} is empty (0 entries).`);
@@ -154,7 +163,7 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext): Promise<Too
     );
   }
   const page = all.slice(offset, offset + b.LIST_DIR_MAX_ENTRIES);
-  const lines = await Promise.all(page.map((e) => entryLine(abs, ctx.workspace, e)));
+  const lines = await Promise.all(page.map((e) => entryLine(dir, ctx.workspace, e)));
   const first = offset + 1;
   const last = offset + page.length;
   const counts = `${plural(dirs.length, 'directory', 'directories')}, ${plural(files.length, 'file', 'files')}`;

@@ -8,12 +8,12 @@ import { z } from 'zod';
 import { defineTool } from '../contract/types';
 import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../contract/types';
 import type { Budget } from '../contract/budget';
-import { confinedPath } from '../contract/paths';
+import { confinedPath, type ResolvedPath } from '../contract/paths';
+import { readConfined } from '../policy/confined-io';
 import { blockingAncestor, commitPlannedWrite, decodeText, encodeText, notAFileError, statPath, tooLargeError, type TextLayout } from './common/file-io';
 import { diffFiles, diffForModel, diffSummary, type FileDiff } from './common/diff';
 import { previewOf } from './edit-file/edit-file';
 import { byteLength, countLines, formatBytes, formatCount } from '../contract/text';
-import fs from 'node:fs';
 import path from 'node:path';
 
 const BOM = '\uFEFF';
@@ -36,11 +36,14 @@ function describe(b: Budget): string {
   ].join('\n');
 }
 
-/** The existing file as write_file sees it: text and layout when it is text, else just its size. */
-function previous(abs: string, rel: string, b: Budget): { text?: string; layout?: TextLayout; raw: Buffer } {
-  const raw = fs.readFileSync(abs);
+/** The existing file as write_file sees it (read through the checked file): text and layout when it is text, else just its bytes. */
+function previous(target: ResolvedPath, b: Budget): { text?: string; layout?: TextLayout; raw: Buffer } {
+  const r = readConfined(target);
+  if (!r) throw new ToolError(`${target.rel} was removed while write_file read it.`, 'Check the path with list_dir and try again.');
+  if (r.kind !== 'file') throw notAFileError(target.rel, r.kind === 'dir' ? 'dir' : 'other', 'write_file');
+  const raw = r.data;
   try {
-    const d = decodeText(raw, rel, b.BINARY_SNIFF_BYTES, 'write_file');
+    const d = decodeText(raw, target.rel, b.BINARY_SNIFF_BYTES, 'write_file');
     return { text: d.text, layout: { bom: d.bom, eol: d.eol }, raw };
   } catch {
     return { raw }; // binary or not UTF-8: it is replaced whole, without a line diff
@@ -49,7 +52,7 @@ function previous(abs: string, rel: string, b: Budget): { text?: string; layout?
 
 /** What a write_file call would do: the bytes to write (none when unchanged), the diff and the result. */
 interface WritePlan {
-  abs: string;
+  target: ResolvedPath;
   rel: string;
   write?: { data: Buffer | string; mode?: number };
   diff: FileDiff;
@@ -61,7 +64,8 @@ interface WritePlan {
 /** Check the target and compute the new bytes and the diff; writes nothing. Throws the ToolErrors run() reports. */
 function plan(input: Input, ctx: ToolContext): WritePlan {
   const b = ctx.budget;
-  const { abs, rel } = confinedPath(ctx, input.path);
+  const target = confinedPath(ctx, input.path);
+  const { abs, rel } = target;
   const size = byteLength(input.content);
   if (size > b.EDIT_MAX_FILE_BYTES) {
     throw new ToolError(
@@ -69,17 +73,17 @@ function plan(input: Input, ctx: ToolContext): WritePlan {
       'Split the content into smaller files.',
     );
   }
-  const st = statPath(abs);
+  const st = statPath(target);
   if (st.kind === 'dir' || st.kind === 'other') throw notAFileError(rel, st.kind, 'write_file');
   if (st.kind === 'missing') {
     const blocker = blockingAncestor(abs);
     if (blocker) {
-      const b2 = path.relative(ctx.workspace, blocker).split(path.sep).join('/');
-      throw new ToolError(`Cannot create ${rel}: ${b2} is a file, not a folder.`, 'Choose a path whose folders are folders (list_dir shows them).');
+      const b2 = path.relative(ctx.workspace, blocker.path).split(path.sep).join('/');
+      throw new ToolError(`Cannot create ${rel}: ${b2} is ${blocker.what}, not a folder.`, 'Choose a path whose folders are folders (list_dir shows them).');
     }
     const d = diffFiles(rel, rel, '', input.content, b.DIFF_COMPUTE_MAX_MS);
     return {
-      abs,
+      target,
       rel,
       write: { data: input.content },
       diff: d,
@@ -92,7 +96,7 @@ function plan(input: Input, ctx: ToolContext): WritePlan {
   }
   if (st.size > b.EDIT_MAX_FILE_BYTES) throw tooLargeError(rel, st.size, b.EDIT_MAX_FILE_BYTES, 'write_file');
 
-  const prev = previous(abs, rel, b);
+  const prev = previous(target, b);
   const notes: string[] = [];
   let text = input.content;
   let layout: TextLayout = { bom: false, eol: 'mixed' }; // 'mixed' writes the text exactly as given
@@ -112,7 +116,7 @@ function plan(input: Input, ctx: ToolContext): WritePlan {
   const none = { diff: '', added: 0, removed: 0, exact: true };
   if (encoded.equals(prev.raw)) {
     return {
-      abs,
+      target,
       rel,
       diff: none,
       result: {
@@ -126,7 +130,7 @@ function plan(input: Input, ctx: ToolContext): WritePlan {
     const added = countLines(text);
     const lines = `${formatCount(added)} line${added === 1 ? '' : 's'} (${formatBytes(encoded.length)})`;
     return {
-      abs,
+      target,
       rel,
       write,
       diff: { ...none, added },
@@ -140,7 +144,7 @@ function plan(input: Input, ctx: ToolContext): WritePlan {
   const d = diffFiles(rel, rel, prev.text, text, b.DIFF_COMPUTE_MAX_MS);
   const shown = diffForModel(d.diff, b.DIFF_MAX_BYTES);
   return {
-    abs,
+    target,
     rel,
     write,
     diff: d,

@@ -3,15 +3,16 @@
  * against the current files in memory first; only when all of them apply are the files written,
  * and a failed write rolls back the ones already written.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
 import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
-import { confinedPath } from '../../contract/paths';
+import { confinedPath, type ResolvedPath } from '../../contract/paths';
+import { removeConfined, removeMadeDir } from '../../policy/confined-io';
+import { PathPolicyError } from '../../policy/workspace';
 import { notFoundError } from '../common/near-names';
-import { atomicWrite, blockingAncestor, encodeText, ensureParents, readTextFile, statPath, type TextLayout } from '../common/file-io';
+import { atomicWrite, blockingAncestor, encodeText, readTextFile, statPath, type TextLayout } from '../common/file-io';
 import { diffFiles, diffForModel, diffSummary, similarTextRegion } from '../common/diff';
 import { applyHunks, HunkError, parsePatch, PatchParseError, patchPaths, type PatchOp } from './parser';
 import { numberedLines, matcherNote } from '../edit-file/edit-file';
@@ -49,6 +50,7 @@ const NOTHING = 'nothing was written';
 
 /** A file the patch touches: what is on disk now, and what it will hold (null = absent). */
 interface Touched {
+  target: ResolvedPath;
   abs: string;
   rel: string;
   before: { raw: Buffer; mode: number; text: string; layout: TextLayout } | null;
@@ -73,22 +75,23 @@ function fail(message: string, hint = `Fix the patch and send it again; ${NOTHIN
 }
 
 function load(ctx: ToolContext, p: string, op: PatchOp, b: Budget, seen: Map<string, string>): Touched {
-  const { abs, rel } = confinedPath(ctx, p);
+  const target = confinedPath(ctx, p);
+  const { abs, rel } = target;
   const other = seen.get(abs);
   if (other !== undefined) throw fail(`${p} is the same file as ${other}; put every change to one file under a single operation.`);
   seen.set(abs, p);
-  const st = statPath(abs);
+  const st = statPath(target);
   const fresh: TextLayout = { bom: false, eol: 'lf' };
-  if (st.kind === 'missing') return { abs, rel, before: null, after: null, layout: fresh };
+  if (st.kind === 'missing') return { target, abs, rel, before: null, after: null, layout: fresh };
   let f;
   try {
-    f = readTextFile(abs, rel, { maxBytes: b.EDIT_MAX_FILE_BYTES, sniffBytes: b.BINARY_SNIFF_BYTES, tool: 'apply_patch' });
+    f = readTextFile(target, { maxBytes: b.EDIT_MAX_FILE_BYTES, sniffBytes: b.BINARY_SNIFF_BYTES, tool: 'apply_patch' });
   } catch (err) {
     if (err instanceof ToolError) throw fail(`${opLabel(op)} ${rel}: ${err.message}`, err.hint);
     throw err;
   }
   const layout = { bom: f.bom, eol: f.eol };
-  return { abs, rel, before: { raw: f.raw, mode: f.mode, text: f.text, layout }, after: f.text, layout };
+  return { target, abs, rel, before: { raw: f.raw, mode: f.mode, text: f.text, layout }, after: f.text, layout };
 }
 
 function missing(ws: string, op: PatchOp, rel: string): ToolError {
@@ -130,7 +133,7 @@ function check(ctx: ToolContext, ops: PatchOp[], b: Budget): { touched: Touched[
     if (op.kind === 'add') {
       if (t.before) throw fail(`Add File ${t.rel}: the file already exists. Use "*** Update File:" to change it, or delete it first.`);
       const blocker = blockingAncestor(t.abs);
-      if (blocker) throw fail(`Add File ${t.rel}: ${path.relative(ws, blocker).split(path.sep).join('/')} is a file, not a folder.`);
+      if (blocker) throw fail(`Add File ${t.rel}: ${path.relative(ws, blocker.path).split(path.sep).join('/')} is ${blocker.what}, not a folder.`);
       t.after = op.contents;
       changes.push({ action: 'A', rel: t.rel, before: '', after: op.contents });
     } else if (op.kind === 'delete') {
@@ -156,7 +159,7 @@ function check(ctx: ToolContext, ops: PatchOp[], b: Budget): { touched: Touched[
         touched.push(d);
         if (d.before) throw fail(`Update File ${t.rel}: cannot move it to ${d.rel}, which already exists. Delete it first or choose another name.`);
         const blocker = blockingAncestor(d.abs);
-        if (blocker) throw fail(`Update File ${t.rel}: cannot move it to ${d.rel}: ${path.relative(ws, blocker).split(path.sep).join('/')} is a file, not a folder.`);
+        if (blocker) throw fail(`Update File ${t.rel}: cannot move it to ${d.rel}: ${path.relative(ws, blocker.path).split(path.sep).join('/')} is ${blocker.what}, not a folder.`);
         t.after = null;
         d.after = next;
         d.layout = t.layout;
@@ -169,7 +172,10 @@ function check(ctx: ToolContext, ops: PatchOp[], b: Budget): { touched: Touched[
   return { touched, changes, notes };
 }
 
-/** Write every planned file; on a failure restore what was already written and rethrow as a ToolError. */
+/**
+ * Write every planned file; on a failure restore what was already written and rethrow as a ToolError (a path
+ * that now leads outside the workspace is refused as it was found, after the same rollback).
+ */
 function commit(ws: string, touched: Touched[]): void {
   const done: Touched[] = [];
   const madeDirs: string[] = [];
@@ -177,15 +183,16 @@ function commit(ws: string, touched: Touched[]): void {
     const same = t.before && t.after !== null && encodeText(t.after, t.layout).equals(t.before.raw);
     if (same || (!t.before && t.after === null)) continue;
     try {
-      if (t.after === null) fs.rmSync(t.abs);
-      else {
-        madeDirs.push(...ensureParents(t.abs));
-        atomicWrite(t.abs, encodeText(t.after, t.layout), t.before?.mode);
-      }
+      if (t.after === null) removeConfined(t.target);
+      else madeDirs.push(...atomicWrite(t.target, encodeText(t.after, t.layout), t.before?.mode));
       done.push(t);
     } catch (err) {
       const why = (err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message : String(err));
-      const unrestored = rollback(done, madeDirs);
+      const unrestored = rollback(ws, done, madeDirs);
+      if (err instanceof PathPolicyError) {
+        const undone = unrestored.length ? ` Rolling back failed for ${unrestored.join(', ')}: check them with read_file.` : ' Nothing was changed.';
+        throw new PathPolicyError(`apply_patch stopped: ${err.message}${undone}`);
+      }
       const restored = unrestored.length
         ? `Rolling back failed for ${unrestored.join(', ')}: check them with read_file before anything else.`
         : `The ${done.length} file${done.length === 1 ? '' : 's'} already written ${done.length === 1 ? 'was' : 'were'} restored, so nothing changed.`;
@@ -197,24 +204,19 @@ function commit(ws: string, touched: Touched[]): void {
   }
 }
 
-/** Put files back as they were; returns the paths that could not be restored. */
-function rollback(done: Touched[], madeDirs: string[]): string[] {
+/** Put files back as they were (through checked folders, like the writes); returns the paths that could not be restored. */
+function rollback(ws: string, done: Touched[], madeDirs: string[]): string[] {
   const failed: string[] = [];
   for (const t of [...done].reverse()) {
     try {
-      if (t.before) atomicWrite(t.abs, t.before.raw, t.before.mode);
-      else fs.rmSync(t.abs, { force: true });
-    } catch {
-      failed.push(t.rel);
+      if (t.before) atomicWrite(t.target, t.before.raw, t.before.mode);
+      else removeConfined(t.target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') failed.push(t.rel);
     }
   }
-  for (const d of [...madeDirs].reverse()) {
-    try {
-      fs.rmdirSync(d);
-    } catch {
-      // not empty or already gone: leaving a folder behind changes no file
-    }
-  }
+  // not empty or already gone: leaving a folder behind changes no file
+  for (const d of [...madeDirs].reverse()) removeMadeDir(ws, d);
   return failed;
 }
 

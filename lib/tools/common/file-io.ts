@@ -1,12 +1,14 @@
 /**
  * Shared text-file I/O for the write tools: read a file as text (remembering its BOM and line
  * endings so a rewrite keeps them), and write atomically (temp file + rename in the same folder,
- * keeping the file's mode) so a crash never leaves a half-written file.
+ * keeping the file's mode) so a crash never leaves a half-written file. Every read and write goes
+ * through the file or folder opened and checked inside the path's root (lib/policy/confined-fs.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { ToolError, type ToolOutput } from '../../contract/types';
+import type { ResolvedPath } from '../../contract/paths';
+import { pinConfined, readConfined, writeConfined } from '../../policy/confined-io';
 import { formatBytes } from '../../contract/text';
 
 const BOM = '\uFEFF';
@@ -82,16 +84,16 @@ export function decodeText(raw: Buffer, rel: string, sniffBytes: number, tool: s
 /** What stat says about a path the tools want to change; 'missing' when nothing is there. */
 export type PathKind = 'file' | 'dir' | 'other' | 'missing';
 
-/** stat a path without throwing on ENOENT/ENOTDIR. */
-export function statPath(abs: string): { kind: PathKind; size: number; mode: number } {
-  try {
-    const st = fs.statSync(abs);
-    return { kind: st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other', size: st.size, mode: st.mode & 0o7777 };
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing', size: 0, mode: 0 };
-    throw err;
-  }
+/**
+ * What a confined path is now, looked at through the file it opens (no link followed in its last name).
+ * Throws PathPolicyError when it leads outside its root now (a link put in its way since dispatch checked it).
+ */
+export function statPath(p: ResolvedPath): { kind: PathKind; size: number; mode: number } {
+  const held = pinConfined(p, 'read');
+  if (!held) return { kind: 'missing', size: 0, mode: 0 };
+  const st = held.stat;
+  held.close();
+  return { kind: st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other', size: st.size, mode: st.mode & 0o7777 };
 }
 
 /** The error for a path that is a folder (or a device) where a file was expected. */
@@ -114,71 +116,52 @@ export function tooLargeError(rel: string, size: number, maxBytes: number, tool:
 }
 
 /**
- * Read an existing text file for editing. Throws ToolError (with a next step) when it is not a
- * regular file, is over maxBytes, is binary or is not UTF-8. The caller handles 'missing' first.
+ * Read an existing text file for editing, through the file opened and checked inside its root. Throws ToolError
+ * (with a next step) when it is missing, not a regular file, over maxBytes, binary or not UTF-8, and
+ * PathPolicyError when it now leads outside the root. The caller handles 'missing' first.
  */
-export function readTextFile(abs: string, rel: string, opts: { maxBytes: number; sniffBytes: number; tool: string }): TextFile {
-  const st = statPath(abs);
-  if (st.kind !== 'file') throw notAFileError(rel, st.kind, opts.tool);
-  if (st.size > opts.maxBytes) throw tooLargeError(rel, st.size, opts.maxBytes, opts.tool);
-  const raw = fs.readFileSync(abs);
-  return { ...decodeText(raw, rel, opts.sniffBytes, opts.tool), raw, mode: st.mode };
+export function readTextFile(p: ResolvedPath, opts: { maxBytes: number; sniffBytes: number; tool: string }): TextFile {
+  const r = readConfined(p, opts.maxBytes);
+  if (!r) throw new ToolError(`${p.rel} was removed while ${opts.tool} read it.`, 'Check the path with list_dir and try again.');
+  if (r.kind === 'oversize') throw tooLargeError(p.rel, r.stat.size, opts.maxBytes, opts.tool);
+  if (r.kind !== 'file') throw notAFileError(p.rel, r.kind, opts.tool);
+  return { ...decodeText(r.data, p.rel, opts.sniffBytes, opts.tool), raw: r.data, mode: r.stat.mode & 0o7777 };
 }
 
-/** The first existing ancestor of abs that is not a directory, if any (a write under it would fail). */
-export function blockingAncestor(abs: string): string | undefined {
+/**
+ * The first existing ancestor of abs that is not a folder, if any (a write under it would fail): its path and
+ * what it is ('a file', 'a link': links are not followed, a link there was put in the way after the check).
+ */
+export function blockingAncestor(abs: string): { path: string; what: string } | undefined {
   let dir = path.dirname(abs);
   for (;;) {
-    const st = statPath(dir);
-    if (st.kind === 'dir') return undefined;
-    if (st.kind !== 'missing') return dir;
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.lstatSync(dir);
+    } catch {
+      st = undefined;
+    }
+    if (st) return st.isDirectory() ? undefined : { path: dir, what: st.isSymbolicLink() ? 'a link' : st.isFile() ? 'a file' : 'a special file' };
     const up = path.dirname(dir);
     if (up === dir) return undefined;
     dir = up;
   }
 }
 
-/** Create abs's missing parent folders; returns the folders created, outermost first (for rollback). */
-export function ensureParents(abs: string): string[] {
-  const missing: string[] = [];
-  let dir = path.dirname(abs);
-  while (statPath(dir).kind === 'missing') {
-    missing.unshift(dir);
-    const up = path.dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  if (missing.length) fs.mkdirSync(path.dirname(abs), { recursive: true });
-  return missing;
-}
-
 /**
- * Write bytes atomically: a temp file in the same folder, then rename over the target, so readers
- * see the old or the new file, never half of one. mode (when given) is applied to the new file;
- * otherwise an existing file's mode is kept. Creates missing parents. Throws on failure (temp removed).
+ * Write bytes atomically inside the path's root: a temp file in the checked folder, then a rename over the
+ * target, so readers see the old or the new file, never half of one, and a link put in the way since the path
+ * was checked cannot carry the write outside. mode (when given) is applied to the new file; otherwise an existing
+ * file's mode is kept. Creates missing parents and returns them, outermost first (for rollback). Throws on
+ * failure (temp removed): PathPolicyError when the way now leads outside.
  */
-export function atomicWrite(abs: string, data: Buffer | string, mode?: number): void {
-  ensureParents(abs);
-  const keep = mode ?? (statPath(abs).kind === 'file' ? statPath(abs).mode : undefined);
-  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.clamp-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    fs.writeFileSync(tmp, data);
-    // writeFile's mode is filtered by the umask; chmod sets exactly what the file had
-    if (keep !== undefined) fs.chmodSync(tmp, keep);
-    fs.renameSync(tmp, abs);
-  } catch (err) {
-    try {
-      fs.rmSync(tmp, { force: true });
-    } catch {
-      // the temp file is best-effort cleanup; the original error is what matters
-    }
-    throw err;
-  }
+export function atomicWrite(p: ResolvedPath, data: Buffer | string, mode?: number): string[] {
+  return writeConfined(p, data, mode).madeDirs;
 }
 
 /** What a single-file write tool's plan decided: the file, the bytes to write (none when nothing changes) and the result. */
 export interface PlannedWrite<M> {
-  abs: string;
+  target: ResolvedPath;
   write?: { data: Buffer | string; mode?: number };
   result: ToolOutput<M>;
 }
@@ -187,7 +170,7 @@ export interface PlannedWrite<M> {
 export function commitPlannedWrite<M>(tool: string, p: PlannedWrite<M>, signal: AbortSignal): ToolOutput<M> {
   if (p.write) {
     if (signal.aborted) throw new ToolError(`${tool} was stopped by the user before it wrote anything.`);
-    atomicWrite(p.abs, p.write.data, p.write.mode);
+    atomicWrite(p.target, p.write.data, p.write.mode);
   }
   return p.result;
 }

@@ -3,10 +3,10 @@
  * the name, case slips, a swapped extension), then the same name elsewhere in the workspace.
  * Used by every tool that answers "not found".
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { BUDGET } from '../../contract/budget';
 import { ToolError } from '../../contract/types';
+import { listExact, lstatBeneath } from '../../policy/confined-fs';
 
 const MAX_SUGGESTIONS = 3;
 /** Folders the workspace-wide name search never enters (huge, and never what was meant). */
@@ -49,29 +49,21 @@ function nameScore(wanted: string, candidate: string): number | undefined {
   return d <= allowed ? d : undefined;
 }
 
+/*
+ * Suggestions never look through a link: a folder is listed only through itself, opened where the path says
+ * (confined-fs.ts), and a link is an entry, not a folder. A link out of the workspace would otherwise name what
+ * lies outside ("did you mean link/id_rsa?").
+ */
 function readNames(absDir: string): string[] {
-  try {
-    return fs.readdirSync(absDir);
-  } catch {
-    return [];
-  }
+  return (listExact(absDir) ?? []).map((d) => d.name);
 }
 
-function isDir(abs: string): boolean {
-  try {
-    return fs.statSync(abs).isDirectory();
-  } catch {
-    return false;
-  }
+function isDir(ws: string, abs: string): boolean {
+  return abs === ws || lstatBeneath(ws, abs)?.isDirectory() === true;
 }
 
-function exists(abs: string): boolean {
-  try {
-    fs.statSync(abs);
-    return true;
-  } catch {
-    return false;
-  }
+function exists(ws: string, abs: string): boolean {
+  return abs === ws || lstatBeneath(ws, abs) !== null;
 }
 
 function byteOrder(a: string, b: string): number {
@@ -89,13 +81,13 @@ function segmentsOf(workspace: string, relPath: string): string[] {
 }
 
 /** Near names for segs[0..] starting in an existing folder; each result is a path that exists. */
-function nearFrom(absDir: string, dirRel: string, segs: string[], out: string[]): void {
+function nearFrom(ws: string, absDir: string, dirRel: string, segs: string[], out: string[]): void {
   if (segs.length === 0 || out.length >= MAX_SUGGESTIONS) return;
   const [seg, ...rest] = segs;
   const here = path.join(absDir, seg);
-  if (exists(here) && seg !== '..') {
+  if (exists(ws, here) && seg !== '..') {
     if (rest.length === 0) return; // it exists: nothing to suggest at this level
-    if (isDir(here)) nearFrom(here, joinRel(dirRel, seg), rest, out);
+    if (isDir(ws, here)) nearFrom(ws, here, joinRel(dirRel, seg), rest, out);
     return;
   }
   const scored = readNames(absDir)
@@ -108,15 +100,25 @@ function nearFrom(absDir: string, dirRel: string, segs: string[], out: string[])
     const candAbs = path.join(absDir, name);
     if (rest.length === 0) {
       if (!out.includes(candRel)) out.push(candRel);
-    } else if (isDir(candAbs)) {
-      if (exists(path.join(candAbs, ...rest))) {
+    } else if (isDir(ws, candAbs)) {
+      if (existsAlong(ws, candAbs, rest)) {
         const full = joinRel(candRel, rest.join('/'));
         if (!out.includes(full)) out.push(full);
       } else {
-        nearFrom(candAbs, candRel, rest, out);
+        nearFrom(ws, candAbs, candRel, rest, out);
       }
     }
   }
+}
+
+/** True when segs lead from the folder absDir to an entry, through folders only (no link on the way). */
+function existsAlong(ws: string, absDir: string, segs: string[]): boolean {
+  let at = absDir;
+  for (let i = 0; i < segs.length; i++) {
+    at = path.join(at, segs[i]);
+    if (i < segs.length - 1 ? !isDir(ws, at) : !exists(ws, at)) return false;
+  }
+  return true;
 }
 
 /** Breadth-first search of the workspace for entries named `name` (any case, or another extension). */
@@ -126,12 +128,8 @@ function sameNameElsewhere(workspace: string, name: string, maxVisited: number, 
   let visited = 0;
   while (queue.length > 0 && out.length < MAX_SUGGESTIONS && visited < maxVisited) {
     const dirRel = queue.shift() as string;
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(path.join(workspace, dirRel), { withFileTypes: true });
-    } catch {
-      continue;
-    }
+    const entries = listExact(dirRel === '' ? workspace : path.join(workspace, dirRel));
+    if (!entries) continue;
     entries.sort((a, b) => byteOrder(a.name, b.name));
     for (const e of entries) {
       if (++visited > maxVisited || out.length >= MAX_SUGGESTIONS) break;
@@ -163,7 +161,7 @@ export function nearNames(workspace: string, relPath: string, opts: NearNamesOpt
   if (segs.length === 0 || segs.includes('..')) return [];
   const out: string[] = [];
   try {
-    nearFrom(workspace, '', segs, out);
+    nearFrom(workspace, workspace, '', segs, out);
     if (out.length < MAX_SUGGESTIONS) {
       sameNameElsewhere(workspace, segs[segs.length - 1], opts.maxVisitedEntries ?? BUDGET.NEAR_NAMES_MAX_VISITED_ENTRIES, out);
     }
@@ -180,11 +178,11 @@ function deepestFolder(workspace: string, segs: string[]): { dirRel: string; blo
   for (let i = 0; i < segs.length - 1; i++) {
     const next = joinRel(dirRel, segs[i]);
     const abs = path.join(workspace, next);
-    if (isDir(abs)) {
+    if (isDir(workspace, abs)) {
       dirRel = next;
       continue;
     }
-    return { dirRel, blocked: { rel: next, isFile: exists(abs) } };
+    return { dirRel, blocked: { rel: next, isFile: exists(workspace, abs) } };
   }
   return { dirRel };
 }

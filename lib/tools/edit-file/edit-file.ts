@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { defineTool } from '../../contract/types';
 import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
-import { confinedPath } from '../../contract/paths';
+import { confinedPath, type ResolvedPath } from '../../contract/paths';
 import { notFoundError } from '../common/near-names';
 import { commitPlannedWrite, encodeText, readTextFile, statPath, toWorkingEol } from '../common/file-io';
 import { diffFiles, diffForModel, diffSummary, type FileDiff } from '../common/diff';
@@ -116,7 +116,7 @@ function listLines(lines: number[], max: number): string {
  * when the file would not change), the diff and the result to return once written.
  */
 interface EditPlan {
-  abs: string;
+  target: ResolvedPath;
   rel: string;
   /** bytes to write and the mode to keep; undefined when the file already says new_string */
   write?: { data: Buffer | string; mode?: number };
@@ -125,7 +125,8 @@ interface EditPlan {
 }
 
 /** Plan creating a missing file (or filling an empty one) from new_string. */
-function planCreate(abs: string, rel: string, content: string, existed: boolean, b: Budget): EditPlan {
+function planCreate(target: ResolvedPath, content: string, existed: boolean, b: Budget): EditPlan {
+  const { rel } = target;
   const size = byteLength(content);
   if (size > b.EDIT_MAX_FILE_BYTES) {
     throw new ToolError(
@@ -136,7 +137,7 @@ function planCreate(abs: string, rel: string, content: string, existed: boolean,
   const d = diffFiles(rel, rel, '', content, b.DIFF_COMPUTE_MAX_MS);
   const verb = existed ? 'Filled the empty file' : 'Created';
   return {
-    abs,
+    target,
     rel,
     write: { data: content },
     diff: d,
@@ -151,10 +152,11 @@ function planCreate(abs: string, rel: string, content: string, existed: boolean,
 function plan(input: Input, ctx: ToolContext): EditPlan {
   const b = ctx.budget;
   if (input.old_string === input.new_string) throw identicalError();
-  const { abs, rel } = confinedPath(ctx, input.path);
-  const st = statPath(abs);
+  const target = confinedPath(ctx, input.path);
+  const { rel } = target;
+  const st = statPath(target);
   if (st.kind === 'missing') {
-    if (input.old_string === '') return planCreate(abs, rel, input.new_string, false, b);
+    if (input.old_string === '') return planCreate(target, input.new_string, false, b);
     const nf = notFoundError(ctx.workspace, rel);
     throw new ToolError(
       `${nf.message} To create a new file use write_file (or edit_file with an empty old_string).`,
@@ -162,9 +164,9 @@ function plan(input: Input, ctx: ToolContext): EditPlan {
       nf.meta,
     );
   }
-  const file = readTextFile(abs, rel, { maxBytes: b.EDIT_MAX_FILE_BYTES, sniffBytes: b.BINARY_SNIFF_BYTES, tool: 'edit_file' });
+  const file = readTextFile(target, { maxBytes: b.EDIT_MAX_FILE_BYTES, sniffBytes: b.BINARY_SNIFF_BYTES, tool: 'edit_file' });
   if (input.old_string === '') {
-    if (file.text === '') return planCreate(abs, rel, input.new_string, true, b);
+    if (file.text === '') return planCreate(target, input.new_string, true, b);
     throw new ToolError(
       `old_string is empty but ${rel} already exists (${formatCount(countLines(file.text))} lines). ` +
         'To replace the whole file use write_file; to change part of it, give old_string copied exactly from read_file.',
@@ -201,14 +203,14 @@ function plan(input: Input, ctx: ToolContext): EditPlan {
   const at = `line${lines.length === 1 ? '' : 's'} ${listLines(lines, b.EDIT_MATCH_LINES_MAX_LISTED)}`;
   const where = `${candidates.length === 1 ? '1 match' : `${candidates.length} matches`} at ${at}`;
   if (after === file.text) {
-    return { abs, rel, diff: d, result: { output: [`${rel} is unchanged: the text matched at ${at} already equals new_string.`, ...notes].join('\n'), meta } };
+    return { target, rel, diff: d, result: { output: [`${rel} is unchanged: the text matched at ${at} already equals new_string.`, ...notes].join('\n'), meta } };
   }
   const encoded = encodeText(after, file);
   if (encoded.length > b.EDIT_MAX_FILE_BYTES) throw tooLargeAfter(rel, encoded.length, b);
 
   const shown = diffForModel(d.diff, b.DIFF_MAX_BYTES);
   return {
-    abs,
+    target,
     rel,
     write: { data: encoded, mode: file.mode },
     diff: d,

@@ -7,7 +7,7 @@
  */
 import os from 'node:os';
 import { DEFAULT_SKIP_DIRS, IgnoreRules } from './ignore';
-import { note, renderContent, scanFile, type OutLine, type Scan } from './scan';
+import { endScan, note, renderContent, scanFile, scanState, type OutLine, type Scan } from './scan';
 import { SortedWalk, type WalkFile } from './walk';
 import { searchRest } from './parallel';
 import type { ScanSpec } from './scan-pool';
@@ -136,7 +136,7 @@ export async function search(req: SearchRequest): Promise<SearchResult> {
     oversize: skipped(), binary: skipped(), unreadable: skipped(), unreadableDirs: skipped(),
     ignoredDirs: 0, ignoredFiles: 0, ignoredDirSamples: [], notIncluded: 0, engine: 'builtin', rgRuledOut: 0,
   };
-  const pool: { buf: Buffer | null } = { buf: null };
+  const pool = scanState();
   const rules = req.startIsFile ? null : new IgnoreRules(req.workspace, req.startRel, req.ignoreEnv);
   const files: Iterator<WalkFile> = rules
     ? new SortedWalk(rules, rules.start, req.startAbs, { unlisted: res.unreadableDirs })
@@ -186,6 +186,7 @@ export async function search(req: SearchRequest): Promise<SearchResult> {
     }
   } finally {
     (pre as RgPrefilter | null)?.stop();
+    endScan(pool);
   }
   if (rules) {
     res.ignoredDirs = rules.stats.dirs;

@@ -266,8 +266,9 @@ export const grepTool = defineTool({
     const b = ctx.budget;
     const pattern = compilePattern(input.pattern, input.literal ?? false, input.ignore_case ?? false);
     const include = input.include ? compileInclude(input.include) : undefined;
-    const { abs, rel } = confinedPath(ctx, input.path ?? '.');
-    const st = searchStart(ctx.workspace, abs, rel, 'Check the path with list_dir or glob.');
+    const start = confinedPath(ctx, input.path ?? '.');
+    const { abs, rel } = start;
+    const st = searchStart(ctx.workspace, start, 'Check the path with list_dir or glob.');
     if (!st.isDirectory() && !st.isFile()) throw new ToolError(`Not a file or folder: ${rel}. Pass a folder or a regular file as path.`);
     const context = Math.min(input.context ?? 0, b.GREP_MAX_CONTEXT_LINES);
     const mode = input.output_mode ?? 'content';

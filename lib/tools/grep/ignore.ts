@@ -9,13 +9,17 @@
  *    file at the workspace root, then the comma-separated patterns of the CLAMP_IGNORE environment
  *    variable. They come after the root .gitignore, so `!pattern` there re-includes a gitignored path.
  * A path given explicitly is always searched, even when it is ignored itself: the rules apply below it.
- * Symlinks are never followed (a link could lead out of the workspace or into a cycle).
+ * Symlinks are never followed (a link could lead out of the workspace or into a cycle); an ignore file is read
+ * only when what it opens lies inside the workspace.
  * A walker that lists folders reads a folder's .gitignore only when the listing shows one (`enter`, then
  * `listed`); callers that see paths in no particular order (`dir`, `pathIgnored`) read it on first use.
  */
 import fs from 'node:fs';
 import ignore, { type Ignore } from 'ignore';
 import { ToolError } from '../../contract/types';
+import type { ResolvedPath } from '../../contract/paths';
+import { listExact, readTextInside } from '../../policy/confined-fs';
+import { pinConfined } from '../../policy/confined-io';
 
 /** Folder names skipped at any depth below the search root. */
 export const DEFAULT_SKIP_DIRS: readonly string[] = [
@@ -66,13 +70,6 @@ export interface IgnoreStats {
   dirSamples: string[];
 }
 
-function readText(abs: string): string | undefined {
-  try {
-    return fs.readFileSync(abs, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
 
 function join(dir: string, name: string): string {
   return dir === '' || dir === '.' ? name : `${dir}/${name}`;
@@ -95,7 +92,7 @@ export class IgnoreRules {
     startRel: string,
     env: string | undefined,
   ) {
-    const rootRules = [readText(`${workspace}/.gitignore`), readText(`${workspace}/${CLAMPIGNORE_FILE}`), (env ?? '').split(',').map((x) => x.trim()).join('\n')]
+    const rootRules = [readTextInside(workspace, `${workspace}/.gitignore`), readTextInside(workspace, `${workspace}/${CLAMPIGNORE_FILE}`), (env ?? '').split(',').map((x) => x.trim()).join('\n')]
       .filter((t): t is string => !!t && t.trim() !== '')
       .join('\n');
     const root: DirInfo = { rel: '', layers: rootRules ? [{ base: '', ig: ignore({ ignorecase: false }).add(rootRules) }] : [] };
@@ -118,7 +115,7 @@ export class IgnoreRules {
 
   private withGitignore(info: DirInfo): DirInfo {
     if (info.rel === '') return info;
-    const text = readText(`${this.workspace}/${info.rel}/.gitignore`);
+    const text = readTextInside(this.workspace, `${this.workspace}/${info.rel}/.gitignore`);
     if (!text || text.trim() === '') return info;
     return { rel: info.rel, layers: [...info.layers, { base: info.rel, ig: ignore({ ignorecase: false }).add(text) }] };
   }
@@ -249,12 +246,7 @@ export function nearPaths(workspace: string, rel: string): string[] {
   const slash = rel.lastIndexOf('/');
   const dir = slash === -1 ? '' : rel.slice(0, slash);
   const name = rel.slice(slash + 1);
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir ? `${workspace}/${dir}` : workspace);
-  } catch {
-    return [];
-  }
+  const names = (listExact(dir ? `${workspace}/${dir}` : workspace) ?? []).map((d) => d.name);
   const limit = Math.max(2, Math.floor(name.length / 3));
   return names
     .map((n) => ({ n, d: distance(n, name) }))
@@ -326,14 +318,15 @@ function escapeRe(c: string): string {
 }
 
 /**
- * The stats of the path a search starts from; a missing one is a ToolError with near names and
- * the given next step (glob and grep share this).
+ * The stats of the path a search starts from, opened and checked inside its root (PathPolicyError when it
+ * leads out now); a missing one is a ToolError with near names and the given next step (glob and grep share this).
  */
-export function searchStart(workspace: string, abs: string, rel: string, nextStep: string): fs.Stats {
-  try {
-    return fs.statSync(abs);
-  } catch {
-    const near = nearPaths(workspace, rel);
-    throw new ToolError(`Path not found: ${rel}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''} ${nextStep}`, nextStep);
+export function searchStart(workspace: string, start: ResolvedPath, nextStep: string): fs.Stats {
+  const held = pinConfined(start, 'list');
+  if (!held) {
+    const near = nearPaths(workspace, start.rel);
+    throw new ToolError(`Path not found: ${start.rel}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''} ${nextStep}`, nextStep);
   }
+  held.close();
+  return held.stat;
 }

@@ -7,7 +7,7 @@
  */
 import { admit, take, type SearchRequest, type SearchResult } from './engine';
 import type { IgnoreRules } from './ignore';
-import { scanFile, type Scan } from './scan';
+import { scanFile, type Scan, type ScanState } from './scan';
 import type { WalkFile } from './walk';
 import { scanPool, type ScanWire } from './scan-pool';
 
@@ -52,7 +52,7 @@ export async function searchRest(
   res: SearchResult,
   rules: IgnoreRules,
   files: Iterator<WalkFile>,
-  buf: { buf: Buffer | null },
+  buf: ScanState,
 ): Promise<boolean> {
   const pool = scanPool();
   if (!pool || pool.size === 0) return false;

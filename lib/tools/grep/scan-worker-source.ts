@@ -2,7 +2,8 @@
  * The source of grep's scan worker, as plain JavaScript that a worker thread evaluates (eval: true),
  * so it runs the same under tsx, vitest and the server's bundle, with no file to locate at runtime.
  * It does per file exactly what engine.ts's scanFile does (test/tools/grep-workers.test.ts holds the
- * two to the same answers): read with one size check, the literal prefilter, the binary sniff, the
+ * two to the same answers): open the file by name through its folder, held open and checked to be where the
+ * walk found it (as confined-fs.ts openInHeldFolder does), read with one size check, the literal prefilter, the binary sniff, the
  * whole-file test, then the per-line test.
  *
  * A job: { id, files: string[], spec: ScanSpec, maxFileBytes, sniffBytes, maxTextBytes }.
@@ -14,7 +15,39 @@ export const SCAN_WORKER_SOURCE = String.raw`
 const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const FIRST_READ_BYTES = 64 * 1024;
+const LINUX = process.platform === 'linux';
+const O_PATH = 0o10000000;
+const C = fs.constants;
+const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK | (C.O_NOCTTY || 0);
 let buf = null;
+// the folder of the last file, held open: its files are opened by name through it (confined-fs.ts openInHeldFolder)
+let held = null;
+
+function release() {
+  if (held && held.fd >= 0) fs.closeSync(held.fd);
+  held = null;
+}
+
+function openChecked(abs) {
+  if (!LINUX) return fs.openSync(abs, READ_FLAGS);
+  const slash = abs.lastIndexOf('/');
+  const dir = slash <= 0 ? '/' : abs.slice(0, slash);
+  if (!held || held.abs !== dir) {
+    release();
+    held = { abs: dir, fd: -1 };
+    try {
+      const fd = fs.openSync(dir, O_PATH | C.O_NOFOLLOW | C.O_DIRECTORY);
+      let real = null;
+      try {
+        real = fs.readlinkSync('/proc/self/fd/' + fd);
+      } catch {}
+      if (real === dir) held.fd = fd;
+      else fs.closeSync(fd);
+    } catch {}
+  }
+  if (held.fd < 0) throw new Error('folder not held');
+  return fs.openSync('/proc/self/fd/' + held.fd + '/' + abs.slice(slash + 1), READ_FLAGS);
+}
 const compiled = new Map();
 
 function compile(spec) {
@@ -36,7 +69,7 @@ function compile(spec) {
 function scan(abs, p, maxFileBytes, sniffBytes) {
   let fd;
   try {
-    fd = fs.openSync(abs, 'r');
+    fd = openChecked(abs);
   } catch {
     return 2;
   }
@@ -99,6 +132,7 @@ parentPort.on('message', (job) => {
     if (typeof r !== 'number') textBytes += r[1].length;
     results.push(r);
   }
+  release();
   parentPort.postMessage({ id: job.id, results });
 });
 `;

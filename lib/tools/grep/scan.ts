@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import { clipLine } from '../../contract/text';
+import { openInHeldFolder, releaseFolder, type HeldFolder } from '../../policy/confined-fs';
 import type { SearchRequest, Skipped } from './engine';
 
 /** The first read of every file; larger files are measured with fstat and read on. */
@@ -20,14 +21,30 @@ export type Scan =
   | { kind: 'none' }
   | { kind: 'text' | 'binary'; text: string; hits: number[] };
 
-/** Read one file and find its matching line numbers (1-based). Synchronous by design (see module comment). */
-export function scanFile(abs: string, req: SearchRequest, pool: { buf: Buffer | null }): Scan {
-  let fd: number;
-  try {
-    fd = fs.openSync(abs, 'r');
-  } catch {
-    return { kind: 'unreadable' };
-  }
+/** What one search reuses from file to file: the read buffer, and the folder of the last file, held open. */
+export interface ScanState {
+  buf: Buffer | null;
+  dir: HeldFolder | null;
+}
+
+/** A fresh state for one search; `endScan` lets go of it. */
+export function scanState(): ScanState {
+  return { buf: null, dir: null };
+}
+
+export function endScan(s: ScanState): void {
+  releaseFolder(s.dir);
+  s.dir = null;
+}
+
+/**
+ * Read one file and find its matching line numbers (1-based). Synchronous by design (see module comment).
+ * The file is opened by name in its folder, held open and checked to be where the walk found it: a folder
+ * swapped for a link while the search runs reads as unreadable, never as what lies behind the link.
+ */
+export function scanFile(abs: string, req: SearchRequest, pool: ScanState): Scan {
+  const fd = openInHeldFolder(abs, pool);
+  if (fd < 0) return { kind: 'unreadable' };
   let n = 0;
   try {
     // Most files fit in the first read, so open+read+close is all they cost (no fstat): a short read

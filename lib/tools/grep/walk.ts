@@ -2,11 +2,14 @@
  * The sorted depth-first walk glob and grep share: folders are listed synchronously, their entries
  * sorted by name, so files come in path order (comparePaths) and the first N are always the same N.
  * The ignore rules are applied on the way (a skipped folder is never listed); symlinks, sockets and
- * fifos are neither followed nor returned. The caller slices the work: `pull` returns after at most
+ * fifos are neither followed nor returned. A folder is listed through itself, opened at its path with its
+ * real path checked to be that path (confined-fs.ts listExact): one swapped for a link while the walk runs
+ * counts as one that could not be listed, and nothing behind the link is seen. The caller slices the work: `pull` returns after at most
  * a given number of folder listings, so a walk that finds nothing still hands back control.
  */
 import fs from 'node:fs';
 import type { DirInfo, IgnoreRules } from './ignore';
+import { listExact } from '../../policy/confined-fs';
 
 export interface WalkFile {
   abs: string;
@@ -65,10 +68,9 @@ export class SortedWalk implements IterableIterator<WalkFile> {
   }
 
   private list(info: DirInfo, abs: string, relToStart: string): void {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(abs, { withFileTypes: true });
-    } catch {
+    // listed through the folder itself, opened where the walk expects it: a link swapped in is not walked
+    const entries = listExact(abs);
+    if (entries === null) {
       this.rules.listed(info, null);
       const u = this.opts.unlisted;
       if (u) {

@@ -17,6 +17,8 @@ import { defineTool, type ToolOutput } from '../../contract/types';
 import { ToolError, type ToolContext } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
 import { confinedPath } from '../../contract/paths';
+import { REOPEN_FLAGS } from '../../policy/confined-fs';
+import { pinConfined } from '../../policy/confined-io';
 import { byteLength, fitWithNote, formatBytes, formatCount, utf8End } from '../../contract/text';
 import { sniffBinary } from './binary';
 import { notFoundError, pathArg } from '../common/near-names';
@@ -211,24 +213,25 @@ export interface ReadFileMeta {
 
 async function run(input: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolOutput<ReadFileMeta>> {
   const b = ctx.budget;
-  const { abs, rel } = confinedPath(ctx, input.path);
+  const target = confinedPath(ctx, input.path);
+  const { abs, rel } = target;
+  // the file itself, opened without following a link and checked inside its root (a link may be in its way now)
+  const held = pinConfined(target, 'read');
+  if (!held) throw notFoundError(ctx.workspace, rel);
+  let fh: fs.promises.FileHandle;
   let stat: fs.Stats;
   try {
-    stat = await fs.promises.stat(abs);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') {
-      throw notFoundError(ctx.workspace, rel);
+    stat = held.stat;
+    if (stat.isDirectory()) {
+      throw new ToolError(`${rel} is a directory, not a file. Use list_dir with path=${pathArg(rel)} to see what it contains.`);
     }
-    throw err;
+    if (!stat.isFile()) {
+      throw new ToolError(`${rel} is not a regular file (a device, socket or pipe); read_file reads regular files only.`);
+    }
+    fh = await fs.promises.open(held.via, REOPEN_FLAGS);
+  } finally {
+    held.close();
   }
-  if (stat.isDirectory()) {
-    throw new ToolError(`${rel} is a directory, not a file. Use list_dir with path=${pathArg(rel)} to see what it contains.`);
-  }
-  if (!stat.isFile()) {
-    throw new ToolError(`${rel} is not a regular file (a device, socket or pipe); read_file reads regular files only.`);
-  }
-
-  const fh = await fs.promises.open(abs, 'r');
   try {
     const type = await sniffBinary(fh, path.basename(abs), b.BINARY_SNIFF_BYTES);
     if (type) {

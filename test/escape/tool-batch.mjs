@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// Many tool calls in one process, the way the tool CLI makes one (its configuration from the environment, the
+// registry, dispatch), so a race can be tried a hundred times without a hundred slow starts:
+//   node test/escape/tool-batch.mjs <calls.json>   (calls: [{ "name": …, "args": … }, …])
+// Prints one JSON array: each call's name, status and output.
+import fs from 'node:fs';
+import { register } from 'tsx/esm/api';
+
+register();
+const { loadConfig } = await import('../../lib/config.ts');
+const { createContext } = await import('../../lib/dispatch/context.ts');
+const { dispatch } = await import('../../lib/dispatch/dispatch.ts');
+const { createToolRegistry } = await import('../../lib/dispatch/all-tools.ts');
+const { runShutdownHooks } = await import('../../lib/contract/shutdown.ts');
+
+const calls = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const cfg = loadConfig();
+const reg = createToolRegistry();
+const results = [];
+for (const c of calls) {
+  const ctx = createContext({ workspace: cfg.workspace, dataDir: cfg.dataDir, mode: cfg.mode });
+  const r = await dispatch(reg, c.name, c.args, ctx, { approver: { approved: false } });
+  results.push({ name: c.name, args: c.args, status: r.status, output: r.output });
+}
+await runShutdownHooks();
+process.stdout.write(JSON.stringify(results) + '\n');
+process.exit(0);
