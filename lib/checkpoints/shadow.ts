@@ -3,12 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { budgetTable, type Budget } from '../contract/budget';
 import { commandEnv, newRunId, runCommand } from '../exec/runner';
+import { execPathOf, gitProgram, readWorkspaceText, shadowSandbox, writeStandIn } from './isolation';
 
 /**
  * The shadow repository of a workspace: a git directory in the data dir with its own index, whose
  * work tree is the workspace. git never looks for the person's `.git` (GIT_DIR is set), reads no
  * global or system configuration, runs no hooks, and converts no bytes (autocrlf off, an attributes
- * file that unsets every conversion), so a snapshot holds each file exactly as it is on disk.
+ * file that unsets every conversion), so a snapshot holds each file exactly as it is on disk. It runs
+ * nothing the workspace chose, in the sandbox or not: isolation.ts says why.
  */
 
 export interface Shadow {
@@ -26,8 +28,11 @@ export class CheckpointError extends Error {
   }
 }
 
-/** Every byte-converting attribute unset, for every path: a workspace .gitattributes cannot change what is stored or restored. */
-const ATTRIBUTES = '* -text -crlf -eol -filter -ident -working-tree-encoding\n';
+/**
+ * Every byte-converting or program-naming attribute unset, for every path: a workspace .gitattributes cannot
+ * change what is stored or restored, nor name a filter, diff or merge driver.
+ */
+const ATTRIBUTES = '* -text -crlf -eol -filter -ident -working-tree-encoding -diff -merge\n';
 const CONFIG: ReadonlyArray<[string, string]> = [
   ['core.bare', 'false'],
   ['core.autocrlf', 'false'],
@@ -40,7 +45,12 @@ const CONFIG: ReadonlyArray<[string, string]> = [
   ['gc.auto', '0'],
 ];
 // per run, so nothing in a repository-level config can start a program either
-const PER_RUN = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'color.ui=never', '-c', 'commit.gpgSign=false'];
+const PER_RUN = [
+  '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'core.attributesFile=/dev/null', '-c', 'submodule.recurse=false',
+  '-c', 'color.ui=never', '-c', 'commit.gpgSign=false', '-c', 'tag.gpgSign=false',
+];
+/** What a snapshot reads of `.git/info/exclude` and `.clampignore`, at most. */
+const EXCLUDE_FILE_MAX_BYTES = 1024 * 1024;
 
 /** The shadow repository for a workspace: `<dataDir>/checkpoints/<hash of the workspace path>`. */
 export function shadowFor(dataDir: string, workspace: string, budget: Budget = budgetTable()): Shadow {
@@ -55,28 +65,38 @@ export function q(arg: string): string {
   return `'${arg.split("'").join("'\\''")}'`;
 }
 
-/** The environment of every shadow git run: no GIT_* of the server's, the shadow's own dirs, no global config. */
-function gitEnv(s: Shadow): NodeJS.ProcessEnv {
+/** The environment of every shadow git run: none of the server's GIT_* (the script sets the shadow's own). */
+function gitEnv(): NodeJS.ProcessEnv {
   const env = commandEnv();
   for (const k of Object.keys(env)) if (k.startsWith('GIT_')) delete env[k];
-  return {
-    ...env,
-    LC_ALL: 'C',
-    GIT_DIR: s.gitDir,
-    GIT_WORK_TREE: s.workspace,
-    GIT_INDEX_FILE: s.indexFile,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_AUTHOR_NAME: 'Clamp',
-    GIT_AUTHOR_EMAIL: 'checkpoints@clamp.invalid',
-    GIT_COMMITTER_NAME: 'Clamp',
-    GIT_COMMITTER_EMAIL: 'checkpoints@clamp.invalid',
-    GIT_TERMINAL_PROMPT: '0',
-  };
+  return env;
 }
 
-/** `git <per-run options>` as a shell word list, for scripts of several git commands. */
-export const GIT = ['git', ...PER_RUN.map(q)].join(' ');
+/**
+ * The start of every shadow script: its variables set in the script itself (so they hold inside the sandbox
+ * whatever environment it passes) and the shell function GIT names: git by its absolute path, with the
+ * stand-in exec path and the per-run options.
+ */
+function prelude(s: Shadow): string {
+  const vars: ReadonlyArray<[string, string]> = [
+    ['LC_ALL', 'C'],
+    ['GIT_DIR', s.gitDir],
+    ['GIT_WORK_TREE', s.workspace],
+    ['GIT_INDEX_FILE', s.indexFile],
+    ['GIT_CONFIG_NOSYSTEM', '1'],
+    ['GIT_CONFIG_GLOBAL', '/dev/null'],
+    ['GIT_AUTHOR_NAME', 'Clamp'],
+    ['GIT_AUTHOR_EMAIL', 'checkpoints@clamp.invalid'],
+    ['GIT_COMMITTER_NAME', 'Clamp'],
+    ['GIT_COMMITTER_EMAIL', 'checkpoints@clamp.invalid'],
+    ['GIT_TERMINAL_PROMPT', '0'],
+  ];
+  const git = [gitProgram(), `--exec-path=${execPathOf(s.gitDir)}`, ...PER_RUN].map(q).join(' ');
+  return [`export ${vars.map(([k, v]) => `${k}=${q(v)}`).join(' ')}`, `${GIT}() { ${git} "$@"; }`].join('\n');
+}
+
+/** The shell function that runs the shadow's git with its per-run options, for scripts of several git commands. */
+export const GIT = 'clamp_shadow_git';
 
 export interface ShadowRun {
   code: number | null;
@@ -89,17 +109,21 @@ export interface ShadowRun {
  * workspace. stdout comes back whole (read from the run's log when it outgrew the capture); the run's
  * logs are removed afterwards. Throws CheckpointError when it fails, with git's words.
  */
-export async function shadowScript(s: Shadow, script: string, what: string, o: { allowCodes?: number[] } = {}): Promise<ShadowRun> {
+export async function shadowScript(s: Shadow, script: string, what: string, o: { allowCodes?: number[]; restores?: boolean } = {}): Promise<ShadowRun> {
   const logDir = path.join(s.gitDir, 'clamp-logs');
+  fs.mkdirSync(s.gitDir, { recursive: true, mode: 0o700 });
+  writeStandIn(s.gitDir);
+  const sandbox = shadowSandbox(s, o.restores === true);
   const r = await runCommand({
-    command: `set -e\n${script}`,
+    command: `set -e\n${prelude(s)}\n${script}`,
     cwd: s.workspace,
     logDir,
     id: newRunId('ckpt'),
     captureMaxBytes: 256 * 1024,
     timeoutMs: s.budget.CHECKPOINT_GIT_TIMEOUT_MS,
     killGraceMs: s.budget.COMMAND_KILL_GRACE_MS,
-    env: gitEnv(s),
+    env: gitEnv(),
+    ...(sandbox ? { sandbox } : {}),
   });
   try {
     let stdout = Buffer.concat([r.stdout.head, r.stdout.tail]);
@@ -117,7 +141,7 @@ export async function shadowScript(s: Shadow, script: string, what: string, o: {
 }
 
 /** `git <args>` in the shadow repository. */
-export function shadowGit(s: Shadow, args: readonly string[], what: string, o: { allowCodes?: number[] } = {}): Promise<ShadowRun> {
+export function shadowGit(s: Shadow, args: readonly string[], what: string, o: { allowCodes?: number[]; restores?: boolean } = {}): Promise<ShadowRun> {
   return shadowScript(s, `${GIT} ${args.map(q).join(' ')}`, what, o);
 }
 
@@ -144,21 +168,14 @@ export async function ensureShadow(s: Shadow): Promise<void> {
 
 /**
  * What a snapshot leaves out beyond the workspace's .gitignore files: the person's own
- * `.git/info/exclude` (read, never written), `.clampignore` and CLAMP_IGNORE (comma-separated).
+ * `.git/info/exclude` (read as data, never written), `.clampignore` and CLAMP_IGNORE (comma-separated).
  */
 export function excludeText(workspace: string): string {
-  const read = (p: string) => {
-    try {
-      return fs.readFileSync(p, 'utf8');
-    } catch {
-      return '';
-    }
-  };
   const env = (process.env.CLAMP_IGNORE ?? '').split(',').map((x) => x.trim()).filter(Boolean);
   return [
     '# written by Clamp before every snapshot',
-    read(path.join(workspace, '.git', 'info', 'exclude')),
-    read(path.join(workspace, '.clampignore')),
+    readWorkspaceText(workspace, '.git/info/exclude', EXCLUDE_FILE_MAX_BYTES),
+    readWorkspaceText(workspace, '.clampignore', EXCLUDE_FILE_MAX_BYTES),
     ...env,
     '',
   ].join('\n');

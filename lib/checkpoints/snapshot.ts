@@ -106,13 +106,13 @@ export function currentTree(s: Shadow): Promise<Snapshot> {
  */
 export function restoreTree(s: Shadow, commit: string): Promise<void> {
   return serialized(s, async () => {
-    await shadowGit(s, ['read-tree', '-u', '--reset', commit], 'restoring the files');
+    await shadowGit(s, ['read-tree', '-u', '--reset', commit], 'restoring the files', { restores: true });
   });
 }
 
 /** One path's state in the index after a checkout of one file from a commit: the file as it was there. */
 export function restorePath(s: Shadow, commit: string, file: string): Promise<void> {
   return serialized(s, async () => {
-    await shadowGit(s, ['checkout', commit, '--', `:(literal)${file}`], `restoring ${file}`);
+    await shadowGit(s, ['checkout', commit, '--', `:(literal)${file}`], `restoring ${file}`, { restores: true });
   });
 }
