@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Word } from './shell-parse';
 import { literalWord } from './shell-parse';
 import { DOWNLOADERS, INTERPRETERS, VERSION_ARGS } from './command-tables';
+import { ANY_ARGS_READ_ONLY, XARGS_PLAIN_OPTS } from './command-listing';
 import { finding, q, skipOptions, suffixWord, unseenCode, type Check, type Checker } from './command-check-kit';
 import { judgeEnv, unknownEnvNote } from './command-env';
 
@@ -156,12 +157,20 @@ const xargsCheck: Checker = (c) => {
     else if (v.startsWith('--replace=') || (v.startsWith('-i') && !v.startsWith('--'))) replace = v.slice(v.startsWith('-i') ? 2 : 10);
   });
   const inner = c.args.slice(start);
+  const r = replace as string | null;
+  // a command read-only with any arguments, named as written (no placeholder in its name), under plain options:
+  // what the input adds cannot change what it does (`git ls-files -z | xargs -0 wc -l`)
+  const head = inner[0]?.value;
+  const plainOpts = c.vals.slice(0, start).every((v, i, all) => XARGS_PLAIN_OPTS.test(v) || /^-[nLPsdEeIa]$/.test(all[i - 1] ?? ''));
+  if (c.base === 'xargs' && plainOpts && (!head || (ANY_ARGS_READ_ONLY.has(head) && !(r && head.includes(r))))) {
+    if (head) c.env.argv(r ? inner : [...inner, { ...literalWord(''), value: null, raw: '<input>' }]);
+    return true;
+  }
   const shown = inner.length ? inner[0]!.raw : 'echo';
   c.env.sub.readOnly = false;
   finding(c, { opaque: true, reason: `${q(c.env.sub.text)} runs ${q(shown)} on arguments only known when it runs` });
   if (!inner.length) return;
   const input: Word = { ...literalWord(''), value: null, raw: '<input>' };
-  const r = replace as string | null;
   if (r) c.env.part(inner.map((a, i) => (i > 0 && a.value?.includes(r) ? { ...a, value: null } : a)));
   else c.env.part([...inner, input]);
 };

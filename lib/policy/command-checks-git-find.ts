@@ -8,6 +8,7 @@ import { placesOf, worstPlace } from './command-paths';
 import { DELETERS, GIT_EXEC_CONFIG, GIT_GLOBAL_VALUE_OPTS, GIT_READ_ONLY } from './command-tables';
 import { finding, q, writeCheck, type Check, type Checker } from './command-check-kit';
 import { outputOptionTargets, usesLong, usesShort } from './command-checks-more';
+import { harmlessGitConfig } from './command-listing';
 
 /** git subcommands' options (and words) that run a program. */
 const GIT_SUB_EXEC: Readonly<Record<string, { short?: string; long?: string[]; first?: string[] }>> = {
@@ -98,24 +99,34 @@ function gitTier2(sub: string, rest: string[]): string | null {
   }
 }
 
+/** `git tag` options that only list (with -l, or without operands). */
+const TAG_LIST = /^(-l|--list|-n\d*|--sort(=.*)?|--contains|--no-contains|--merged|--no-merged|--points-at|--column(=.*)?|--no-column|--format(=.*)?|-i|--ignore-case|--color(=.*)?|--omit-empty)$/;
+/** `git config` options that write. */
+const CONFIG_WRITE = /^(--add|--replace-all|--unset|--unset-all|--rename-section|--remove-section|-e|--edit|--fixed-value)$/;
+
 function gitReadOnly(sub: string, rest: string[]): boolean {
   if (!GIT_READ_ONLY.has(sub)) return false;
   const has = (...flags: string[]) => rest.some((r) => flags.some((f) => r === f || (f.startsWith('--') && r.startsWith(`${f}=`))));
   const operands = rest.filter((r) => !r.startsWith('-'));
   switch (sub) {
     case 'log': case 'diff': case 'show': case 'whatchanged': case 'range-diff':
-      return !has('--output', '--ext-diff', '--textconv');
+      // --show-signature and %G… placeholders run gpg
+      return !has('--output', '--ext-diff', '--textconv', '--show-signature') && !rest.some((r) => /^--(format|pretty)=.*%G/.test(r));
+    case 'cat-file':
+      return !has('--filters', '--textconv');
     case 'grep':
       return !has('-O', '--open-files-in-pager');
     case 'branch':
       if (rest.some((r) => BRANCH_MUTATE.has(r.split('=')[0]!) || (/^-[a-zA-Z]+$/.test(r) && /[dDmMcCuft]/.test(r)))) return false;
       return operands.length === 0 || rest.some((r) => BRANCH_LIST.has(r.split('=')[0]!));
     case 'tag':
-      return rest.length === 0 || has('-l', '--list');
+      return rest.every((r) => TAG_LIST.test(r) || !r.startsWith('-')) && (operands.length === 0 || has('-l', '--list'));
     case 'remote':
-      return rest.length === 0 || ['-v', '--verbose', 'show', 'get-url'].includes(rest[0]!);
+      // `git remote -v set-url …` sets: only `show` and `get-url` read, whatever options come first
+      return operands.length === 0 || operands[0] === 'show' || operands[0] === 'get-url';
     case 'config':
-      return has('--get', '--get-all', '--get-regexp', '--get-urlmatch', '--list', '-l') || rest[0] === 'get' || rest[0] === 'list';
+      if (rest.some((r) => CONFIG_WRITE.test(r)) || ['set', 'unset', 'rename-section', 'remove-section', 'edit'].includes(operands[0] ?? '')) return false;
+      return has('--get', '--get-all', '--get-regexp', '--get-urlmatch', '--list', '-l') || operands[0] === 'get' || operands[0] === 'list' || (operands.length === 1 && rest.length === 1);
     case 'stash':
       return rest[0] === 'list' || rest[0] === 'show';
     case 'worktree':
@@ -135,10 +146,16 @@ const gitCheck: Checker = (c) => {
     if (v === '--version' || v === '--help' || v === '-h') return;
     if (v === '-c' || v.startsWith('--config-env')) {
       const setting = v === '-c' ? c.vals[i + 1] ?? '' : v;
-      if (GIT_EXEC_CONFIG.test(setting.replace(/^--config-env=?/, '')) || v.startsWith('--config-env')) {
+      // a key that only changes how output looks (color.ui, core.quotepath, core.pager=cat …) keeps a read-only command read-only
+      const harmless = v === '-c' && c.args[i + 1]?.value != null && harmlessGitConfig(setting);
+      if (!harmless && (GIT_EXEC_CONFIG.test(setting.replace(/^--config-env=?/, '')) || v.startsWith('--config-env'))) {
         finding(c, { opaque: true, reason: `${q(c.env.sub.text)} sets git config that makes git run a program (${setting.split('=')[0]})` });
       }
-      c.env.sub.readOnly = false;
+      if (!harmless) {
+        c.env.sub.readOnly = false;
+        // a rule saved for it covers exactly this setting, not every other -c before the same subcommand
+        finding(c, { exactKey: true, reason: `${q(c.env.sub.text)} sets git config ${setting.split('=')[0]}, which Clamp does not know to be harmless` });
+      }
     }
     if (/^--(exec-path|git-dir|work-tree)(=|$)/.test(v) && !(v === '--exec-path')) {
       finding(c, { opaque: true, reason: `${q(c.env.sub.text)} points git at another program or repository (${v.split('=')[0]}), whose hooks and config run` });

@@ -35,7 +35,12 @@ const EXEC_OPTIONS: Readonly<Record<string, { short?: string; long?: string[]; o
   man: { short: 'PH', long: ['pager', 'html'] },
   fd: { short: 'xX', long: ['exec', 'exec-batch'] },
   fdfind: { short: 'xX', long: ['exec', 'exec-batch'] },
-  rg: { long: ['pre'] },
+  rg: { long: ['pre', 'hostname-bin'] },
+  ag: { long: ['pager'] },
+  // ack evaluates --output as Perl; --ackrc reads options (a pager) from a file
+  ack: { long: ['pager', 'output', 'ackrc'] },
+  bat: { long: ['pager', 'lessopen'] },
+  pip: { long: ['python'] }, pip3: { long: ['python'] },
   zip: { long: ['unzip-command'] },
   vim: { short: 'cSu', long: ['cmd'] }, vi: { short: 'cSu', long: ['cmd'] }, nvim: { short: 'cSu', long: ['cmd'] },
   view: { short: 'cSu', long: ['cmd'] }, vimdiff: { short: 'cSu', long: ['cmd'] }, ex: { short: 'cSu', long: ['cmd'] },

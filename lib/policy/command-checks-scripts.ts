@@ -1,58 +1,258 @@
 /**
- * Judging awk and sed scripts: `system()`, pipes and `getline` in awk, sed's `e` and `w` commands.
+ * Judging awk and sed programs. awk: `system()`, pipes, `getline` from a command, gawk's `@load`/`@include` and
+ * indirect calls run code; `print > file` writes; options can name a program file (-f, -E, -i), a library (-l),
+ * a program text (-e/--source) or a file to write (-d, -o, -p). sed: the script is read command by command, so
+ * `e` and `s///e` (run a command) and `w`/`W`/`s///w` (write a file) are found behind any address, negation or
+ * grouping; a script that cannot be read asks.
  */
-import { finding, q, skipOptions, type Check } from './command-check-kit';
+import { literalWord } from './shell-parse';
+import { finding, q, writeCheck, type Check } from './command-check-kit';
+import { usesLong } from './command-checks-more';
 
-// ——— awk and sed scripts ———
+// ——— awk ———
 
 const AWK = new Set(['awk', 'gawk', 'mawk', 'nawk', 'busybox-awk']);
-const AWK_EXEC = /\bsystem\s*\(|\|\s*&?\s*getline|"\s*\|\s*[&"]|\|&|\bprint[f]?\b[^;}]*\|/;
+const AWK_EXEC = /\bsystem\s*\(|\|\s*&?\s*getline|"\s*\|\s*[&"]|\|&|\bprint[f]?\b[^;}]*\||@(load|include)\b|@\w+\s*\(/;
 const AWK_WRITE = /\bprint[f]?\b[^;}]*>/;
 
-/** awk: a program that runs commands (system(), pipes) is opaque; one that writes files is not read-only. */
+/** gawk's long options: what each does with its value. */
+const AWK_LONG: Readonly<Record<string, 'file' | 'source' | 'write' | 'value' | 'debug'>> = {
+  file: 'file', exec: 'file', include: 'file', load: 'file', source: 'source', 'dump-variables': 'write', 'pretty-print': 'write',
+  profile: 'write', debug: 'debug', assign: 'value', 'field-separator': 'value',
+};
+
+/** awk: a program that runs commands, or comes from a file, is opaque; one that writes files is not read-only. */
 export function awkCheck(c: Check): boolean {
   if (!AWK.has(c.base)) return false;
-  const i = skipOptions(c.vals, ['-F', '-v', '-f', '--file', '-e', '--source', '-i', '--include', '-l', '--load']);
-  const fileOpt = c.vals.slice(0, i).some((v) => v === '-f' || v.startsWith('--file') || v === '-i' || v === '-l');
-  const program = c.args[i];
   const text = q(c.env.sub.text);
+  const programs: (string | null)[] = [];
+  const hidden: string[] = [];
+  let writes = false;
+  let i = 0;
+  for (; i < c.args.length; i++) {
+    const v = c.vals[i]!;
+    if (v === '--') {
+      i++;
+      break;
+    }
+    if (!v.startsWith('-') || v === '-') break;
+    if (v.startsWith('--')) {
+      const long = usesLong([v], Object.keys(AWK_LONG))?.slice(2);
+      const kind = long ? AWK_LONG[long] : undefined;
+      const value = v.includes('=') ? v.slice(v.indexOf('=') + 1) : undefined;
+      if (kind === 'source') programs.push(value ?? c.args[++i]?.value ?? null);
+      else if (kind === 'file' || kind === 'debug') hidden.push(`--${long}`);
+      else if (kind === 'write') writes = true;
+      if ((kind === 'file' || kind === 'value') && value === undefined) i++;
+      continue;
+    }
+    for (let k = 1; k < v.length; k++) {
+      const l = v[k]!;
+      const rest = v.slice(k + 1);
+      if (l === 'F' || l === 'v') {
+        if (!rest) i++;
+        break;
+      }
+      if ('fEilD'.includes(l) || l === 'W') {
+        // -W is mawk's and gawk's spelling of long options (-W exec file, -W source=…): the program is elsewhere
+        hidden.push(`-${l}`);
+        if (!rest && l !== 'D') i++;
+        break;
+      }
+      if (l === 'e') {
+        programs.push(rest || (c.args[++i]?.value ?? null));
+        break;
+      }
+      if ('dop'.includes(l)) {
+        writes = true;
+        break;
+      }
+    }
+  }
+  if (programs.length === 0 && hidden.length === 0) {
+    const program = c.args[i];
+    if (!program) return false;
+    programs.push(program.value);
+  }
   c.env.sub.readOnly = false;
-  if (fileOpt) finding(c, { opaque: true, reason: `${text} runs an awk program from a file` });
-  else if (!program) return false;
-  else if (program.value === null) finding(c, { opaque: true, reason: `${text} runs an awk program only known when it runs` });
-  else if (AWK_EXEC.test(program.value)) finding(c, { opaque: true, reason: `${text} runs shell commands from its awk program` });
-  else if (!AWK_WRITE.test(program.value)) c.env.sub.readOnly = true;
+  if (hidden.length) finding(c, { opaque: true, reason: `${text} runs an awk program or library from a file (${hidden[0]})` });
+  else if (programs.some((p) => p === null)) finding(c, { opaque: true, reason: `${text} runs an awk program only known when it runs` });
+  else if (programs.some((p) => AWK_EXEC.test(p!))) finding(c, { opaque: true, reason: `${text} runs shell commands from its awk program` });
+  else if (!writes && !programs.some((p) => AWK_WRITE.test(p!))) c.env.sub.readOnly = true;
   return false;
 }
 
-/** sed's `e` command and `s///e` run shell commands; `w`/`W` and `s///w` write files. */
-const SED_EXEC = /(^|[;\n{}]|\d|\$|\/)\s*e(\s|;|$)|s(.).*?\3.*?\3[gpiImM0-9]*e/;
-const SED_WRITE = /(^|[;\n{}]|\d|\$|\/)\s*[wW]\s+\S|s(.).*?\2.*?\2[gpiImMe0-9]*w\s*\S/;
+// ——— sed ———
 
+interface SedEffects {
+  exec: boolean;
+  /** files a w/W command or s///w flag writes */
+  writes: string[];
+  /** why the script could not be read to its end */
+  unreadable: string | null;
+}
+
+/** Read a sed script command by command (GNU syntax): what it runs and what it writes. */
+export function sedEffects(script: string): SedEffects {
+  const out: SedEffects = { exec: false, writes: [], unreadable: null };
+  const n = script.length;
+  let i = 0;
+  const fail = (why: string): SedEffects => ({ ...out, unreadable: why });
+  const blanks = () => {
+    while (i < n && (script[i] === ' ' || script[i] === '\t')) i++;
+  };
+  const line = (): string => {
+    const start = i;
+    while (i < n && script[i] !== '\n') i++;
+    return script.slice(start, i).trim();
+  };
+  // up to the unescaped delimiter; false when the script ends first
+  const upTo = (d: string): boolean => {
+    while (i < n) {
+      if (script[i] === '\\') i += 2;
+      else if (script[i++] === d) return true;
+    }
+    return false;
+  };
+  const address = (): boolean => {
+    blanks();
+    const ch = script[i];
+    if (ch !== undefined && /[0-9$]/.test(ch)) {
+      i++;
+      while (i < n && /[0-9~]/.test(script[i]!)) i++;
+      return true;
+    }
+    if (ch === '/' || ch === '\\') {
+      const d = ch === '/' ? '/' : script[++i];
+      i++;
+      if (!d || !upTo(d)) return false;
+      while (i < n && /[IM]/.test(script[i]!)) i++;
+      return true;
+    }
+    return false;
+  };
+  while (i < n) {
+    while (i < n && /[\s;}]/.test(script[i]!)) i++;
+    if (i >= n) break;
+    if (script[i] === '#') {
+      line();
+      continue;
+    }
+    if (address()) {
+      blanks();
+      if (script[i] === ',') {
+        i++;
+        blanks();
+        if (script[i] === '+' || script[i] === '~') for (i++; i < n && /[0-9]/.test(script[i]!); ) i++;
+        else if (!address()) return fail('an address range it cannot read');
+      }
+    }
+    blanks();
+    while (script[i] === '!') {
+      i++;
+      blanks();
+    }
+    const cmd = script[i++];
+    if (cmd === '{' || cmd === '=' || (cmd !== undefined && 'dDgGhHxnNpPzFl'.includes(cmd))) {
+      if (cmd === 'l') while (i < n && /[0-9]/.test(script[i]!)) i++;
+      continue;
+    }
+    switch (cmd) {
+      case 's': {
+        const d = script[i++];
+        if (!d || d === '\n' || d === '\\' || !upTo(d) || !upTo(d)) return fail('an s command it cannot read');
+        while (i < n && /[gpiImMe0-9]/.test(script[i]!)) if (script[i++] === 'e') out.exec = true;
+        if (script[i] === 'w') {
+          i++;
+          out.writes.push(line());
+        }
+        break;
+      }
+      case 'y': {
+        const d = script[i++];
+        if (!d || !upTo(d) || !upTo(d)) return fail('a y command it cannot read');
+        break;
+      }
+      case 'a': case 'i': case 'c':
+        // text to the end of the line; a backslash-newline continues it
+        while (i < n && script[i] !== '\n') i += script[i] === '\\' ? 2 : 1;
+        break;
+      case 'r': case 'R':
+        line();
+        break;
+      case 'w': case 'W':
+        out.writes.push(line());
+        break;
+      case 'e':
+        out.exec = true;
+        line();
+        break;
+      case 'b': case 't': case 'T': case ':': case 'v':
+        while (i < n && script[i] !== ';' && script[i] !== '\n') i++;
+        break;
+      case 'q': case 'Q': case 'L':
+        while (i < n && /[0-9 ]/.test(script[i]!)) i++;
+        break;
+      default:
+        return fail(`the command ${q(cmd ?? '')} it does not know`);
+    }
+  }
+  return out;
+}
+
+/** sed: `e` and `s///e` run commands (opaque); `w` files are judged as writes; a script from a file is opaque. */
 export function sedScriptCheck(c: Check): void {
   if (c.base !== 'sed' && c.base !== 'gsed') return;
   const scripts: string[] = [];
   let fromFile = false;
   let explicit = false;
+  let first = -1;
   for (let i = 0; i < c.vals.length; i++) {
     const v = c.vals[i]!;
-    if (v === '-e' || v === '--expression') {
-      explicit = true;
-      scripts.push(c.vals[++i] ?? '');
-    } else if (v.startsWith('--expression=')) {
-      explicit = true;
-      scripts.push(v.slice(13));
-    } else if (v === '-f' || v.startsWith('--file')) fromFile = true;
+    if (v === '--') {
+      first = i + 1 < c.vals.length ? i + 1 : -1;
+      break;
+    }
+    if (v.startsWith('--')) {
+      const [name, value] = [v.slice(2).split('=')[0]!, v.includes('=') ? v.slice(v.indexOf('=') + 1) : undefined];
+      if ('expression'.startsWith(name) && name.length >= 3) {
+        explicit = true;
+        scripts.push(value ?? c.vals[++i] ?? '');
+      } else if ('file'.startsWith(name) && name.length >= 2) fromFile = true;
+      else if ('line-length'.startsWith(name) && name.length >= 2 && value === undefined) i++;
+      continue;
+    }
+    if (!v.startsWith('-') || v === '-') {
+      if (first < 0) first = i;
+      continue;
+    }
+    // a short cluster: -e and -f take the rest or the next word, -l a number, -i an attached suffix
+    for (let k = 1; k < v.length; k++) {
+      const l = v[k]!;
+      const rest = v.slice(k + 1);
+      if (l === 'e' || l === 'f' || l === 'l') {
+        const value = rest || c.vals[++i] || '';
+        if (l === 'e') {
+          explicit = true;
+          scripts.push(value);
+        } else if (l === 'f') fromFile = true;
+        break;
+      }
+      if (l === 'i') break;
+    }
   }
-  if (!explicit && !fromFile) {
-    const first = c.vals.findIndex((v, i) => !v.startsWith('-') && c.vals[i - 1] !== '-l' && c.vals[i - 1] !== '--line-length');
-    if (first >= 0) scripts.push(c.vals[first]!);
-  }
+  if (!explicit && !fromFile && first >= 0) scripts.push(c.vals[first]!);
   const text = q(c.env.sub.text);
   if (fromFile) finding(c, { opaque: true, reason: `${text} runs a sed script from a file` });
-  if (scripts.some((s) => SED_EXEC.test(s))) finding(c, { opaque: true, reason: `${text} runs shell commands from its sed script (e)` });
-  else if (scripts.some((s) => SED_WRITE.test(s))) {
-    finding(c, { reason: `${text} writes files named in its sed script (w)` });
+  const effects = scripts.map(sedEffects);
+  if (effects.some((e) => e.exec)) finding(c, { opaque: true, reason: `${text} runs shell commands from its sed script (e)` });
+  const unreadable = effects.find((e) => e.unreadable)?.unreadable;
+  if (unreadable) {
     c.env.sub.readOnly = false;
+    finding(c, { reason: `${text} has a sed script Clamp cannot read (${unreadable})` });
+  }
+  // w /dev/stdout writes nothing: writeCheck says so
+  for (const file of effects.flatMap((e) => e.writes)) {
+    if (!file || writeCheck(c, literalWord(file))) c.env.sub.readOnly = false;
   }
 }

@@ -4,6 +4,8 @@
  * and command-checks.ts; adding a command here should rarely need code.
  */
 
+import { dateReadOnly, dockerReadOnly, kubectlReadOnly, npmReadOnly, pipReadOnly } from './command-listing';
+
 type ArgsCheck = (args: string[]) => boolean;
 
 const hasFlag = (args: string[], ...flags: string[]): boolean =>
@@ -18,23 +20,34 @@ const operands = (args: string[]): string[] => args.filter((a) => !a.startsWith(
  */
 export const READ_ONLY: Readonly<Record<string, true | ArgsCheck>> = {
   ls: true, cat: true, head: true, tail: true, wc: true, pwd: true, echo: true, printf: true,
+  // ag --pager, ack --pager/--output/--ackrc, bat --pager/--lessopen run programs: execOptionCheck makes them opaque
   grep: true, egrep: true, fgrep: true, ag: true, ack: (a) => !hasFlag(a, '--pager'),
   // rg --pre runs a program on every file
   rg: (a) => !hasFlag(a, '--pre'),
   // fd -x / -X run a program per match
   fd: (a) => !hasFlag(a, '-x', '-X', '--exec', '--exec-batch'),
-  which: true, whereis: true, type: true, file: true, stat: true, du: true, df: true,
+  which: true, whereis: true, type: true, stat: true, du: true, df: true,
+  // file -C compiles a magic file and writes it
+  file: (a) => !hasShort(a, 'C') && !hasFlag(a, '--compile'),
+  // sed writes only with -i (its w/W/e commands are judged by sedScriptCheck)
+  sed: (a) => !a.some((v) => v === '--in-place' || v.startsWith('--in-place=') || /^-[a-zA-Z]*i/.test(v)),
+  gsed: (a) => !a.some((v) => v === '--in-place' || v.startsWith('--in-place=') || /^-[a-zA-Z]*i/.test(v)),
+  npm: npmReadOnly, docker: dockerReadOnly, podman: dockerReadOnly, kubectl: kubectlReadOnly, pip: pipReadOnly, pip3: pipReadOnly,
+  timedatectl: (a) => a.length === 0 || ['status', 'show', 'list-timezones', 'timesync-status', 'show-timesync'].includes(a[0]!),
+  hostnamectl: (a) => a.length === 0 || a[0] === 'status',
   tree: (a) => !hasFlag(a, '-o'),
   sort: (a) => !hasShort(a, 'o') && !hasFlag(a, '--output'),
   uniq: (a) => operands(a).length <= 1,
   cut: true, tr: true, diff: true, cmp: true, comm: true, join: true, paste: true, column: true,
   jq: true, yq: (a) => !hasShort(a, 'i') && !hasFlag(a, '--inplace'),
-  date: (a) => !hasShort(a, 's') && !hasFlag(a, '--set'),
-  whoami: true, id: true, groups: true, uname: true, hostname: (a) => operands(a).length === 0,
+  date: dateReadOnly,
+  whoami: true, id: true, groups: true, uname: true, hostname: (a) => operands(a).length === 0 && !hasShort(a, 'F') && !hasFlag(a, '--file'),
   true: true, false: true, test: true, '[': true, ':': true,
   cd: true, pushd: true, popd: true, dirs: true, printenv: true,
   basename: true, dirname: true, realpath: true, readlink: true, nl: true, tac: true, rev: true,
-  fold: true, fmt: true, expand: true, unexpand: true, seq: true, sleep: true, bat: true,
+  fold: true, fmt: true, expand: true, unexpand: true, seq: true, sleep: true,
+  // bat cache --build and --generate-config-file write
+  bat: (a) => a[0] !== 'cache' && !hasFlag(a, '--generate-config-file'),
   md5sum: true, sha1sum: true, sha256sum: true, sha512sum: true, shasum: true, cksum: true, b2sum: true,
   base64: (a) => !hasFlag(a, '-o', '--output'),
   od: true, hexdump: true, strings: true, ps: true, pgrep: true, uptime: true, nproc: true,
@@ -57,7 +70,7 @@ export const GIT_READ_ONLY = new Set([
 export const GIT_GLOBAL_VALUE_OPTS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path']);
 
 /** `git -c key=value` keys that make git run a program. */
-export const GIT_EXEC_CONFIG = /^(alias\.|core\.(pager|editor|fsmonitor|sshcommand|hookspath|askpass)|diff\.|filter\.|credential\.|sequence\.editor|gpg\.|pager\.|uploadpack\.|remote\..*\.(receivepack|uploadpack))/i;
+export const GIT_EXEC_CONFIG = /^(alias\.|core\.(pager|editor|fsmonitor|sshcommand|hookspath|askpass|gitproxy)|diff\.|filter\.|credential\.|sequence\.editor|gpg\.|pager\.|uploadpack\.|remote\..*\.(receivepack|uploadpack)|include\.|includeif\.)/i;
 
 /** `tool --version` and friends, for well-known toolchains, are read-only. */
 export const VERSION_QUERY = new Set([
