@@ -12,6 +12,8 @@ import { applyPatchTool } from '../../lib/tools/apply-patch/apply-patch';
 import { listDirTool } from '../../lib/tools/list-dir';
 import { globTool } from '../../lib/tools/glob';
 import { grepTool } from '../../lib/tools/grep/grep';
+import { skillTool } from '../../lib/tools/skills/skills';
+import { scanSkills } from '../../lib/tools/skills/skill-files';
 import { holdFolder, listExact, openInHeldFolder, releaseFolder } from '../../lib/policy/confined-fs';
 import { PathPolicyError } from '../../lib/policy/workspace';
 import { fileState, harness, tempWorkspace } from '../helpers';
@@ -172,6 +174,20 @@ describe('links that stay inside the workspace still work', () => {
     // a "did you mean" never looks through a link out
     const near = await h.call('read_file', { path: 'out-lnk/secret.tx' });
     expect(near.output).not.toContain('secret.txt');
+  });
+});
+
+describe('a workspace skill that links out', () => {
+  it('is skipped, not loaded', async () => {
+    fs.mkdirSync(path.join(outside, 'skill'));
+    fs.writeFileSync(path.join(outside, 'skill', 'SKILL.md'), `---\nname: evil\ndescription: reads what lies outside\n---\n${SECRET}\n`);
+    fs.mkdirSync(path.join(ws.workspace, '.claude', 'skills'), { recursive: true });
+    fs.symlinkSync(path.join(outside, 'skill'), path.join(ws.workspace, '.claude', 'skills', 'evil'));
+    const scan = scanSkills(ws.workspace, ws.dataDir);
+    expect(scan.skills).toEqual([]);
+    expect(scan.skipped).toEqual([{ path: path.join(ws.workspace, '.claude/skills/evil/SKILL.md'), reason: 'it leads outside the workspace (through a link)' }]);
+    const r = await harness([skillTool], ws).call('skill', { name: 'evil' });
+    expect(r.output).not.toContain(SECRET);
   });
 });
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BUDGET, type Budget } from '../../contract/budget';
 import { byteLength, clipLine, formatBytes, formatCount, headBytes } from '../../contract/text';
+import { isInside } from '../../policy/workspace';
 
 /**
  * Skills: SKILL.md files (front matter `name` and `description`, then instructions) in
@@ -108,6 +109,15 @@ function readSkill(file: string, b: Budget): { name: string; description: string
   return { name, description };
 }
 
+/** True when file's real path lies inside the workspace (a skill the workspace offers is its own file). */
+function realInside(workspace: string, file: string): boolean {
+  try {
+    return isInside(workspace, fs.realpathSync.native(file));
+  } catch {
+    return false;
+  }
+}
+
 /** Scan every skill folder. Never throws: unreadable or invalid files are skipped with a reason. */
 export function scanSkills(workspace: string, dataDir: string, b: Budget = BUDGET): SkillScan {
   const byName = new Map<string, Skill>();
@@ -129,6 +139,10 @@ export function scanSkills(workspace: string, dataDir: string, b: Budget = BUDGE
     for (const d of dirs) {
       const file = path.join(root.dir, d, 'SKILL.md');
       if (!fs.existsSync(file)) continue;
+      if (root.source === 'workspace' && !realInside(workspace, file)) {
+        skipped.push({ path: file, reason: 'it leads outside the workspace (through a link)' });
+        continue;
+      }
       const got = readSkill(file, b);
       if ('reason' in got) {
         skipped.push({ path: file, reason: got.reason });

@@ -6,6 +6,7 @@ import { ToolError, type ToolOutput } from '../../contract/types';
 import { byteLength, clipLine, countLines, cutHead, fitWithNote, formatBytes, formatCount, type Cut } from '../../contract/text';
 import { spillText } from '../../contract/spill';
 import { isInside } from '../../policy/workspace';
+import { readTextInside } from '../../policy/confined-fs';
 import { listSkills, parseFrontMatter, scanSkills } from './skill-files';
 
 export { listSkills, scanSkills, skillsPromptSection, type Skill, type SkillScan } from './skill-files';
@@ -42,12 +43,12 @@ export const skillTool = defineTool({
       const step = skills.length ? `Available skills: ${skills.map((s) => s.name).join(', ')}. Call skill with one of these names.` : 'No skills are installed; carry on without one.';
       throw new ToolError(`Unknown skill: ${clipLine(name, b.NAME_SHOWN_MAX_BYTES)}. ${step}`, step);
     }
-    let text: string;
-    try {
-      text = fs.readFileSync(skill.path, 'utf8');
-    } catch {
-      throw new ToolError(`The skill ${skill.name} could not be read (${skill.path}); it may have just been removed. Call skill again, or carry on without it.`);
+    // a workspace's skill is read only where it really lies inside the workspace (a link there may lead out)
+    const read = skill.source === 'workspace' ? readTextInside(ctx.workspace, skill.path) : readOrUndefined(skill.path);
+    if (read === undefined) {
+      throw new ToolError(`The skill ${skill.name} could not be read (${skill.path}); it may have just been removed or replaced by a link out of the workspace. Call skill again, or carry on without it.`);
     }
+    const text = read;
     const body = (parseFrontMatter(text)?.body ?? text).replace(/^\s*\n/, '');
     const folder = shownPath(ctx.workspace, path.dirname(skill.path));
     const header = `Skill ${skill.name} (folder ${folder}):`;
@@ -92,3 +93,11 @@ export const skillTool = defineTool({
     };
   },
 });
+
+function readOrUndefined(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
