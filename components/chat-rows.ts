@@ -2,6 +2,7 @@ import { getToolName, isToolUIPart, type DynamicToolUIPart, type ToolUIPart } fr
 import type { AttachmentInfo, ClampDataParts, ClampMessage, CompactionInfo, RewindNote } from '@/lib/contract/protocol';
 import type { ClampUITools } from '@/lib/contract/tool-types';
 import type { SubagentView } from '@/lib/contract/subagents';
+import type { DiagnosticsMeta } from '@/lib/contract/diagnostics';
 
 type ToolPart = ToolUIPart<ClampUITools> | DynamicToolUIPart;
 
@@ -23,8 +24,8 @@ export type ChatRow =
   | (RowBase & { kind: 'model-switch'; from: string; to: string })
   | (RowBase & { kind: 'text'; text: string })
   | (RowBase & { kind: 'reasoning'; text: string })
-  /** summary: the call in one line, from its tool's summary() (the message's data-tool-summary parts) */
-  | (RowBase & { kind: 'tool'; part: ToolPart; summary?: string })
+  /** summary: the call in one line, from its tool's summary() (the message's data-tool-summary parts); late: its diagnostics that came after its result */
+  | (RowBase & { kind: 'tool'; part: ToolPart; summary?: string; late?: DiagnosticsMeta })
   | (RowBase & { kind: 'notice'; notice: ClampDataParts['notice'] })
   /** where older messages were summarised for the model (they stay in the list above it) */
   | (RowBase & { kind: 'compaction'; compaction: CompactionInfo })
@@ -46,6 +47,7 @@ export type ChatRowKind = ChatRow['kind'];
 export function rowsOf(messages: readonly ClampMessage[], { hideErrorNoticeOf, working = false }: { hideErrorNoticeOf?: string; working?: boolean } = {}): ChatRow[] {
   const rows: ChatRow[] = [];
   const compactions = new Set<string>();
+  const lates = lateDiagnosticsOf(messages);
   for (const m of messages) {
     const start = rows.length;
     const rewound = m.role === 'user' ? m.parts.find((p) => p.type === 'data-rewind') : undefined;
@@ -69,7 +71,8 @@ export function rowsOf(messages: readonly ClampMessage[], { hideErrorNoticeOf, w
         }
         else if (!shown) return;
         else if (isToolUIPart(part)) {
-          rows.push({ ...base, kind: 'tool', key: `${m.id}:c:${part.toolCallId}`, part, summary: summaries.get(part.toolCallId) });
+          const late = lates.size ? lates.get(pendingIdOf(part) ?? '') : undefined;
+          rows.push({ ...base, kind: 'tool', key: `${m.id}:c:${part.toolCallId}`, part, summary: summaries.get(part.toolCallId), ...(late ? { late } : {}) });
           const sub = subagents.get(part.toolCallId);
           if (sub) rows.push({ ...base, kind: 'subagent', key: `${m.id}:s:${part.toolCallId}`, view: sub });
         }
@@ -84,6 +87,20 @@ export function rowsOf(messages: readonly ClampMessage[], { hideErrorNoticeOf, w
   }
   if (working) rows.push({ kind: 'working', key: 'working', messageId: '', last: true });
   return rows;
+}
+
+/** Diagnostics that arrived after their calls' results (data-diagnostics parts, in whichever message they were stored), by lateId. */
+function lateDiagnosticsOf(messages: readonly ClampMessage[]): Map<string, DiagnosticsMeta> {
+  const lates = new Map<string, DiagnosticsMeta>();
+  for (const m of messages) for (const p of m.parts) if (p.type === 'data-diagnostics') lates.set(p.data.lateId, p.data.diagnostics);
+  return lates;
+}
+
+/** The lateId of a call whose diagnostics were pending when its result came. */
+export function pendingIdOf(part: ToolPart): string | undefined {
+  if (part.state !== 'output-available') return undefined;
+  const d = (part.output as { meta?: { diagnostics?: DiagnosticsMeta } } | undefined)?.meta?.diagnostics;
+  return d?.state === 'pending' ? d.lateId : undefined;
 }
 
 /** A user message's attachments, images and skill, when it has any (absent otherwise, so plain rows stay as they were). */

@@ -21,6 +21,7 @@ import { OutputViewer } from './output-viewer';
 import { PlanPanel } from './plan-panel';
 import { RewindProvider } from './rewind-context';
 import { useContextView } from './use-context-view';
+import { useLateDiagnostics } from './late-diagnostics';
 
 function lastErrorNotice(m: ClampMessage): ClampDataParts['notice'] | null {
   for (let i = m.parts.length - 1; i >= 0; i--) {
@@ -99,6 +100,8 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
   const rows = useMemo(() => rowsOf(messages, { hideErrorNoticeOf: notice ? last?.id : undefined, working: status === 'submitted' }), [messages, notice, last, status]);
 
   useStoredUserParts(sessionId, status, setMessages);
+  // a change's diagnostics that arrive after the turn ended reach its card
+  useLateDiagnostics(sessionId, messages, busy, setMessages);
   const send = useCallback(
     (m: ComposerMessage) => {
       const files = m.files.map((f) => ({ type: 'file' as const, mediaType: f.mediaType, filename: f.name, url: f.url }));

@@ -107,7 +107,7 @@ export const RowView = memo(function RowView({ row, cuts, pruned, idle }: { row:
         </details>
       );
     case 'tool':
-      return <ToolCard part={row.part} summary={row.summary} turnCut={cuts.get(row.part.toolCallId)} pruned={pruned.get(row.part.toolCallId)} idle={idle} />;
+      return <ToolCard part={row.part} summary={row.summary} late={row.late} turnCut={cuts.get(row.part.toolCallId)} pruned={pruned.get(row.part.toolCallId)} idle={idle} />;
     case 'notice':
       return <Notice notice={row.notice} />;
     case 'compaction':

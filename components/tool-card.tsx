@@ -9,6 +9,7 @@ import { useChatUi, useProgress } from './chat-context';
 import type { PrunedMark } from './chat-derive';
 import { DiffView } from './diff-view';
 import { DiagnosticsBadge, DiagnosticsList } from './diagnostics-view';
+import type { DiagnosticsMeta } from '@/lib/contract/diagnostics';
 import { formatCount, formatDuration, stripAnsi } from './format';
 import { InterruptedNote, isInterrupted } from './interrupted-note';
 import { PrunedNote } from './pruned-note';
@@ -149,16 +150,19 @@ interface CardProps {
   idle: boolean;
   /** the result is pruned from what the model is sent */
   pruned?: PrunedMark;
+  /** its diagnostics, when they came after its result (they replace the result's "pending") */
+  late?: DiagnosticsMeta;
 }
 
 /**
  * One tool call, for any tool: its summary line with its state and duration, then its output and
  * whatever its meta kinds hold (diff, exit code, task, log), its cuts, error and hint.
  */
-export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle, pruned }: CardProps) {
+export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle, pruned, late }: CardProps) {
   const name = getToolName(part);
   const result = resultOf(part);
   const meta: CardMeta = result?.meta ?? {};
+  const diagnostics = late ?? meta.diagnostics;
   // the summary names what ran (an edited command included); the card says it was edited
   const edited = meta.editedCommand;
   const args = summary ?? inputLine(part.input);
@@ -226,7 +230,7 @@ export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle, p
         {durationMs !== undefined && !state.running && <span className="shrink-0 text-xs tabular-nums text-zinc-400">{formatDuration(durationMs)}</span>}
         {typeof meta.exitCode === 'number' && <span className={`shrink-0 font-mono text-xs ${meta.exitCode === 0 ? 'text-zinc-400' : 'text-rose-600'}`}>exit {meta.exitCode}</span>}
         {meta.exitCode === null && done && <span className="shrink-0 font-mono text-xs text-rose-600">no exit code</span>}
-        {meta.diagnostics && <DiagnosticsBadge d={meta.diagnostics} />}
+        {diagnostics && <DiagnosticsBadge d={diagnostics} />}
       </button>
       <div className="space-y-1.5 px-2.5 pb-2 empty:hidden">
         {result && <TruncationNotes truncation={result.truncation} turnCut={turnCut} toolName={name} title={`Full output of ${title}`} />}
@@ -238,7 +242,7 @@ export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle, p
         <div id={bodyId} className="space-y-2 border-t border-zinc-100 px-2.5 py-2 dark:border-zinc-800">
           {pruned && <PrunedNote mark={pruned} title={`Full output of ${title}`} />}
           <CardBody part={part} title={title} result={result} diff={diff} logPath={logPath} />
-          {meta.diagnostics && <DiagnosticsList d={meta.diagnostics} />}
+          {diagnostics && <DiagnosticsList d={diagnostics} />}
           {logPath && done && (
             <button type="button" onClick={() => openViewer({ kind: 'file', path: logPath }, `Log of ${title}`)} className="text-xs text-sky-700 underline hover:text-sky-900 dark:text-sky-400">
               Open full log
@@ -262,7 +266,7 @@ function TaskLink({ taskId, label }: { taskId: string; label: string }) {
 
 /** The SDK copies every part of the streaming message on each chunk; compare the fields instead of the object. */
 function sameCard(a: CardProps, b: CardProps): boolean {
-  if (a.turnCut !== b.turnCut || a.idle !== b.idle || a.summary !== b.summary || a.pruned !== b.pruned) return false;
+  if (a.turnCut !== b.turnCut || a.idle !== b.idle || a.summary !== b.summary || a.pruned !== b.pruned || a.late !== b.late) return false;
   const x: object = a.part;
   const y: object = b.part;
   const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
