@@ -143,7 +143,7 @@ function ServerItem({ s, onEdit }: { s: McpServerView; onEdit: (s: McpServerView
         {s.envNames.length > 0 && <span className="text-zinc-500"> · env {s.envNames.join(', ')}</span>}
         {s.headerNames.length > 0 && <span className="text-zinc-500"> · headers {s.headerNames.join(', ')}</span>}
       </p>
-      {s.status === 'needs-approval' && <p className="text-xs text-amber-800 dark:text-amber-300">This repository&apos;s .mcp.json wants to run it. Nothing runs until you approve this exact definition; a change to it asks again.</p>}
+      {s.status === 'needs-approval' && <p className="text-xs text-amber-800 dark:text-amber-300">This repository&apos;s .mcp.json wants to run it. Nothing runs until you approve this exact definition; a change to it asks again. Once approved, its command runs in the sandbox: it may write the workspace, not the rest of your files; it sees no secrets; and it reaches the network only when the sandbox&apos;s network setting allows it.</p>}
       {s.error && <p className="text-xs text-rose-700 dark:text-rose-400">{s.error}</p>}
       {(patch.error || remove.error) && <p className="text-xs text-rose-700">{(patch.error ?? remove.error)!.message}</p>}
       <label className="flex items-center gap-1 text-xs text-zinc-600 dark:text-zinc-400">

@@ -3,10 +3,11 @@ import { budgetTable, type Budget } from '../contract/budget';
 import type { ToolDefinition } from '../contract/types';
 import { onShutdown } from '../contract/shutdown';
 import { openDb, type Db } from '../store/db';
-import { getSetting, setSetting } from '../store/settings';
+import { getSandboxSettings, getSetting, setSetting } from '../store/settings';
 import { McpConfigError, readConfigFile, workspaceConfigPath, type McpServerEntry } from './config';
 import { isApproved, serverOptions, settingsServers } from './store';
 import { ServerRuntime } from './server-runtime';
+import { workspaceConfinement } from './confine';
 import { buildServerTools } from './tools';
 import type { McpServerView, McpToolInfo } from '../contract/mcp-rest';
 
@@ -80,7 +81,9 @@ export class McpHub {
     }
     for (const e of this.entries) {
       if (this.runtimes.has(e.name) || !this.mayRun(e)) continue;
-      const rt = new ServerRuntime(e, { dataDir: this.dataDir, workspace: this.workspace, budget: this.budget });
+      // a repository's server runs in the sandbox, with the sandbox settings of the moment it starts
+      const confine = () => workspaceConfinement({ workspace: this.workspace, dataDir: this.dataDir, settings: getSandboxSettings(this.db), env: this.env });
+      const rt = new ServerRuntime(e, { dataDir: this.dataDir, workspace: this.workspace, budget: this.budget, ...(e.source === 'workspace' ? { confine } : {}) });
       const cached = cache[e.name];
       if (cached && cached.hash === e.hash) rt.tools = cached.tools;
       rt.onChange(() => this.onRuntimeChange(rt));

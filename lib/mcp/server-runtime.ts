@@ -8,6 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Budget } from '../contract/budget';
 import type { McpServerEntry } from './config';
+import { confinedLaunch, type Confinement } from './confine';
 
 export type ServerStatus = 'stopped' | 'starting' | 'running' | 'crashed' | 'failed';
 
@@ -39,7 +40,8 @@ export class ServerRuntime {
 
   constructor(
     readonly entry: McpServerEntry,
-    private readonly o: { dataDir: string; workspace: string; budget: Budget },
+    /** confine: where the server's command runs (a repository's server: the sandbox), read at each start; absent: unconfined */
+    private readonly o: { dataDir: string; workspace: string; budget: Budget; confine?: () => Confinement },
   ) {
     this.logPath = path.join(mcpLogDir(o.dataDir), `${entry.name.replace(/[^A-Za-z0-9_.-]/g, '_')}.log`);
   }
@@ -112,17 +114,18 @@ export class ServerRuntime {
   private async connect(): Promise<void> {
     const def = this.entry.def;
     const timeout = this.o.budget.MCP_CONNECT_TIMEOUT_MS;
-    this.log(`clamp: starting ${'command' in def ? [def.command, ...(def.args ?? [])].join(' ') : def.url}`);
+    const confined = 'command' in def ? this.o.confine?.() : undefined;
+    if (confined && 'problem' in confined) throw new Error(confined.problem);
+    const where = confined && 'spec' in confined ? ` (in the sandbox: ${confined.spec.level}, ${confined.spec.network ? 'network allowed' : 'no network'})` : '';
+    this.log(`clamp: starting ${'command' in def ? [def.command, ...(def.args ?? [])].join(' ') : def.url}${where}`);
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     let transport: Transport;
     if ('command' in def) {
-      const t = new StdioClientTransport({
-        command: def.command,
-        args: def.args ?? [],
-        env: { ...getDefaultEnvironment(), ...(def.env ?? {}) },
-        cwd: this.o.workspace,
-        stderr: 'pipe',
-      });
+      const launch =
+        confined && 'spec' in confined
+          ? confinedLaunch(confined.spec, confined.bwrap, def.command, def.args ?? [], getDefaultEnvironment(), def.env ?? {})
+          : { command: def.command, args: def.args ?? [], env: { ...getDefaultEnvironment(), ...(def.env ?? {}) } };
+      const t = new StdioClientTransport({ ...launch, cwd: this.o.workspace, stderr: 'pipe' });
       const log = this.openLog();
       t.stderr?.on('data', (d: Buffer) => log.write(d));
       t.stderr?.on('end', () => log.end());
