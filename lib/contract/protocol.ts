@@ -12,6 +12,8 @@ import type { DiagnosticsDataParts } from './diagnostics';
 
 export type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation };
 export type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, ModelCheckRequest, SettingsUpdate, StatusAnswer };
+export type { ModelCheck } from './rest';
+export type { FilePage } from './viewer';
 
 /** Data parts the server streams into a chat message. */
 export type ClampDataParts = {
@@ -370,35 +372,4 @@ export interface SettingsView {
   envKeys: Record<SecretName, boolean>;
   /** the 0600 file in the data dir where a key typed on the page is stored */
   secretsFile: string;
-}
-
-/** POST /api/settings/check: whether a turn could start with these settings, and what the provider lists. */
-export interface ModelCheck {
-  ok: boolean;
-  /** in the dialog's words: what is wrong and how to fix it, or what was reached */
-  message: string;
-  /** the model ids the provider lists (empty when it was not reached or lists none) */
-  models: string[];
-  /** the provider answered with a model list (a failure after it is about the model, not the connection) */
-  reached: boolean;
-  /** the listed id that is the model (its name, or the name with a suffix), or, with Model empty and no default, the only one listed: the dialog shows it chosen and fills an empty Model with it */
-  pick: string | null;
-}
-
-/**
- * GET /api/files?path=… and GET /api/tasks/[id]/log: one page of a (possibly huge) file in the
- * data dir, cut on line boundaries. Ask again from nextOffset for more.
- */
-export interface FilePage {
-  path: string;
-  /** the page's text, UTF-8 decoded */
-  text: string;
-  /** byte offset where text starts */
-  offset: number;
-  /** byte offset to ask for next */
-  nextOffset: number;
-  /** the file's size in bytes when the page was read */
-  totalBytes: number;
-  /** text reaches the end of the file (as it was when read) */
-  eof: boolean;
 }

@@ -78,6 +78,18 @@ export const modelCheckBody = z.strictObject({
   key: z.string().trim().max(1000).nullable().optional(),
 });
 export type ModelCheckRequest = z.infer<typeof modelCheckBody>;
+/** POST /api/settings/check: whether a turn could start with these settings, and what the provider lists. */
+export interface ModelCheck {
+  ok: boolean;
+  /** in the dialog's words: what is wrong and how to fix it, or what was reached */
+  message: string;
+  /** the model ids the provider lists (empty when it was not reached or lists none) */
+  models: string[];
+  /** the provider answered with a model list (a failure after it is about the model, not the connection) */
+  reached: boolean;
+  /** the listed id that is the model (its name, or the name with a suffix), or, with Model empty and no default, the only one listed: the dialog shows it chosen and fills an empty Model with it */
+  pick: string | null;
+}
 
 /** The answers a person can give a pending call. */
 export const APPROVAL_ANSWERS = ['once', 'session', 'always', 'edit', 'deny'] as const;
