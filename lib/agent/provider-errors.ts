@@ -1,4 +1,5 @@
 import { APICallError } from 'ai';
+import { formatDuration } from '../contract/text';
 
 export interface ProviderProblem {
   message: string;
@@ -78,4 +79,15 @@ export function describeProviderError(err: unknown, label = 'the model'): Provid
     return { message: `${label} failed on its side (${status}).`, next: 'Try again in a moment.' };
   }
   return { message: `${label} failed: ${(e?.message ?? String(err)).slice(0, 500)}`, next: 'Send your message again; if it keeps failing, check the settings page.' };
+}
+
+/** The page's notice while a failed request waits to be sent again: what failed and which retry comes when ("retrying (1/2) in 2 s…"). */
+export function retryingText(err: unknown, label: string, retry: number, of: number, delayMs: number): string {
+  return `${describeProviderError(err, label).message.replace(/\.$/, '')}: retrying (${retry}/${of}) in ${formatDuration(delayMs, { wholeSeconds: true })}…`;
+}
+
+/** The notice once a retried request got its answer, or once the last retry failed too. */
+export function retriedText(label: string, retries: number, answered: boolean): string {
+  const times = `${retries} ${retries === 1 ? 'retry' : 'retries'}`;
+  return answered ? `${label} answered after ${times}.` : `${label} did not answer after ${times}.`;
 }

@@ -1,4 +1,5 @@
-import { convertToModelMessages, createUIMessageStream, generateId, stepCountIs, streamText, type InferUIMessageChunk, type LanguageModel, type ModelMessage, type UIMessageChunk } from 'ai';
+import { convertToModelMessages, createUIMessageStream, generateId, stepCountIs, streamText, wrapLanguageModel, type InferUIMessageChunk, type LanguageModel, type ModelMessage, type UIMessageChunk } from 'ai';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Registry } from '../dispatch/registry';
 import { listedTools } from '../dispatch/registry';
 import { budgetTable, type Budget } from '../contract/budget';
@@ -7,7 +8,8 @@ import type { ClampMessage, ModelStatus } from '../contract/protocol';
 import { buildAgentTools, repairMalformedCall, withListedTools } from './agent-tools';
 import { CallScheduler } from './scheduler';
 import { buildSystemPrompt } from './system-prompt';
-import { describeProviderError, isContextOverflow, overflowAfterRetry, windowFromError } from './provider-errors';
+import { describeProviderError, isContextOverflow, overflowAfterRetry, retriedText, retryingText, windowFromError } from './provider-errors';
+import { visibleRetries } from './provider-retry';
 import { ContextKeeper } from './context/keeper';
 import { cachedSystem } from './context/cache';
 import { stepCount } from './context/view';
@@ -21,6 +23,7 @@ import { lateFeed } from '../dispatch/late-diagnostics';
 import { CallIds, conversationCallIds } from './call-ids';
 
 export const DEFAULT_MAX_STEPS = 100;
+const RETRY_FIRST_DELAY_MS = 2000;
 const OVERFLOW_MARK = '\u0000clamp:context-overflow';
 /** A turn's stream that never reached onFinish (the page went away) hands its late diagnostics to the store after this long. */
 const LATE_FEED_CLOSE_MS = 10_000;
@@ -40,8 +43,10 @@ export interface TurnOptions {
   signal: AbortSignal;
   approvalSecret: string | Uint8Array;
   maxSteps?: number;
-  /** provider retries for 429/5xx/network errors (the SDK's backoff) */
+  /** provider retries for 429/5xx/network errors, each announced on the page */
   maxRetries?: number;
+  /** the wait before the first retry (default the SDK's, RETRY_FIRST_DELAY_MS); each later one doubles */
+  retryFirstDelayMs?: number;
   budget?: Budget;
   /** more system prompt sections (skills, memories) */
   systemExtra?: string[];
@@ -145,18 +150,32 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
       // every call of the session gets an id of its own, whatever ids the model server hands out
       const ids = new CallIds((id) => o.host.callIdUsed?.(id) ?? false);
       ids.seen(conversationCallIds(o.messages));
-      const model = withListedTools(o.model, () => new Set(listed()), ids);
       // a part written before the stream's start chunk would make the page open a second assistant message
       let started = false;
       const early: InferUIMessageChunk<ClampMessage>[] = [];
       const afterStart = (c: InferUIMessageChunk<ClampMessage>) => (started ? writer.write(c) : early.push(c));
+      // a failed request is sent again after a wait, and the page says so while it waits (one notice per request, updated in place)
+      let retryNotice = '';
+      const retries = visibleRetries({
+        maxRetries: o.maxRetries ?? 2,
+        firstDelayMs: o.retryFirstDelayMs ?? RETRY_FIRST_DELAY_MS,
+        signal: o.signal,
+        onRetry: (n) => {
+          if (n.retry === 1) retryNotice = `provider-retry-${Date.now().toString(36)}`;
+          afterStart({ type: 'data-notice', id: retryNotice, data: { level: 'warning', message: retryingText(n.error, label, n.retry, n.of, n.delayMs) } });
+        },
+        onRecovered: (n) => afterStart({ type: 'data-notice', id: retryNotice, data: { level: 'info', message: retriedText(label, n, true) } }),
+        onGaveUp: (n) => afterStart({ type: 'data-notice', id: retryNotice, data: { level: 'warning', message: retriedText(label, n, false) } }),
+      });
+      const retried = (m: LanguageModelV3) => wrapLanguageModel({ model: m, middleware: retries });
+      const model = retried(withListedTools(o.model, () => new Set(listed()), ids));
       // a change's diagnostics that came after its result: the card of its call shows them
       late.attach((l) => afterStart({ type: 'data-diagnostics', id: `diagnostics-${l.lateId}`, data: l }));
       const switcher = stepModelSwitcher({
         turnModelId: o.status.model,
         stored: o.messages,
         want: o.stepModel ?? (() => null),
-        wrap: (m) => withListedTools(m, () => new Set(listed()), ids),
+        wrap: (m) => retried(withListedTools(m, () => new Set(listed()), ids)),
         record: (from, to) => afterStart({ type: 'data-model-switch', id: `model-switch-${Date.now()}`, data: { from, to } }),
       });
       clearSteer(o.host.sessionId);
@@ -178,7 +197,8 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
           tools,
           stopWhen: [stepCountIs(stepsLeft), steered(o.host.sessionId)],
           abortSignal: o.signal,
-          maxRetries: o.maxRetries ?? 2,
+          // retried by the model's own middleware above, so the page hears of each retry
+          maxRetries: 0,
           experimental_toolApprovalSecret: o.approvalSecret,
           experimental_repairToolCall: repairMalformedCall,
           prepareStep: async ({ messages }) => {
