@@ -20,7 +20,17 @@ export interface VarFacts {
   integer: Set<string>;
   /** declared name references (-n): their values are variable names */
   nameref: Set<string>;
+  /** associative arrays (-A) and the command that declares each: later subscripts are strings, not arithmetic */
+  assoc: Map<string, number>;
+  /**
+   * Code in array subscripts written in the line's literal texts (`'a[$(rm -rf d)]'`, a here-doc): when a value
+   * the judge cannot follow is evaluated, it may be one of these, carried there by printf, read or a file.
+   */
+  payloads: string[];
 }
+
+/** `name[… $(…) …]` or `name[… \`…\` …]` in a literal text: the subscript's inside. */
+const SUBSCRIPT_CODE = /[A-Za-z_]\w*\[([^\]]*(?:\$\(|`)[^\]]*)\]/g;
 
 /** Variables bash sets to numbers itself. */
 const SHELL_NUMBERS = new Set(['#', '?', '$', '!', 'RANDOM', 'SRANDOM', 'LINENO', 'SECONDS', 'BASHPID', 'PPID', 'UID', 'EUID', 'EPOCHSECONDS', 'BASH_SUBSHELL', 'OPTIND', 'HISTCMD']);
@@ -29,26 +39,32 @@ const MAX_DEPTH = 6;
 
 /** The facts of a parsed script. */
 export function varFacts(parsed: ParsedScript): VarFacts {
-  const facts: VarFacts = { values: new Map(), anything: null, integer: new Set(), nameref: new Set() };
+  const facts: VarFacts = { values: new Map(), anything: null, integer: new Set(), nameref: new Set(), assoc: new Map(), payloads: [] };
   const bind = (name: string, v: Value) => {
     const base = name.replace(/\[.*$/s, '');
     const list = facts.values.get(base) ?? [];
-    list.push(name === base ? v : { kind: 'unknown', why: `an element of ${base} is set to a value only known when it runs` });
+    // an element (a[i]=v) is one more value the array holds
+    list.push(v);
     facts.values.set(base, list);
   };
-  for (const cmd of parsed.commands) {
+  parsed.commands.forEach((cmd, index) => {
+    // the source text too where the value is not known (an array literal, a quoted part beside an expansion)
+    const texts = [...cmd.words.map((w) => w.value ?? w.raw), ...cmd.assignments.map((a) => a.value?.value ?? a.value?.raw), cmd.stdin?.text];
+    for (const t of texts) if (t) for (const m of t.matchAll(SUBSCRIPT_CODE)) facts.payloads.push(m[1]!);
     if (cmd.kind === 'assign' || cmd.kind === 'declare') {
       const flags = cmd.kind === 'declare' ? cmd.words.slice(1).flatMap((w) => (w.value && /^[-+]\w+$/.test(w.value) && w.value[0] === '-' ? [w.value.slice(1)] : [])).join('') : '';
       for (const a of cmd.assignments) {
         if (flags.includes('i')) facts.integer.add(a.name);
         if (flags.includes('n') && cmd.words[0]?.value !== 'export') facts.nameref.add(a.name);
-        if (a.value === null) continue;
-        bind(a.name, a.append ? { kind: 'unknown', why: `${a.name} is appended to` } : valueOf(a.value));
+        if (flags.includes('A') && !facts.assoc.has(a.name)) facts.assoc.set(a.name, index);
+        if (a.elements) for (const el of a.elements) bind(a.name.replace(/\[.*$/s, ''), valueOf(el));
+        else if (a.value === null) continue;
+        else bind(a.name, a.append ? { kind: 'unknown', why: `${a.name} is appended to` } : valueOf(a.value));
       }
-      continue;
+      return;
     }
     if (cmd.kind === 'command') commandBindings(cmd, bind, facts);
-  }
+  });
   for (const b of parsed.bindings) {
     bind(b.name, b.numeric ? { kind: 'number' } : b.value ? valueOf(b.value) : { kind: 'unknown', why: `${b.name} is set by a loop or a default only known when it runs` });
   }
@@ -143,7 +159,6 @@ class Reader {
       }
       const ident = /^[A-Za-z_]\w*/.exec(rest);
       if (!ident) return merge(out, plain);
-      const start = i;
       i += ident[0].length;
       if (text[i] !== '[') {
         out = merge(out, this.variable(ident[0], 'arith', depth + 1, seen));
@@ -152,7 +167,8 @@ class Reader {
       const close = closing(text, i);
       if (close < 0) return merge(out, plain);
       out = merge(out, this.subscript(text.slice(i + 1, close), depth, seen));
-      out = merge(out, { code: [], unknown: `the array element ${q(text.slice(start, close + 1))} is only known when it runs` });
+      // the element's value is one of the values the array is given
+      out = merge(out, this.variable(ident[0], 'arith', depth + 1, seen));
       i = close + 1;
     }
     return out;
@@ -175,11 +191,15 @@ const HOW: Record<Evaluation['as'], string> = { arith: 'as arithmetic', name: 'a
  * Judge one evaluation on the sub-command being judged: code in what it reads is opaque (and judged as a
  * script, so `rm -rf` in it is tier 2); a value the judge cannot see asks.
  */
-export function judgeEvaluation(ev: Evaluation, facts: VarFacts, env: CheckEnv): void {
+export function judgeEvaluation(ev: Evaluation, facts: VarFacts, env: CheckEnv, at: number): void {
+  // declared -A before (in the text) or by this very command: its subscripts are strings
+  if (ev.array && (facts.assoc.get(ev.array) ?? Infinity) <= at) return;
   const reader = new Reader(facts);
-  const outcome: Outcome = ev.variable !== undefined
+  let outcome: Outcome = ev.variable !== undefined
     ? reader.variable(ev.variable, ev.as, 0, new Set())
     : ev.text !== undefined ? reader.text(ev.text, ev.as, 0, new Set()) : { code: [], unknown: `${ev.unknown} is only known when it runs` };
+  // a value the judge cannot follow, in a line that writes code in a subscript somewhere: assume it arrives
+  if (!outcome.code.length && outcome.unknown && facts.payloads.length) outcome = { code: facts.payloads, unknown: outcome.unknown };
   const what = ev.variable !== undefined ? `$${ev.variable}` : ev.text !== undefined ? q(ev.text) : 'a value';
   const text = q(env.sub.text);
   if (outcome.code.length) {

@@ -310,7 +310,7 @@ function makeEnv(sub: SubJudgement, cmd: ShellCommand | null, all: readonly Shel
     },
     // a method, so a copy of the environment with its own sub-command (part) judges into that one
     evaluate(ev) {
-      judgeEvaluation(ev, facts, this);
+      judgeEvaluation(ev, facts, this, cmd ? all.indexOf(cmd) : -1);
     },
     script: (source, what) => {
       if (ctx.depth >= MAX_NESTING) {

@@ -50,8 +50,11 @@ export function arithmetic(node: TsNode, context: string, out: Found): void {
       case 'command_substitution':
       case 'process_substitution':
         return add({ unknown: `the output of \`${clip(n.text)}\`` });
-      case 'subscript':
-        return add({ unknown: `the array element ${clip(n.text)}` });
+      case 'subscript': {
+        // the element's value is one of the values the array is given; the index is a context of its own
+        const name = n.childForFieldName('name');
+        return name ? add({ variable: name.text }) : add({ unknown: `the array element ${clip(n.text)}` });
+      }
       case 'raw_string':
         return add({ text: n.text.slice(1, -1) });
       case 'string': {
@@ -117,7 +120,10 @@ export function expansionContexts(n: TsNode, out: Found): void {
 export function subscriptContext(n: TsNode, out: Found): void {
   const index = n.childForFieldName('index');
   if (!index || index.text === '@' || index.text === '*') return;
+  const from = out.evaluations.length;
   arithmetic(index, n.text, out);
+  const array = n.childForFieldName('name')?.text;
+  for (const e of out.evaluations.slice(from)) e.array = array;
 }
 
 /**
@@ -143,6 +149,8 @@ export function testContexts(n: TsNode, out: Found, doubleBracket: boolean): voi
 
 /** `([k]=v …)`: each `[k]` of an array literal is a subscript. */
 export function arrayKeys(n: TsNode, out: Found): void {
+  const array = n.parent?.type === 'variable_assignment' ? n.parent.childForFieldName('name')?.text : undefined;
+  const from = out.evaluations.length;
   for (const el of n.namedChildren) {
     if (el?.type !== 'concatenation' || el.namedChildren[0]?.text !== '[') continue;
     const kids = el.namedChildren.filter((c): c is TsNode => !!c);
@@ -152,6 +160,7 @@ export function arrayKeys(n: TsNode, out: Found): void {
     if (key.length === 1) out.evaluations.push({ ...operand(key[0]!), as: 'arith', source: el.text });
     else if (key.length > 1) out.evaluations.push({ as: 'arith', unknown: `the key ${clip(el.text)}`, source: el.text });
   }
+  for (const e of out.evaluations.slice(from)) e.array = array;
 }
 
 /** A name operand: its text, one variable's value, or `name[$i]`, whose subscript reads $i as arithmetic. */

@@ -50,6 +50,8 @@ export interface Evaluation {
   unknown?: string;
   /** the context's source text, for reasons */
   source: string;
+  /** the array whose subscript this is (an associative array's subscripts are not arithmetic) */
+  array?: string;
 }
 
 /** A variable bound outside a plain assignment: a for/select loop word, an arithmetic assignment, ${x:=…}. */
@@ -66,8 +68,8 @@ export interface ShellCommand {
   kind: 'command' | 'test' | 'assign' | 'declare' | 'redirect' | 'arith';
   /** the command's own source text, with its redirects (for the approval UI) */
   text: string;
-  /** FOO=1 prefixes (and the assignments of `export`, `local` …); `append` for `x+=…` */
-  assignments: { name: string; value: Word | null; append?: true }[];
+  /** FOO=1 prefixes (and the assignments of `export`, `local` …); `append` for `x+=…`, `elements` for `a=(…)` */
+  assignments: { name: string; value: Word | null; append?: true; elements?: Word[] }[];
   /** name first, then the arguments; for 'declare' the keyword first */
   words: Word[];
   redirects: Redirect[];
@@ -203,7 +205,20 @@ export function named(node: TsNode): TsNode[] {
 export function assignmentOf(node: TsNode): ShellCommand['assignments'][number] {
   const value = node.childForFieldName('value');
   const append = node.children.some((c) => c?.type === '+=');
-  return { name: node.childForFieldName('name')?.text ?? '', value: value ? evalWord(value) : literalWord(''), ...(append ? { append: true as const } : {}) };
+  // an array literal's elements, `[k]=` keys taken off (the keys are judged as subscripts)
+  const elements = value?.type === 'array'
+    ? named(value).map((el) => {
+        const w = evalWord(el);
+        const key = w.value === null ? null : /^\[[^\]]*\]=/.exec(w.value);
+        return key ? { ...w, value: w.value!.slice(key[0].length) } : w;
+      })
+    : undefined;
+  return {
+    name: node.childForFieldName('name')?.text ?? '',
+    value: value ? evalWord(value) : literalWord(''),
+    ...(append ? { append: true as const } : {}),
+    ...(elements ? { elements } : {}),
+  };
 }
 
 export function redirectOf(node: TsNode): Redirect | null {

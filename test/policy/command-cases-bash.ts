@@ -93,6 +93,16 @@ export const SUBSCRIPTS: Case[] = [
   [`x='a[$(ls)]'; (( x ))`, OPAQUE],
   [`getopts ab '${P}'`, OPAQUE_T2],
   [`wait -p '${P}'`, OPAQUE_T2],
+  // the code arrives through a route the judge does not follow (printf, read, a file, an array): the line holds it
+  [`printf -v x '%s' '${P}'; (( x ))`, OPAQUE_T2],
+  [`mapfile -t a <<< '${P}'; (( a[0] ))`, OPAQUE_T2],
+  [`x=$(echo '${P}'); (( x ))`, OPAQUE_T2],
+  [`read x <<'EOF'\n${P}\nEOF\n(( x ))`, OPAQUE_T2],
+  [`echo '${P}' > f; x=$(cat f); [[ $x -gt 1 ]]`, OPAQUE_T2],
+  [`a=('${P}'); (( a[0] ))`, OPAQUE_T2],
+  [`a[3]='${P}'; (( a[3] ))`, OPAQUE_T2],
+  [`a=(1 '${P}'); echo $(( a[1] ))`, OPAQUE_T2],
+  [`k='${P}'; m[$k]=1; declare -A m`, OPAQUE_T2],
   // a value the judge cannot see could hold such a subscript: it asks
   ['n=$(cat count.txt); [[ $n -gt 0 ]] && echo y', ask('[[ $n -gt 0 ]]', '`[[ $n -gt 0 ]]` evaluates $n as arithmetic, and it is set to `$(cat count.txt)`, only known when it runs: an array subscript in it (a[$(cmd)]) would run cmd')],
   ['read -r n < f; echo $(( n + 1 ))', ASK('echo $(( n + 1 ))')],
@@ -126,6 +136,11 @@ export const SUBSCRIPTS: Case[] = [
   ['let i=1+2', ALLOW],
   ['unset x y', ALLOW],
   ['getopts ab opt', ALLOW],
+  ['a=(1 2); (( a[0] + 1 ))', ALLOW],
+  ['a=(1); a+=(2); (( a[1] ))', ALLOW],
+  ['declare -A m=([x]=1 [y]=2); echo ${m[x]} ${m[$k]}', ALLOW],
+  ["declare -A m; k='a[$(rm -rf dir)]'; m[$k]=1", ALLOW],
+  ['a=([x]=1); echo ${a[x]}', ASK('a=([x]=1) && echo ${a[x]}')],
 ];
 
 /** Builtins that run code: hash -p, mapfile -C, compgen/complete -C/-F, enable -f, bind -x, fc, trap. */
