@@ -95,6 +95,46 @@ export const pipReadOnly: ArgsCheck = (args) => {
   return sub === 'list' || sub === 'show' || sub === 'freeze' || sub === 'check' || sub === 'inspect';
 };
 
+/** systemctl, journalctl, ip, ss: the forms that show state. */
+export const systemctlReadOnly: ArgsCheck = (args) => {
+  const { sub } = subcommand(args, ['-H', '--host', '-M', '--machine', '-t', '--type', '--state', '-p', '--property', '-n', '--lines', '-o', '--output']);
+  return sub !== undefined && (/^(status|show|cat|is-\w+|list-\w+|get-default|help)$/.test(sub));
+};
+export const journalctlReadOnly: ArgsCheck = (args) =>
+  !args.some((a) => /^--(vacuum-\w+|rotate|flush|sync|relinquish-var|smart-relinquish-var|setup-keys|update-catalog|new-id128)/.test(a));
+export const ipReadOnly: ArgsCheck = (args) => {
+  const words = args.filter((a) => !a.startsWith('-'));
+  // `ip addr`, `ip route show`, `ip -j link list …`: an object, then show/list (or nothing)
+  return words.length >= 1 && (words.length === 1 || /^(show|list|lst|sh|ls|get)$/.test(words[1]!)) && !/^(netns|monitor)$/.test(words[0]!);
+};
+export const ssReadOnly: ArgsCheck = (args) => !args.some((a) => a === '--kill' || /^-[a-zA-Z]*K/.test(a));
+
+/** tar listing (t, --list) an archive that is not remote (host:path runs rsh), without writing an index. */
+export const tarReadOnly: ArgsCheck = (args) => {
+  const first = args[0] ?? '';
+  const listing = args.includes('--list') || (/^-?[a-zA-Z]+$/.test(first) && first.includes('t'));
+  const writes = args.some((a) => /^--(extract|get|create|append|update|delete|catenate|concatenate|index-file)/.test(a) || (/^-?[a-zA-Z]+$/.test(a) && a === first && /[xcruA]/.test(a)));
+  const remote = args.some((a, i) => (/^-[a-zA-Z]*f$/.test(args[i - 1] ?? '') || /^--file$/.test(args[i - 1] ?? '')) && /^[^/]*:/.test(a)) && !args.includes('--force-local');
+  return listing && !writes && !remote;
+};
+
+/** unzip listing, testing or printing to stdout (-l, -v, -t, -Z, -p); anything else extracts. */
+export const unzipReadOnly: ArgsCheck = (args) => args.some((a) => /^-[a-zA-Z]*[lvtZp]/.test(a) && !a.startsWith('--'));
+
+/** gzip/xz/bzip2/zstd listing, testing or writing to stdout (-l, -t, -c); anything else (or -o, --rm) writes files. */
+export const compressReadOnly: ArgsCheck = (args) =>
+  args.some((a) => /^-[a-zA-Z0-9]*[ltc]/.test(a) || /^--(list|test|stdout|to-stdout)$/.test(a)) &&
+  !args.some((a) => a === '-o' || a.startsWith('--output') || a === '--rm');
+
+/** xxd writes a second operand (its output file); -r with one operand prints to stdout. */
+export const xxdReadOnly: ArgsCheck = (args) => {
+  const ops = args.filter((a, i) => !a.startsWith('-') && !/^-(c|g|l|o|s|n|C|cols|groupsize|len|seek|name)$/.test(args[i - 1] ?? ''));
+  return ops.length <= 1;
+};
+
+/** ulimit prints limits; with a value it changes them. */
+export const ulimitReadOnly: ArgsCheck = (args) => args.every((a) => a.startsWith('-'));
+
 /**
  * Commands that stay read-only whatever arguments they are given — also options an input chooses — so xargs
  * (and find -exec) may hand them anything. Not those with an option that runs a program or writes (sort -o,

@@ -4,7 +4,10 @@
  * and command-checks.ts; adding a command here should rarely need code.
  */
 
-import { dateReadOnly, dockerReadOnly, kubectlReadOnly, npmReadOnly, pipReadOnly } from './command-listing';
+import {
+  compressReadOnly, dateReadOnly, dockerReadOnly, ipReadOnly, journalctlReadOnly, kubectlReadOnly, npmReadOnly, pipReadOnly,
+  ssReadOnly, systemctlReadOnly, tarReadOnly, ulimitReadOnly, unzipReadOnly, xxdReadOnly,
+} from './command-listing';
 
 type ArgsCheck = (args: string[]) => boolean;
 
@@ -35,6 +38,9 @@ export const READ_ONLY: Readonly<Record<string, true | ArgsCheck>> = {
   npm: npmReadOnly, docker: dockerReadOnly, podman: dockerReadOnly, kubectl: kubectlReadOnly, pip: pipReadOnly, pip3: pipReadOnly,
   timedatectl: (a) => a.length === 0 || ['status', 'show', 'list-timezones', 'timesync-status', 'show-timesync'].includes(a[0]!),
   hostnamectl: (a) => a.length === 0 || a[0] === 'status',
+  systemctl: systemctlReadOnly, journalctl: journalctlReadOnly, ip: ipReadOnly, ss: ssReadOnly, netstat: true,
+  tar: tarReadOnly, unzip: unzipReadOnly, zipinfo: true, gzip: compressReadOnly, xz: compressReadOnly, bzip2: compressReadOnly, zstd: compressReadOnly,
+  zcat: true, bzcat: true, xzcat: true, zstdcat: true, lz4cat: true, xxd: xxdReadOnly, expr: true, bc: true, ulimit: ulimitReadOnly,
   tree: (a) => !hasFlag(a, '-o'),
   sort: (a) => !hasShort(a, 'o') && !hasFlag(a, '--output'),
   uniq: (a) => operands(a).length <= 1,

@@ -66,7 +66,7 @@ export const EXEC_OPTIONS: [string, Expected][] = [
   ["tar -Ixz.sh -xf a.tar", OPAQUE],
   ["tar xIf evil.sh a.tar", OPAQUE],
   ['tar --use-compress-program=./x -cf a.tar .', OPAQUE],
-  ['tar -tf a.tar', ASK('=tar -tf a.tar')],
+  ['tar -tf a.tar', { action: 'allow' }],
   ['tar -xf a.tar', ASK('=tar -xf a.tar')],
   ['sort --compress-program=./x big.txt', OPAQUE],
   ['sort --compress-prog=./x big.txt', OPAQUE],
