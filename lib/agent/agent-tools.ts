@@ -279,6 +279,7 @@ export async function approvalInfo(tool: ToolDefinition, input: unknown, decisio
       opaque: decision.opaque,
       subcommands: decision.subcommands,
       subRuleKeys: decision.subRuleKeys,
+      localAddresses: decision.localAddresses,
     },
     diff,
   };

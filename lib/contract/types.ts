@@ -104,6 +104,8 @@ export interface ToolContext {
   budget: Budget;
   /** every path argument the tool declares in paths(), resolved and confined by dispatch (see confinedPath) */
   paths?: ReadonlyMap<string, ResolvedPath>;
+  /** the verdict the call runs under, set by dispatch as it runs the tool: an "allow", or an "ask" a person approved */
+  verdict?: PolicyDecision;
   sessionId?: string;
   callId?: string;
   onProgress?: (p: ToolProgress) => void;
@@ -137,6 +139,12 @@ export interface PolicyDecision {
   subcommands?: string[];
   /** the rule key of each sub-command (a saved rule must match every one) */
   subRuleKeys?: string[];
+  /**
+   * addresses outside the public internet (loopback, private, link-local …) the call was judged to reach, named
+   * in the reason: a person's approval of the call covers these and no others (web_fetch checks them again as it
+   * connects)
+   */
+  localAddresses?: string[];
 }
 
 /** What a tool returns from run(); dispatch turns it into a ToolResult. M is the tool's declared meta. */

@@ -225,7 +225,7 @@ async function run(reg: Registry, name: string, args: unknown, ctx: ToolContext,
   if (d.action === 'ask' && !opts.approver?.approved) {
     return result('approval-required', `${tool.name} needs the user's approval: ${d.reason}.`, { meta: { policy: d } });
   }
-  return execute(tool, input, prepared);
+  return execute(tool, input, { ...prepared, verdict: d });
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * The HTTP edge shared by web_fetch and web_search: Node's fetch (undici) with redirects left to
- * the caller, two deadlines (response headers, whole call), the user's abort, and a body reader
+ * The HTTP edge shared by web_fetch and web_search: Node's fetch (undici) for web_search's configured
+ * provider, pinned-get.ts for web_fetch (connected to the addresses it checked), redirects left to the caller, two deadlines (response headers, whole call), the user's abort, and a body reader
  * that keeps a capped head and drains and counts the rest. Failures are ToolErrors with a next step.
  */
 import type { Budget } from '../../contract/budget';
@@ -83,9 +83,13 @@ export function stoppedError(tool: string, d: WebDeadline, url: string, progress
   );
 }
 
-/** A network failure (refused, DNS, TLS …) in words, from undici's error and its cause. */
-function networkCause(err: unknown): string {
-  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+/** What request.ts reads of an answer: a fetch Response, or pinned-get.ts's answer of the same shape. */
+export type WebResponse = Pick<Response, 'status' | 'statusText' | 'headers' | 'body'>;
+
+/** A network failure (refused, DNS, TLS …) in words, from undici's error and its cause, or node:http's error. */
+export function networkCause(err: unknown): string {
+  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const cause = e?.cause ?? (e?.code ? e : undefined);
   switch (cause?.code) {
     case 'ECONNREFUSED':
       return 'the connection was refused (nothing listens there)';
@@ -136,7 +140,7 @@ export interface Body {
  * (so the result can say how large the page really was). A deadline that fires after the kept
  * head is full ends the count (the total is then a lower bound); one that fires before throws.
  */
-export async function readBody(tool: string, res: Response, url: string, d: WebDeadline, keepBytes: number, drainMaxBytes: number): Promise<Body> {
+export async function readBody(tool: string, res: WebResponse, url: string, d: WebDeadline, keepBytes: number, drainMaxBytes: number): Promise<Body> {
   const parts: Buffer[] = [];
   let kept = 0;
   let total = 0;
@@ -168,6 +172,6 @@ export async function readBody(tool: string, res: Response, url: string, d: WebD
 }
 
 /** Throw away a body we do not want (a redirect's, a binary's) without reading it. */
-export function discard(res: Response): void {
+export function discard(res: WebResponse): void {
   res.body?.cancel().catch(() => {});
 }

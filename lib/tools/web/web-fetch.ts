@@ -11,6 +11,9 @@
  *
  * Redirects are followed only within one host: a redirect elsewhere is a decision (a shortened
  * link, a login wall, a moved site), so it is reported and the model calls again.
+ *
+ * Local addresses (this machine, its networks, the cloud metadata service) are not the web: see
+ * fetch-policy.ts. Each request connects only to the addresses it checked (pinned-get.ts).
  */
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
@@ -19,7 +22,9 @@ import { BUDGET, type Budget } from '../../contract/budget';
 import { byteLength, clipLine, cutHead, fitWithNote, formatBytes, formatCount, formatDuration, type Cut } from '../../contract/text';
 import { spillText } from '../../contract/spill';
 import { htmlToMarkdown } from './html-to-markdown';
-import { discard, getOnce, readBody, stepError, WebDeadline } from './request';
+import { discard, readBody, stepError, WebDeadline, type WebResponse } from './request';
+import { getPinned } from './pinned-get';
+import { checkedAddresses, fetchPolicy } from './fetch-policy';
 
 const TOOL = 'web_fetch';
 const HEADERS = {
@@ -112,12 +117,12 @@ function sameHost(from: URL, to: URL): boolean {
   return from.protocol === 'http:' && to.protocol === 'https:' && from.port === '' && to.port === '';
 }
 
-const statusLine = (res: Response) => `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
+const statusLine = (res: WebResponse) => `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
 /** URLs in results are clipped (the model has the one it asked for). */
 const shownUrl = (u: string) => clipLine(u, BUDGET.URL_SHOWN_MAX_BYTES);
 
 /** The error for a non-2xx answer: status, a short excerpt of what the page says, and a next step. */
-async function httpError(res: Response, url: URL, d: WebDeadline, b: Budget): Promise<ToolError> {
+async function httpError(res: WebResponse, url: URL, d: WebDeadline, b: Budget): Promise<ToolError> {
   let excerpt = '';
   try {
     // error pages are mostly markup: keep several times the excerpt so its text survives conversion
@@ -173,7 +178,9 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput<WebFetchM
     let url = start;
     const hops: string[] = [];
     for (;;) {
-      const res = await getOnce(TOOL, url, d, HEADERS);
+      // every request, redirects included: resolved and checked now, connected to what was checked
+      const addresses = await checkedAddresses(TOOL, url, ctx);
+      const res = await getPinned(TOOL, url, addresses, d, HEADERS);
       if (res.status >= 300 && res.status < 400 && REDIRECT_STATUSES.has(res.status)) {
         discard(res);
         const loc = res.headers.get('location');
@@ -204,7 +211,7 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput<WebFetchM
   }
 }
 
-function crossHostReport(from: URL, to: URL, res: Response): ToolOutput<WebFetchMeta> {
+function crossHostReport(from: URL, to: URL, res: WebResponse): ToolOutput<WebFetchMeta> {
   const where = to.protocol !== 'http:' && to.protocol !== 'https:' ? `a ${to.protocol} address` : to.host !== from.host ? 'another host' : `${to.protocol.slice(0, -1)} on ${to.host}`;
   return {
     output:
@@ -216,7 +223,7 @@ function crossHostReport(from: URL, to: URL, res: Response): ToolOutput<WebFetch
 }
 
 /** A 2xx answer: classify, read capped, convert, clip to max_bytes, and say every cut. */
-async function page(res: Response, input: Input, start: URL, url: URL, hops: string[], d: WebDeadline, ctx: ToolContext): Promise<ToolOutput<WebFetchMeta>> {
+async function page(res: WebResponse, input: Input, start: URL, url: URL, hops: string[], d: WebDeadline, ctx: ToolContext): Promise<ToolOutput<WebFetchMeta>> {
   const b = ctx.budget;
   const ct = res.headers.get('content-type') ?? '';
   const mime = ct.split(';')[0].trim().toLowerCase();
@@ -318,6 +325,8 @@ export const webFetchTool = defineTool({
   schema,
   describe,
   nonEmpty: ['url'],
+  // a local address (loopback, private, link-local …) is refused in auto mode and asked about in the others
+  policy: (input, ctx) => fetchPolicy(input.url, ctx.mode),
   summary: (input, r?: ToolResult<WebFetchMeta>) => {
     const m = r?.meta;
     const end = m?.redirect ? ` → ${m.redirect.location} (not followed)` : m?.finalUrl && m.finalUrl !== input.url ? ` → ${m.finalUrl}` : '';
