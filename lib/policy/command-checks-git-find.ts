@@ -108,12 +108,13 @@ function gitReadOnly(sub: string, rest: string[]): boolean {
   if (!GIT_READ_ONLY.has(sub)) return false;
   const has = (...flags: string[]) => rest.some((r) => flags.some((f) => r === f || (f.startsWith('--') && r.startsWith(`${f}=`))));
   const operands = rest.filter((r) => !r.startsWith('-'));
+  // in any subcommand: an external diff or a textconv driver is a program; --show-signature and %G… run gpg
+  if (has('--ext-diff', '--textconv', '--show-signature') || rest.some((r) => /^--(format|pretty)=.*%G/.test(r))) return false;
   switch (sub) {
-    case 'log': case 'diff': case 'show': case 'whatchanged': case 'range-diff':
-      // --show-signature and %G… placeholders run gpg
-      return !has('--output', '--ext-diff', '--textconv', '--show-signature') && !rest.some((r) => /^--(format|pretty)=.*%G/.test(r));
+    case 'log': case 'diff': case 'show': case 'whatchanged': case 'range-diff': case 'diff-tree': case 'diff-files': case 'diff-index':
+      return !has('--output');
     case 'cat-file':
-      return !has('--filters', '--textconv');
+      return !has('--filters');
     case 'grep':
       return !has('-O', '--open-files-in-pager');
     case 'branch':

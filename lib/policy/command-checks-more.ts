@@ -355,6 +355,7 @@ const EXACT_KEYS = new Set([
 const EXACT_KEY_PREFIXES = new Set([
   'git rebase', 'git difftool', 'git mergetool', 'git config', 'git bisect', 'git submodule', 'git clone', 'git fetch', 'git pull', 'git push',
   'git archive', 'git grep', 'git diff', 'git log', 'git show', 'git filter-branch', 'git -c',
+  'git diff-tree', 'git diff-files', 'git diff-index', 'git cat-file', 'git blame', 'git whatchanged', 'git range-diff',
   'npm exec', 'npm x', 'pnpm exec', 'pnpm dlx', 'yarn dlx', 'yarn exec', 'bun x', 'uv run', 'uv tool', 'poetry run', 'pdm run', 'bundle exec', 'pipx run',
 ]);
 

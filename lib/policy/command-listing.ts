@@ -51,6 +51,8 @@ export const dateReadOnly: ArgsCheck = (args) => {
 /** npm subcommands that only read the project (no scripts, no network, no cache). */
 const NPM_LISTING = new Set(['ls', 'list', 'll', 'la', 'explain', 'why', 'prefix', 'root', 'query', 'fund']);
 export const npmReadOnly: ArgsCheck = (args) => {
+  // a configuration or a log folder of the command line's choosing
+  if (args.some((a) => /^--(userconfig|globalconfig|logs-dir|cache)(=|$)/.test(a))) return false;
   const { sub, at } = subcommand(args, ['--prefix', '-w', '--workspace', '-C']);
   if (sub === 'pkg') return args[at + 1] === 'get';
   return sub !== undefined && NPM_LISTING.has(sub);
@@ -78,8 +80,9 @@ export const dockerReadOnly: ArgsCheck = (args) => {
 /** kubectl: reading the cluster; a kubeconfig of the workspace's choosing (exec plugins) asks. */
 const KUBECTL_LISTING = new Set(['get', 'describe', 'logs', 'top', 'version', 'api-resources', 'api-versions', 'explain', 'events']);
 export const kubectlReadOnly: ArgsCheck = (args) => {
-  if (args.some((a) => a === '--kubeconfig' || a.startsWith('--kubeconfig='))) return false;
-  const { sub, at } = subcommand(args, ['-n', '--namespace', '--context', '--cluster', '--user', '-s', '--server', '--as']);
+  // a kubeconfig of the command line's choosing; a server other than the configured one gets its credentials
+  if (args.some((a) => /^(--kubeconfig|--server|-s)(=|$)/.test(a) || /^-s./.test(a))) return false;
+  const { sub, at } = subcommand(args, ['-n', '--namespace', '--context', '--cluster', '--user', '--as']);
   const next = args[at + 1];
   if (sub === 'config') return ['view', 'get-contexts', 'current-context', 'get-clusters', 'get-users'].includes(next ?? '');
   if (sub === 'cluster-info') return next !== 'dump';
@@ -90,7 +93,7 @@ export const kubectlReadOnly: ArgsCheck = (args) => {
 
 /** pip: listing what is installed; not --outdated (the network) or --python (another interpreter). */
 export const pipReadOnly: ArgsCheck = (args) => {
-  if (args.some((a) => a === '--python' || a.startsWith('--python=') || a === '--outdated' || a === '-o' || a === '--uptodate' || a === '-u')) return false;
+  if (args.some((a) => /^--(python|log|log-file)(=|$)/.test(a) || a === '--outdated' || a === '-o' || a === '--uptodate' || a === '-u')) return false;
   const { sub } = subcommand(args, ['--format', '--path', '--exclude']);
   return sub === 'list' || sub === 'show' || sub === 'freeze' || sub === 'check' || sub === 'inspect';
 };
@@ -103,17 +106,20 @@ export const systemctlReadOnly: ArgsCheck = (args) => {
 export const journalctlReadOnly: ArgsCheck = (args) =>
   !args.some((a) => /^--(vacuum-\w+|rotate|flush|sync|relinquish-var|smart-relinquish-var|setup-keys|update-catalog|new-id128)/.test(a));
 export const ipReadOnly: ArgsCheck = (args) => {
+  // -batch runs the ip commands of a file; -force keeps going through them
+  if (args.some((a) => /^-(b|batch|force)$/.test(a))) return false;
   const words = args.filter((a) => !a.startsWith('-'));
   // `ip addr`, `ip route show`, `ip -j link list …`: an object, then show/list (or nothing)
   return words.length >= 1 && (words.length === 1 || /^(show|list|lst|sh|ls|get)$/.test(words[1]!)) && !/^(netns|monitor)$/.test(words[0]!);
 };
-export const ssReadOnly: ArgsCheck = (args) => !args.some((a) => a === '--kill' || /^-[a-zA-Z]*K/.test(a));
+/** ss -K kills sockets; -D/--diag dumps raw information into a file. */
+export const ssReadOnly: ArgsCheck = (args) => !args.some((a) => a === '--kill' || a.startsWith('--diag') || /^-[a-zA-Z]*[KD]/.test(a));
 
 /** tar listing (t, --list) an archive that is not remote (host:path runs rsh), without writing an index. */
 export const tarReadOnly: ArgsCheck = (args) => {
   const first = args[0] ?? '';
   const listing = args.includes('--list') || (/^-?[a-zA-Z]+$/.test(first) && first.includes('t'));
-  const writes = args.some((a) => /^--(extract|get|create|append|update|delete|catenate|concatenate|index-file)/.test(a) || (/^-?[a-zA-Z]+$/.test(a) && a === first && /[xcruA]/.test(a)));
+  const writes = args.some((a) => /^--(extract|get|create|append|update|delete|catenate|concatenate|index-file|volno-file)/.test(a) || (/^-?[a-zA-Z]+$/.test(a) && a === first && /[xcruA]/.test(a)));
   const remote = args.some((a, i) => (/^-[a-zA-Z]*f$/.test(args[i - 1] ?? '') || /^--file$/.test(args[i - 1] ?? '')) && /^[^/]*:/.test(a)) && !args.includes('--force-local');
   return listing && !writes && !remote;
 };

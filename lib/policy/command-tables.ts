@@ -45,7 +45,8 @@ export const READ_ONLY: Readonly<Record<string, true | ArgsCheck>> = {
   sort: (a) => !hasShort(a, 'o') && !hasFlag(a, '--output'),
   uniq: (a) => operands(a).length <= 1,
   cut: true, tr: true, diff: true, cmp: true, comm: true, join: true, paste: true, column: true,
-  jq: true, yq: (a) => !hasShort(a, 'i') && !hasFlag(a, '--inplace'),
+  // yq -i edits in place; mikefarah's -s/--split-exp writes a file per document
+  jq: true, yq: (a) => !hasShort(a, 'i') && !hasShort(a, 's') && !hasFlag(a, '--inplace', '--in-place', '--split-exp'),
   date: dateReadOnly,
   whoami: true, id: true, groups: true, uname: true, hostname: (a) => operands(a).length === 0 && !hasShort(a, 'F') && !hasFlag(a, '--file'),
   true: true, false: true, test: true, '[': true, ':': true,
@@ -76,7 +77,7 @@ export const GIT_READ_ONLY = new Set([
 export const GIT_GLOBAL_VALUE_OPTS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path']);
 
 /** `git -c key=value` keys that make git run a program. */
-export const GIT_EXEC_CONFIG = /^(alias\.|core\.(pager|editor|fsmonitor|sshcommand|hookspath|askpass|gitproxy)|diff\.|filter\.|credential\.|sequence\.editor|gpg\.|pager\.|uploadpack\.|remote\..*\.(receivepack|uploadpack)|include\.|includeif\.)/i;
+export const GIT_EXEC_CONFIG = /^(alias\.|core\.(pager|editor|fsmonitor|sshcommand|hookspath|askpass|gitproxy)|diff\.|filter\.|credential\.|sequence\.editor|gpg\.|pager\.|uploadpack\.|remote\..*\.(receivepack|uploadpack|vcs)|include\.|includeif\.|protocol\.|url\.|core\.alternaterefs|merge\.[^.]+\.driver|difftool\.|mergetool\.|submodule\.|browser\.|web\.browser|man\.|interactive\.difffilter)/i;
 
 /** `tool --version` and friends, for well-known toolchains, are read-only. */
 export const VERSION_QUERY = new Set([

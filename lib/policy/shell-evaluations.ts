@@ -104,11 +104,13 @@ export function expansionContexts(n: TsNode, out: Found): void {
   const parts = n.children.filter((c): c is TsNode => !!c && c.type !== '${' && c.type !== '}');
   const ops = parts.map((p) => (p.type === p.text && !p.isNamed ? p.text : null));
   const name = parts.find((p) => p.type === 'variable_name' || p.type === 'special_variable_name');
-  if (ops[0] === '!' && name && parts.length === 2) {
-    out.evaluations.push({ as: 'name', variable: name.text, source: n.text });
-  }
+  // ${!x}, ${!x:-d}, ${!x@P}: x's value names the variable read (not ${!x*}, ${!x@} or ${!a[@]}, which list names)
+  const lists = parts.length === 3 && (ops[2] === '*' || ops[2] === '@');
+  if (ops[0] === '!' && name && parts[1] === name && !lists) out.evaluations.push({ as: 'name', variable: name.text, source: n.text });
+  // ${x@P}, ${a[@]@P}: the values are expanded as prompts
   const at = ops.indexOf('@');
-  if (at >= 0 && parts[at + 1]?.text === 'P' && name) out.evaluations.push({ as: 'prompt', variable: name.text, source: n.text });
+  const target = name ?? parts[0]?.childForFieldName('name');
+  if (at >= 0 && parts[at + 1]?.text === 'P' && target) out.evaluations.push({ as: 'prompt', variable: target.text, source: n.text });
   // ${x:offset} and ${x:offset:length} (not ${x:-…}, ${x:=…} …): what follows each bare `:` is arithmetic
   const colon = ops.indexOf(':');
   if (colon >= 0 && (name || parts[0]?.type === 'subscript')) {
