@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { PERMISSION_MODES, type PermissionMode } from './types';
 import type { DeletedAnswer, RuleListAnswer, SessionAnswer, SessionListAnswer, StopAnswer, TaskAnswer, TaskListAnswer } from './rest';
 import type { FilePage, SavedRule, SessionDetail, SessionSummary, StoredApproval, TaskSummary } from './protocol';
+import type { LogSearchAnswer } from './viewer';
 import { APPROVAL_ANSWERS } from './rest';
 
 /** true when A and B are the same type (each assignable to the other). */
@@ -101,6 +102,17 @@ export const filePageSchema = z.object({
   nextOffset: z.number().describe('byte offset to ask for next'),
   totalBytes: z.number(),
   eof: z.boolean(),
+  firstLine: z.number().nullable().describe("the page's first line's number; null while a huge file is still being counted"),
+  totalLines: z.number().nullable().describe('the lines of the file when read; null while still being counted'),
+});
+
+export const logSearchAnswerSchema = z.object({
+  query: z.string(),
+  matches: z.array(z.object({ offset: z.number().describe("byte offset of the match's line"), line: z.number(), column: z.number(), length: z.number() })).describe('the first matches in file order'),
+  total: z.number().describe('every match in the bytes searched'),
+  searchedBytes: z.number(),
+  totalBytes: z.number(),
+  stoppedBy: z.enum(['bytes', 'time']).nullable().describe('null when the whole file was searched'),
 });
 
 // drift fails the typecheck: each schema is the type its route answers with
@@ -119,4 +131,5 @@ export const ANSWERS_CHECKED = [
   check<Covers<StoredApproval, z.infer<typeof storedApprovalSchema>>>(),
   check<Covers<SessionDetail, z.infer<typeof sessionDetailSchema>>>(),
   check<Same<z.infer<typeof filePageSchema>, FilePage>>(),
+  check<Same<z.infer<typeof logSearchAnswerSchema>, LogSearchAnswer>>(),
 ] as const;

@@ -62,6 +62,7 @@ const ANSWER_SCHEMAS: Record<string, z.ZodType> = {
   StoredApproval: A.storedApprovalSchema,
   ApprovalAnswerResult: A.approvalAnswerResultSchema,
   FilePage: A.filePageSchema,
+  LogSearchAnswer: A.logSearchAnswerSchema,
 };
 
 const page = [
@@ -136,6 +137,15 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
       errors: { 404: 'no such task, or no such log' },
     },
   },
+  '/api/tasks/{id}/log/search': {
+    get: {
+      tag: 'tasks',
+      summary: "Where a text occurs in a task's whole log on disk (case ignored; bounded in bytes and time)",
+      query: [{ name: 'q', description: 'the text' }, { name: 'stream', description: 'combined (the default when it exists), stdout or stderr' }],
+      answer: { schema: 'LogSearchAnswer' },
+      errors: { 400: 'no text, or one too long', 404: 'no such task, or no such log' },
+    },
+  },
   '/api/tasks/events': {
     get: { tag: 'tasks', summary: "Live task events (start, output, exit) for the tasks panel", answer: { stream: 'Server-sent events: `data: <TaskStreamEvent JSON>` (lib/contract/protocol.ts) for each task start, output and exit.' } },
   },
@@ -153,6 +163,15 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
   },
   '/api/files': {
     get: { tag: 'files', summary: 'A page of a spilled output or log file in the data dir (the full-output viewer)', query: [{ name: 'path', description: 'the file, as a result named it' }, ...page], answer: { schema: 'FilePage' }, errors: { 404: 'no such file in the data dir' } },
+  },
+  '/api/files/search': {
+    get: {
+      tag: 'files',
+      summary: 'Where a text occurs in a whole spilled output or log in the data dir (case ignored; bounded in bytes and time)',
+      query: [{ name: 'path', description: 'the file, as a result named it' }, { name: 'q', description: 'the text' }],
+      answer: { schema: 'LogSearchAnswer' },
+      errors: { 400: 'no text, or one too long', 404: 'no such file in the data dir' },
+    },
   },
   '/api/settings': {
     get: { tag: 'settings', summary: 'The model settings, the sandbox settings and which keys are stored', answer: { described: 'SettingsView (lib/contract/protocol.ts)' } },

@@ -1,4 +1,4 @@
-import type { FilePage } from '@/lib/contract/protocol';
+import type { FilePage, LogSearchAnswer } from '@/lib/contract/viewer';
 
 /**
  * The page's client for paged files: GET /api/files (spilled outputs) and GET /api/tasks/:id/log
@@ -34,6 +34,26 @@ export function pageUrl(source: PageSource, offset: number, limit: number): stri
   }
   if (source.stream) q.set('stream', source.stream);
   return `/api/tasks/${encodeURIComponent(source.taskId)}/log?${q}`;
+}
+
+/** The URL of a search over the whole of a source (the server reads the file on disk). */
+export function searchUrl(source: PageSource, query: string): string {
+  const q = new URLSearchParams({ q: query });
+  if (source.kind === 'file') {
+    q.set('path', source.path);
+    return `/api/files/search?${q}`;
+  }
+  if (source.stream) q.set('stream', source.stream);
+  return `/api/tasks/${encodeURIComponent(source.taskId)}/log/search?${q}`;
+}
+
+/** Search a whole source; throws PageError with the server's message on a non-2xx answer or a malformed body. */
+export async function fetchSearch(source: PageSource, query: string, signal?: AbortSignal): Promise<LogSearchAnswer> {
+  const res = await fetch(searchUrl(source, query), { signal, headers: { accept: 'application/json' } });
+  if (!res.ok) throw new PageError(await responseMessage(res), res.status);
+  const body = (await res.json().catch(() => null)) as LogSearchAnswer | null;
+  if (!body || !Array.isArray(body.matches) || !Number.isFinite(body.total)) throw new PageError('The server answered with something that is not a search result.', res.status);
+  return body;
 }
 
 /** A stable string for a source, for React keys and effect dependencies. */

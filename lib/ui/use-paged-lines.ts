@@ -2,7 +2,7 @@
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { fetchPage, PAGE_BYTES, type PageSource } from './file-page';
-import { appendPage, emptyWindow, fromTail, prependPage, prevRequest, tailRequest, type LineWindow } from './line-window';
+import { appendPage, emptyWindow, fromTail, lineIndexAt, prependPage, prevRequest, tailRequest, type LineWindow } from './line-window';
 
 /** a log up to this size opens whole (with line numbers); a bigger one opens on its last page */
 const OPEN_WHOLE_MAX_BYTES = 4 * 1024 * 1024;
@@ -11,8 +11,8 @@ export interface PagedLines {
   win: LineWindow;
   /** bumps when the window is replaced (jump to the end or the start of a big file): remount the list */
   generation: number;
-  /** where a fresh list should start */
-  startAt: 'start' | 'end';
+  /** where a fresh list should start: its top, its end, or with that line in the middle */
+  startAt: 'start' | 'end' | number;
   loading: boolean;
   error: string | null;
   /** load the page below; at the end of the file only when force (following a growing log) */
@@ -21,6 +21,11 @@ export interface PagedLines {
   /** load through the end (the last page of a big file), then onDone (to scroll there) */
   toEnd(onDone: () => void): void;
   toStart(onDone: () => void): void;
+  /**
+   * Show the line that begins at byte `offset` (numbered `line`): onDone(index) when the window holds it,
+   * else a window loaded around it replaces this one (the new list starts with it in the middle).
+   */
+  jumpTo(offset: number, line: number, onDone: (index: number) => void): void;
   retry(): void;
 }
 
@@ -31,7 +36,7 @@ export interface PagedLines {
 export function usePagedLines(source: PageSource, openAt: 'start' | 'end'): PagedLines {
   const [win, setWin] = useState<LineWindow>(emptyWindow);
   const [generation, setGeneration] = useState(0);
-  const [startAt, setStartAt] = useState(openAt);
+  const [startAt, setStartAt] = useState<'start' | 'end' | number>(openAt);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const winRef = useRef(win);
@@ -72,7 +77,7 @@ export function usePagedLines(source: PageSource, openAt: 'start' | 'end'): Page
   }, []);
 
   const replace = useCallback(
-    (w: LineWindow, at: 'start' | 'end') => {
+    (w: LineWindow, at: 'start' | 'end' | number) => {
       commit(w);
       setStartAt(at);
       setGeneration((g) => g + 1);
@@ -160,9 +165,23 @@ export function usePagedLines(source: PageSource, openAt: 'start' | 'end'): Page
     [run, get, replace],
   );
 
+  const jumpTo = useCallback(
+    (offset: number, line: number, onDone: (index: number) => void) => {
+      const here = lineIndexAt(winRef.current, offset, line);
+      if (here !== null) return onDone(here);
+      run(async () => {
+        // half a page above the line, so it lands in the middle with lines around it
+        let w = appendPage(emptyWindow(), await get(Math.max(0, offset - PAGE_BYTES / 2), PAGE_BYTES));
+        while (!w.eof && w.endOffset <= offset) w = appendPage(w, await get(w.endOffset, PAGE_BYTES));
+        replace(w, lineIndexAt(w, offset, line) ?? 'start');
+      });
+    },
+    [run, get, replace],
+  );
+
   const retry = useCallback(() => {
     if (lastJob.current) run(lastJob.current);
   }, [run]);
 
-  return { win, generation, startAt, loading, error, loadDown, loadUp, toEnd, toStart, retry };
+  return { win, generation, startAt, loading, error, loadDown, loadUp, toEnd, toStart, jumpTo, retry };
 }

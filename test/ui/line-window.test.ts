@@ -13,8 +13,12 @@ import {
   type LineWindow,
 } from '../../lib/ui/line-window';
 
-/** The server's paging, simulated: cut the end back to a line boundary; optionally move a mid-line start forward. */
-function server(content: string, opts: { alignStart?: boolean } = {}) {
+/**
+ * The server's paging, simulated: cut the end back to a line boundary; optionally move a mid-line start
+ * forward; number the page's first line and count the file's lines unless `uncounted` (a huge file the
+ * server has not counted that far yet).
+ */
+function server(content: string, opts: { alignStart?: boolean; uncounted?: boolean } = {}) {
   const buf = Buffer.from(content, 'utf8');
   return (offset: number, limit: number): FilePage => {
     let start = Math.min(offset, buf.length);
@@ -28,7 +32,11 @@ function server(content: string, opts: { alignStart?: boolean } = {}) {
       if (nl >= start) end = nl + 1;
       else while (end > start && (buf[end] & 0xc0) === 0x80) end--; // one line longer than the page: cut on a character
     }
-    return { path: '/d/log', text: buf.subarray(start, end).toString('utf8'), offset: start, nextOffset: end, totalBytes: buf.length, eof: end >= buf.length };
+    // as the server numbers pages (lib/server/line-index.ts): the line at start, and the file's lines
+    const newlines = (to: number) => buf.subarray(0, to).reduce((n, b) => n + (b === 0x0a ? 1 : 0), 0);
+    const totalLines = newlines(buf.length) + (buf.length > 0 && buf[buf.length - 1] !== 0x0a ? 1 : 0);
+    const numbers = opts.uncounted ? { firstLine: start === 0 ? 1 : null, totalLines: null } : { firstLine: newlines(start) + 1, totalLines };
+    return { path: '/d/log', text: buf.subarray(start, end).toString('utf8'), offset: start, nextOffset: end, totalBytes: buf.length, eof: end >= buf.length, ...numbers };
   };
 }
 
@@ -62,11 +70,13 @@ describe('line window: paging down', () => {
     expect(positionLabel(w, 0, 39, w.lines.length)).toBe('lines 1–40 of 1,000 · 8,893 bytes');
   });
 
-  it('says "≥" while more of the file is unloaded', () => {
-    const get = server(numbered(5000).join('\n') + '\n');
-    const w = appendPage(emptyWindow(), get(0, 4096));
+  it('states the file’s exact line count from its first page; says "≥" only while the server has not counted it', () => {
+    const content = numbered(5000).join('\n') + '\n';
+    const w = appendPage(emptyWindow(), server(content)(0, 4096));
     expect(w.eof).toBe(false);
-    expect(positionLabel(w, 10, 49, w.lines.length)).toBe(`lines 11–50 of ≥ ${w.lines.length} · 47.7 KB`);
+    expect(positionLabel(w, 10, 49, w.lines.length)).toBe('lines 11–50 of 5,000 · 47.7 KB');
+    const u = appendPage(emptyWindow(), server(content, { uncounted: true })(0, 4096));
+    expect(positionLabel(u, 10, 49, u.lines.length)).toBe(`lines 11–50 of ≥ ${u.lines.length} · 47.7 KB`);
   });
 
   it('keeps multi-byte text whole and offsets in bytes', () => {
@@ -120,17 +130,38 @@ describe('line window: from the end, then up', () => {
       const get = server(content, { alignStart });
       const t = tailRequest(Buffer.byteLength(content), 1500);
       const tail = fromTail(get(t.offset, t.limit));
-      expect(tail.firstLine).toBeNull();
+      // the server numbered the page: the last page of the file knows its line numbers
+      const first = lines.length - tail.lines.length + 1;
+      expect(tail.firstLine).toBe(first);
       expect(tail.eof).toBe(true);
       expect(tail.lines).toEqual(lines.slice(lines.length - tail.lines.length));
-      expect(positionLabel(tail, 0, 5, tail.lines.length)).toMatch(/^\d+ lines loaded from the end \(.+ above not loaded\) · /);
-      const full = loadUp(get, 1500, tail);
-      expect(full.lines).toEqual(lines);
-      expect(full.firstLine).toBe(1);
-      expect(full.anchor).toBe(tail.anchor - (lines.length - tail.lines.length));
-      expect(isComplete(full)).toBe(true);
+      expect(positionLabel(tail, 0, 5, tail.lines.length)).toMatch(new RegExp(`^lines ${first.toLocaleString('en-US')}–${(first + 5).toLocaleString('en-US')} of 2,000 · `));
+      let w = tail;
+      for (let guard = 0; guard < 10_000 && prevRequest(w, 1500); guard++) {
+        const r = prevRequest(w, 1500)!;
+        w = prependPage(w, get(r.offset, r.limit));
+        // every page up keeps the numbers right
+        expect(lines[w.firstLine! - 1]).toBe(w.lines[0]);
+      }
+      expect(w.lines).toEqual(lines);
+      expect(w.firstLine).toBe(1);
+      expect(w.anchor).toBe(tail.anchor - (lines.length - tail.lines.length));
+      expect(isComplete(w)).toBe(true);
     });
   }
+
+  it('a file the server has not counted: the end is placed by bytes until the top is reached', () => {
+    const lines = numbered(2000);
+    const content = lines.join('\n') + '\n';
+    const get = server(content, { uncounted: true });
+    const t = tailRequest(Buffer.byteLength(content), 1500);
+    const tail = fromTail(get(t.offset, t.limit));
+    expect(tail.firstLine).toBeNull();
+    expect(positionLabel(tail, 0, 5, tail.lines.length)).toMatch(/^\d+ lines loaded from the end \(.+ above not loaded\) · /);
+    const full = loadUp(get, 1500, tail);
+    expect(full.firstLine).toBe(1);
+    expect(full.lines).toEqual(lines);
+  });
 
   it('keeps the pending last line of a running log', () => {
     const get = server('one\ntwo\nthr');
@@ -146,7 +177,7 @@ describe('line window: from the end, then up', () => {
 
   it('labels an empty file and a window not loaded yet', () => {
     expect(positionLabel(emptyWindow(), 0, 0, 0)).toBe('loading…');
-    const w = appendPage(emptyWindow(), { path: 'p', text: '', offset: 0, nextOffset: 0, totalBytes: 0, eof: true });
+    const w = appendPage(emptyWindow(), { path: 'p', text: '', offset: 0, nextOffset: 0, totalBytes: 0, eof: true, firstLine: 1, totalLines: 0 });
     expect(positionLabel(w, 0, 0, 0)).toBe('empty · 0 bytes');
   });
 });
