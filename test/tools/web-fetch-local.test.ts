@@ -6,6 +6,11 @@ import { webFetchTool } from '../../lib/tools/web/web-fetch';
 import { localKind, v6ToBigInt } from '../../lib/tools/web/addresses';
 import { fetchPolicy } from '../../lib/tools/web/fetch-policy';
 import { toolBed } from '../helpers';
+import { createContext } from '../../lib/dispatch/context';
+import { createRegistry } from '../../lib/dispatch/registry';
+import { dispatch, judge } from '../../lib/dispatch/dispatch';
+import { approvalInfo } from '../../lib/agent/agent-tools';
+import type { PolicyDecision } from '../../lib/contract/types';
 
 /**
  * web_fetch and addresses that are not the web: what counts as local, the verdict in each mode, and the
@@ -172,6 +177,25 @@ describe('the request', () => {
     expect(approved.status).toBe('ok');
     expect(approved.output).toContain('local page');
     expect(a.hits).toBe(1);
+  });
+
+  it('the approval record keeps the addresses, and the call resumed on it reaches them (and only them)', async () => {
+    const url = `http://127.0.0.1:${a.port}/`;
+    const ctx = createContext({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir, mode: 'default' });
+    const reg = createRegistry([webFetchTool]);
+    const j = await judge(reg, 'web_fetch', { url }, ctx);
+    if (!j.ok) throw new Error(j.result.output);
+    const info = await approvalInfo(j.tool, j.input, j.decision, { ...ctx, paths: j.paths }, 'call-1');
+    // stored as JSON with the pending approval, read back when the person answers
+    const recorded = JSON.parse(JSON.stringify(info.decision)) as PolicyDecision;
+    expect(recorded).toMatchObject({ action: 'ask', opaque: true, localAddresses: ['127.0.0.1'] });
+    const r = await dispatch(reg, 'web_fetch', { url }, ctx, { approver: { approved: true }, verdict: recorded });
+    expect(r.status).toBe('ok');
+    expect(a.hits).toBe(1);
+    // the same approval does not cover another local address
+    const other = await dispatch(reg, 'web_fetch', { url: `http://127.0.0.2:${b.port}/` }, ctx, { approver: { approved: true }, verdict: recorded });
+    expect(other.output).toMatch(/is now at 127\.0\.0\.2 \(loopback\), a local address this call was not approved to reach/);
+    expect(b.hits).toBe(0);
   });
 
   it('a name public when judged and local when fetched (DNS rebinding) is refused without connecting', async () => {
