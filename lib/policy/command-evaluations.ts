@@ -29,13 +29,28 @@ export interface VarFacts {
   payloads: string[];
 }
 
-/** `name[… $(…) …]` or `name[… \`…\` …]` in a literal text: the subscript's inside. */
-const SUBSCRIPT_CODE = /[A-Za-z_]\w*\[([^\]]*(?:\$\(|`)[^\]]*)\]/g;
+/**
+ * `name[… $(…) …]` or `name[… \`…\` …]` in a literal text: the subscript's inside. One pass: between two `]`,
+ * the first `name[` opens the widest subscript that closes at the second.
+ */
+function subscriptCode(text: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  for (let close = text.indexOf(']'); close >= 0; from = close + 1, close = text.indexOf(']', from)) {
+    const open = /[A-Za-z_]\w*\[/.exec(text.slice(from, close));
+    if (!open) continue;
+    const inside = text.slice(from + open.index + open[0].length, close);
+    if (inside.includes('$(') || inside.includes('`')) out.push(inside);
+  }
+  return out;
+}
 
 /** Variables bash sets to numbers itself. */
 const SHELL_NUMBERS = new Set(['#', '?', '$', '!', 'RANDOM', 'SRANDOM', 'LINENO', 'SECONDS', 'BASHPID', 'PPID', 'UID', 'EUID', 'EPOCHSECONDS', 'BASH_SUBSHELL', 'OPTIND', 'HISTCMD']);
 const IDENT = /^[A-Za-z_]\w*$/;
 const MAX_DEPTH = 6;
+/** Variable look-ups one evaluation may make before it gives up (and asks): values can name each other widely. */
+const MAX_LOOKUPS = 2000;
 
 /** The facts of a parsed script. */
 export function varFacts(parsed: ParsedScript): VarFacts {
@@ -50,7 +65,7 @@ export function varFacts(parsed: ParsedScript): VarFacts {
   parsed.commands.forEach((cmd, index) => {
     // the source text too where the value is not known (an array literal, a quoted part beside an expansion)
     const texts = [...cmd.words.map((w) => w.value ?? w.raw), ...cmd.assignments.map((a) => a.value?.value ?? a.value?.raw), cmd.stdin?.text];
-    for (const t of texts) if (t) for (const m of t.matchAll(SUBSCRIPT_CODE)) facts.payloads.push(m[1]!);
+    for (const t of texts) if (t) facts.payloads.push(...subscriptCode(t));
     if (cmd.kind === 'assign' || cmd.kind === 'declare') {
       const flags = cmd.kind === 'declare' ? cmd.words.slice(1).flatMap((w) => (w.value && /^[-+]\w+$/.test(w.value) && w.value[0] === '-' ? [w.value.slice(1)] : [])).join('') : '';
       for (const a of cmd.assignments) {
@@ -110,16 +125,19 @@ const SAFE: Outcome = { code: [], unknown: null };
 const merge = (a: Outcome, b: Outcome): Outcome => ({ code: [...a.code, ...b.code], unknown: a.unknown ?? b.unknown });
 
 class Reader {
+  private lookups = 0;
   constructor(private facts: VarFacts) {}
 
   variable(name: string, as: Evaluation['as'], depth: number, seen: ReadonlySet<string>): Outcome {
     const values = this.facts.values.get(name);
     if (this.facts.anything) return { code: [], unknown: this.facts.anything };
+    if (++this.lookups > MAX_LOOKUPS) return { code: [], unknown: `$${name} leads through more values than Clamp follows` };
     if (!values) {
       if (SHELL_NUMBERS.has(name)) return SAFE;
       return { code: [], unknown: /^(\d+|[@*-])$/.test(name) ? `$${name} is an argument only known when it runs` : `$${name} comes from the environment` };
     }
-    if (seen.has(name) || depth > MAX_DEPTH) return { code: [], unknown: `$${name} refers to itself through other variables` };
+    if (seen.has(name)) return { code: [], unknown: `$${name} refers to itself through other variables` };
+    if (depth > MAX_DEPTH) return { code: [], unknown: `$${name} leads through more values than Clamp follows` };
     const next = new Set(seen).add(name);
     return values.reduce<Outcome>((out, v) => {
       if (v.kind === 'number') return out;
@@ -150,14 +168,17 @@ class Reader {
   private arithmetic(text: string, depth: number, seen: ReadonlySet<string>): Outcome {
     let out = SAFE;
     const plain = { code: [], unknown: `${q(text)} is not a plain arithmetic expression` };
+    const skipper = /\s+|[-+*/%<>=!&|^~?:,()]|0[xX][0-9a-fA-F]+|\d+#[0-9a-zA-Z@_]+|\d+/y;
+    const namer = /[A-Za-z_]\w*/y;
     for (let i = 0; i < text.length; ) {
-      const rest = text.slice(i);
-      const skip = /^(\s+|[-+*/%<>=!&|^~?:,()]|0[xX][0-9a-fA-F]+|\d+#[0-9a-zA-Z@_]+|\d+)/.exec(rest);
+      skipper.lastIndex = i;
+      const skip = skipper.exec(text);
       if (skip) {
         i += skip[0].length;
         continue;
       }
-      const ident = /^[A-Za-z_]\w*/.exec(rest);
+      namer.lastIndex = i;
+      const ident = namer.exec(text);
       if (!ident) return merge(out, plain);
       i += ident[0].length;
       if (text[i] !== '[') {

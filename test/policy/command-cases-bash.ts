@@ -116,6 +116,7 @@ export const SUBSCRIPTS: Case[] = [
   ['for x in $(cat f); do (( x )); done', ASK('(( x ))')],
   ['eval "x=1"; (( x ))', OPAQUE],
   ['(( $1 > 2 ))', ASK('(( $1 > 2 ))')],
+  ['x=y; y=x; (( x ))', ASK('(( x ))')],
   // plain arithmetic, names and prompts still run without asking
   ['x=5; (( x > 1 )) && echo big', ALLOW],
   ['for ((i=0; i<3; i++)); do echo $i; done', ALLOW],

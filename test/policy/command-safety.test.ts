@@ -195,3 +195,22 @@ describe('"Always" rules cover only what they were saved for', () => {
     expect(patternMatches('npm run', 'npm run test')).toBe(true);
   });
 });
+
+describe('bounded work on hostile text', () => {
+  it('follows values that name each other widely and deeply up to a bound, then asks', async () => {
+    const chain = Array.from({ length: 8 }, (_, d) => `v${d}='${Array.from({ length: 60 }, () => `v${d + 1}`).join('+')}'`).join('; ');
+    const started = performance.now();
+    const r = await assessCommand(`${chain}; (( v0 ))`, opts);
+    expect(shape(r)).toEqual({ action: 'ask', ruleKey: '(( v0 ))' });
+    expect(r.reason).toContain('leads through more values than Clamp follows');
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('reads long literal texts and arithmetic in one pass', async () => {
+    const started = performance.now();
+    expect(shape(await assessCommand(`echo '${'a['.repeat(40_000)}'; x=$(cat f); (( x ))`, opts))).toEqual({ action: 'ask', ruleKey: '(( x ))' });
+    expect(shape(await assessCommand(`x='${'1+'.repeat(50_000)}1'; (( x ))`, opts))).toEqual({ action: 'allow' });
+    expect(shape(await assessCommand(`echo ${'a\\\n'.repeat(5_000)}b`, opts))).toEqual({ action: 'allow' });
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});
