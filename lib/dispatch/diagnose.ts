@@ -3,16 +3,18 @@
  * change that a language server covers; after it ran, the new errors the change made, appended to its
  * result (before the one exit clamp, so the result still keeps the cap) and carried in its meta.
  */
-import fs from 'node:fs';
 import type { ToolContext, ToolDefinition, ToolResult } from '../contract/types';
 import { diagnosticsServiceOf, type FileBefore } from '../contract/diagnostics';
 import { expectLate } from './late-diagnostics';
+import type { ResolvedPath } from '../contract/paths';
+import { readConfined } from '../policy/confined-io';
 
-function readText(abs: string, maxBytes: number): string | null {
+/** The file's text through the file opened and checked inside its root (a link swapped in is not read out). */
+function readText(p: ResolvedPath, maxBytes: number): string | null {
   try {
-    const st = fs.statSync(abs);
-    if (!st.isFile() || st.size > maxBytes) return null;
-    return new TextDecoder('utf-8', { fatal: true }).decode(fs.readFileSync(abs));
+    const got = readConfined(p, maxBytes);
+    if (got?.kind !== 'file') return null;
+    return new TextDecoder('utf-8', { fatal: true }).decode(got.data);
   } catch {
     return null; // missing (about to be created), unreadable or not text: no baseline
   }
@@ -45,7 +47,7 @@ export function filesBefore(tool: ToolDefinition, input: unknown, ctx: ToolConte
       const resolved = ctx.paths.get(p.path);
       if (p.access !== 'write' || !resolved || seen.has(resolved.abs) || !service.covers(resolved.abs)) continue;
       seen.add(resolved.abs);
-      out.push({ abs: resolved.abs, rel: resolved.rel, before: readText(resolved.abs, ctx.budget.DIAGNOSTICS_FILE_MAX_BYTES) });
+      out.push({ abs: resolved.abs, rel: resolved.rel, before: readText(resolved, ctx.budget.DIAGNOSTICS_FILE_MAX_BYTES) });
     }
   } catch {
     return undefined; // diagnostics never make a call fail

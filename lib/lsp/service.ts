@@ -16,6 +16,7 @@ import { newErrors } from './match';
 import { RpcError } from './rpc';
 import { findProgram } from '../exec/programs';
 import { loadServers, matchesPatterns, type ServerList, type ServerSpec } from './servers';
+import { readConfined } from '../policy/confined-io';
 
 export interface DiagnosticsOptions {
   workspace: string;
@@ -146,12 +147,15 @@ class LspDiagnostics implements DiagnosticsService {
     return { client };
   }
 
-  /** Read a changed file as text for a server; undefined when it is gone, too large or not text. */
+  /**
+   * Read a changed file as text for a server; undefined when it is gone, too large, not text, or no longer
+   * inside the workspace (read through the file opened and checked: a link swapped in is not followed out).
+   */
   private textOf(abs: string): string | undefined {
     try {
-      const st = fs.statSync(abs);
-      if (!st.isFile() || st.size > this.b.DIAGNOSTICS_FILE_MAX_BYTES) return undefined;
-      const raw = fs.readFileSync(abs);
+      const got = readConfined({ abs, rel: abs, root: this.o.workspace }, this.b.DIAGNOSTICS_FILE_MAX_BYTES);
+      if (got?.kind !== 'file') return undefined;
+      const raw = got.data;
       if (raw.subarray(0, this.b.BINARY_SNIFF_BYTES).includes(0)) return undefined;
       return new TextDecoder('utf-8', { fatal: true }).decode(raw);
     } catch {
