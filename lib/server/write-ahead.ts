@@ -51,8 +51,20 @@ export function writeAheadHooks(db: Db, o: Place): Pick<AgentHost, 'beforeRun' |
   };
 }
 
-/** The combined log of a call's command, found by the call's id in the data dir's logs. */
-export function callLogPath(dataDir: string, toolCallId: string): string | null {
+const LOG_CLOCK_SLACK_MS = 100;
+
+/** When a log's run began, from its name (lib/exec/run-logs.ts logPathsFor: the ISO time with - for : and .). */
+function logStart(name: string): number {
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-(\d{2})-(\d{3})Z-/.exec(name);
+  return m ? Date.parse(`${m[1]}:${m[2]}:${m[3]}.${m[4]}Z`) : NaN;
+}
+
+/**
+ * The combined log of a call's command, found by the call's id in the data dir's logs. Another session
+ * may have had a call of the same id (ids are a session's own): given the call's start, the log is the
+ * first one begun at or after it.
+ */
+export function callLogPath(dataDir: string, toolCallId: string, startedAt?: number): string | null {
   const dir = path.join(dataDir, 'logs');
   const re = new RegExp(`-${callRunPrefix(toolCallId)}-[0-9a-f]{8}\\.log$`);
   let names: string[];
@@ -61,7 +73,10 @@ export function callLogPath(dataDir: string, toolCallId: string): string | null 
   } catch {
     return null;
   }
-  return names.length ? path.join(dir, names[names.length - 1]!) : null;
+  // the journal's clock may run a few ms ahead of the run's (it never repeats a time)
+  const own = startedAt === undefined ? undefined : names.find((n) => logStart(n) >= startedAt - LOG_CLOCK_SLACK_MS);
+  const name = own ?? names[names.length - 1];
+  return name ? path.join(dir, name) : null;
 }
 
 /** What the model and the page read for an interrupted call. */
@@ -119,7 +134,7 @@ export function withInterrupted(messages: ClampMessage[], calls: JournaledCall[]
       }
       continue;
     }
-    const logPath = call.toolName === 'run_command' ? callLogPath(dataDir, call.toolCallId) : null;
+    const logPath = call.toolName === 'run_command' ? callLogPath(dataDir, call.toolCallId, call.startedAt) : null;
     const errorText = interruptedText(call, logPath);
     if (at >= 0) {
       const p = msg.parts[at]!;
