@@ -57,12 +57,22 @@ function modalOpen(): boolean {
   return !!document.querySelector('[aria-modal="true"], dialog[open]');
 }
 
+/** Where a key is text being typed: a text box, a select, an editable element. */
+const TEXT_FIELD = 'textarea, select, [contenteditable]:not([contenteditable="false"]), input:not([type="checkbox"]):not([type="radio"]):not([type="button"]):not([type="submit"]):not([type="reset"])';
+
+function inTextField(el: EventTarget | null): boolean {
+  return el instanceof Element && (!!el.closest(TEXT_FIELD) || (el instanceof HTMLElement && el.isContentEditable));
+}
+
+/** The answer keys that work from anywhere on the page but a text field (Enter and Esc only in the bar: elsewhere they belong to what has focus). */
+const PAGE_KEYS = new Set(['y', 'n', 's', 'a', 'e', 'r']);
+
 function commandOf(input: unknown): string | undefined {
   const c = (input as { command?: unknown } | null)?.command;
   return typeof c === 'string' ? c : undefined;
 }
 
-function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: PendingCall; index: number; total: number; sessionId: string; autoFocus: boolean; onAnswered: (e: AnswerEvent) => void }) {
+function Item({ call, index, total, sessionId, autoFocus, pageKeys, onAnswered }: { call: PendingCall; index: number; total: number; sessionId: string; autoFocus: boolean; pageKeys: boolean; onAnswered: (e: AnswerEvent) => void }) {
   const info = call.info;
   const command = commandOf(call.input);
   const [editing, setEditing] = useState(false);
@@ -82,8 +92,13 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
     : 'This call cannot be saved as a rule (Clamp cannot judge what it would run); approve it once.';
   const r = risk(info);
 
-  // keys typed within a moment of the bar taking focus were meant for something else (typing through)
+  // keys typed within a moment of the call appearing or the bar taking focus were meant for something else (typing through)
   const focusedAt = useRef(0);
+  useEffect(() => {
+    focusedAt.current = performance.now();
+  }, []);
+  // set at once (busy is a render away): a second key, or a click, never answers the call twice
+  const answering = useRef(false);
   useEffect(() => {
     // a call that arrives while the person reads a modal must not pull the cursor out of it (Esc there would deny the call)
     if (!autoFocus || modalOpen()) return;
@@ -95,28 +110,68 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
   }, [editing]);
 
   async function answer(kind: ApprovalAnswer) {
-    if (busy) return;
+    if (busy || answering.current) return;
     if ((kind === 'always' || kind === 'session') && !patterns) return;
     const editedCommand = kind === 'edit' ? edited.trim() : undefined;
     if (kind === 'edit' && !editedCommand) return setError('The edited command is empty. Type a command or deny the call.');
     const final: ApprovalAnswer = kind === 'edit' && editedCommand === command ? 'once' : kind;
     const why = kind === 'deny' ? reason.trim() || undefined : undefined;
+    answering.current = true;
     setBusy(true);
     setError(null);
+    const owner = call.sessionId ?? sessionId;
     try {
       const withNetwork = offersNetwork && network && final !== 'deny';
-      await postApproval(call.sessionId ?? sessionId, call.toolCallId, { answer: final, ...(final === 'edit' ? { editedCommand } : {}), ...(why ? { reason: why } : {}), ...(withNetwork ? { network: true } : {}) });
+      await postApproval(owner, call.toolCallId, { answer: final, ...(final === 'edit' ? { editedCommand } : {}), ...(why ? { reason: why } : {}), ...(withNetwork ? { network: true } : {}) });
       onAnswered({ call, answer: final, reason: why });
     } catch (err) {
       const stored = err instanceof ApiError && err.status === 409 ? ((err.body as Partial<ApprovalConflictAnswer> | null)?.approval ?? null) : null;
-      if (stored?.answer) onAnswered({ call, answer: stored.answer, reason: stored.reason ?? undefined });
+      // answered meanwhile (another tab): that answer stands, for this very call only; a withdrawn call's is shown as the error
+      if (stored?.answer && stored.status === 'answered' && stored.toolCallId === call.toolCallId && stored.sessionId === owner) onAnswered({ call, answer: stored.answer, reason: stored.reason ?? undefined });
       else setError(err instanceof Error ? err.message : String(err));
+      answering.current = false;
       setBusy(false);
     }
   }
 
+  /** What a shortcut key does (Enter and Esc only when the key was pressed in this item). */
+  function shortcut(key: string): (() => void) | undefined {
+    const map: Record<string, () => void> = {
+      enter: () => void answer(editing ? 'edit' : 'once'),
+      y: () => void answer(editing ? 'edit' : 'once'),
+      s: () => void answer('session'),
+      a: () => void answer('always'),
+      e: () => command !== undefined && setEditing(true),
+      n: () => void answer('deny'),
+      escape: () => void answer('deny'),
+      r: () => reasonRef.current?.focus(),
+    };
+    return map[key];
+  }
+
+  // the first call waiting hears y, n … from anywhere on the page but a text field (an item hears its own keys)
+  const onPageKey = useRef<(e: globalThis.KeyboardEvent) => void>(() => undefined);
+  useEffect(() => {
+    onPageKey.current = (e) => {
+      if (e.defaultPrevented || e.repeat || e.ctrlKey || e.metaKey || e.altKey || busy || answering.current || modalOpen()) return;
+      if (inTextField(e.target) || (e.target instanceof Element && e.target.closest('[data-approval-for]'))) return;
+      const key = e.key.toLowerCase();
+      if (!PAGE_KEYS.has(key) || performance.now() - focusedAt.current < TYPE_THROUGH_GUARD_MS) return;
+      const act = shortcut(key);
+      if (!act) return;
+      e.preventDefault();
+      act();
+    };
+  });
+  useEffect(() => {
+    if (!pageKeys) return;
+    const listener = (e: globalThis.KeyboardEvent) => onPageKey.current(e);
+    document.addEventListener('keydown', listener);
+    return () => document.removeEventListener('keydown', listener);
+  }, [pageKeys]);
+
   function onKeyDown(e: KeyboardEvent<HTMLDivElement>) {
-    if (e.ctrlKey || e.metaKey || e.altKey || busy || modalOpen()) return;
+    if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || busy || answering.current || modalOpen()) return;
     const tag = (e.target as HTMLElement).tagName;
     if (tag === 'TEXTAREA' || tag === 'INPUT') {
       if (e.target === editRef.current && e.key === 'Enter' && !e.shiftKey) {
@@ -134,18 +189,7 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
     }
     if (tag === 'BUTTON' && (e.key === 'Enter' || e.key === ' ')) return; // the button's own click
     if (performance.now() - focusedAt.current < TYPE_THROUGH_GUARD_MS) return;
-    const key = e.key.toLowerCase();
-    const map: Record<string, () => void> = {
-      enter: () => void answer(editing ? 'edit' : 'once'),
-      y: () => void answer(editing ? 'edit' : 'once'),
-      s: () => void answer('session'),
-      a: () => void answer('always'),
-      e: () => command !== undefined && setEditing(true),
-      n: () => void answer('deny'),
-      escape: () => void answer('deny'),
-      r: () => reasonRef.current?.focus(),
-    };
-    const act = map[key];
+    const act = shortcut(e.key.toLowerCase());
     if (act) {
       e.preventDefault();
       act();
@@ -159,7 +203,8 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
       onKeyDown={onKeyDown}
       data-approval-for={call.toolCallId}
       aria-label={`Approval ${index + 1} of ${total}: ${call.toolName}`}
-      className="space-y-2 rounded-md border border-amber-300 bg-amber-50/70 p-3 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:border-amber-800 dark:bg-amber-950/30"
+      // squeezed (a short window, several calls), the diff gives way first, then the item scrolls
+      className="flex min-h-32 flex-col gap-1.5 overflow-y-auto rounded-md border border-amber-300 bg-amber-50/70 p-3 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:border-amber-800 dark:bg-amber-950/30"
     >
       <div className="flex flex-wrap items-center gap-2 text-xs">
         <span className="font-semibold text-zinc-800 dark:text-zinc-100">{total > 1 ? `Approval ${index + 1} of ${total}` : 'Approval needed'}</span>
@@ -172,7 +217,7 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
         {r && <span className={`rounded px-1.5 py-0.5 font-medium ${r.cls}`}>{r.label}</span>}
         {info?.decision.reason && <span className="text-zinc-600 dark:text-zinc-400">{info.decision.reason}</span>}
       </div>
-      <pre className="max-h-40 overflow-auto whitespace-pre-wrap break-all rounded border border-zinc-200 bg-white px-2 py-1.5 font-mono text-[12.5px] text-zinc-900 dark:border-zinc-800 dark:bg-zinc-950 dark:text-zinc-100">
+      <pre className="max-h-40 shrink-0 overflow-auto whitespace-pre-wrap break-all rounded border border-zinc-200 bg-white px-2 py-1.5 font-mono text-[12.5px] text-zinc-900 dark:border-zinc-800 dark:bg-zinc-950 dark:text-zinc-100">
         {command ?? info?.summary ?? JSON.stringify(call.input, null, 2)}
       </pre>
       {info?.subcommands && info.subcommands.length > 1 && (
@@ -190,7 +235,12 @@ function Item({ call, index, total, sessionId, autoFocus, onAnswered }: { call: 
           Working directory: <span className="font-mono text-zinc-700 dark:text-zinc-300">{info.cwd}</span>
         </p>
       )}
-      {info?.diff && <DiffView diff={info.diff} label={`Proposed change of ${call.toolName}`} maxHeightPx={260} />}
+      {info?.diff && (
+        // the one part that gives way when the window is short: it scrolls in the room left, at least a few lines
+        <div className="flex min-h-22 flex-col">
+          <DiffView diff={info.diff} label={`Proposed change of ${call.toolName}`} maxHeightPx={260} fill />
+        </div>
+      )}
       {editing && (
         <div className="space-y-1">
           <label htmlFor={`edit-${call.toolCallId}`} className="text-xs text-zinc-600 dark:text-zinc-400">
@@ -252,16 +302,18 @@ export function ApprovalBar({ sessionId, pending, onAnswered }: { sessionId: str
   const editable = pending.some((c) => commandOf(c.input) !== undefined);
   // a question has its own controls; the approval keys are listed only when an approval is there
   const approvals = pending.some((c) => !c.info?.question);
+  const first = pending.findIndex((c) => !c.info?.question);
+  // a column that shrinks to the room the conversation leaves: each item's diff gives way first (the chat's layout scrolls the rest)
   return (
-    <section aria-label="Pending approvals" className="space-y-2">
+    <section aria-label="Pending approvals" className="flex min-h-0 flex-col gap-2">
       {pending.map((call, i) =>
         call.info?.question ? (
           <QuestionItem key={`${call.sessionId ?? ''}/${call.toolCallId}`} call={call} question={call.info.question} sessionId={call.sessionId ?? sessionId} autoFocus={i === 0} onAnswered={onAnswered} />
         ) : (
-          <Item key={`${call.sessionId ?? ''}/${call.toolCallId}`} call={call} index={i} total={pending.length} sessionId={sessionId} autoFocus={i === 0} onAnswered={onAnswered} />
+          <Item key={`${call.sessionId ?? ''}/${call.toolCallId}`} call={call} index={i} total={pending.length} sessionId={sessionId} autoFocus={i === 0} pageKeys={i === first} onAnswered={onAnswered} />
         ),
       )}
-      {approvals && <p className="text-[11px] text-zinc-500">
+      {approvals && <p className="shrink-0 text-[11px] text-zinc-500">
         Keys: <Kbd k="↵" />/<Kbd k="y" /> approve once · <Kbd k="s" /> this session · <Kbd k="a" /> always · {editable && (
           <>
             <Kbd k="e" /> edit ·{' '}

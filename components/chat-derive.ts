@@ -66,7 +66,7 @@ export function todosOf(messages: ClampMessage[]): TodoItem[] | null {
  * Every call waiting for an answer, in call order: the tool parts in `approval-requested` state,
  * with what the server said about each (data-approval-info, else the stored approval). Stored
  * approvals with no tool part at all (a message saved before the part) are listed after them,
- * so a reload never loses a pending approval.
+ * so a reload never loses a pending approval. `answered` holds the approval ids the person answered.
  */
 export function pendingOf(messages: ClampMessage[], stored: StoredApproval[], answered: ReadonlySet<string>): PendingCall[] {
   const infos = new Map<string, ApprovalInfo>();
@@ -78,12 +78,13 @@ export function pendingOf(messages: ClampMessage[], stored: StoredApproval[], an
     for (const p of m.parts) {
       if (!isToolUIPart(p)) continue;
       seen.add(p.toolCallId);
-      if (p.state !== 'approval-requested' || answered.has(p.toolCallId)) continue;
+      // answered by approval: a later request for a call of the same id (a rewind, a reused id) is a new one
+      if (p.state !== 'approval-requested' || answered.has(p.approval.id)) continue;
       pending.push({ toolCallId: p.toolCallId, approvalId: p.approval.id, toolName: getToolName(p), input: p.input, info: infos.get(p.toolCallId) ?? null });
     }
   }
   for (const s of stored) {
-    if (s.status !== 'pending' || seen.has(s.toolCallId) || answered.has(s.toolCallId)) continue;
+    if (s.status !== 'pending' || seen.has(s.toolCallId) || answered.has(s.approvalId)) continue;
     pending.push({ toolCallId: s.toolCallId, approvalId: s.approvalId, toolName: s.toolName, input: s.input, info: s.info });
   }
   return pending;

@@ -82,7 +82,7 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
 
   const onAnswered = useCallback(
     ({ call, answer, reason }: AnswerEvent) => {
-      setAnswered((prev) => new Set(prev).add(call.live ? call.approvalId : call.toolCallId));
+      setAnswered((prev) => new Set(prev).add(call.approvalId));
       // a live wait resumes on the server as soon as the answer is recorded
       if (!call.live) void addToolApprovalResponse({ id: call.approvalId, approved: answer !== 'deny', ...(reason ? { reason } : {}) });
       void qc.invalidateQueries({ queryKey: queryKeys.sessions });
@@ -115,6 +115,13 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
     void stop();
     void stopTurnOnServer(sessionId);
   };
+  // the server resumes the turn a failure cut short from what it stored (nothing that ran runs again):
+  // the assistant message the page holds is continued, a user message alone is sent again
+  const retry = () => {
+    clearError();
+    if (messages.at(-1)?.role === 'assistant') void sendMessage();
+    else void regenerate();
+  };
   // edit-and-resend sends after its rewind; a rewound message's text goes back to an empty composer
   const resend = useCallback((text: string) => void sendMessage({ text }), [sendMessage]);
   const draftRef = useRef<((text: string) => void) | null>(null);
@@ -124,19 +131,27 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
     <ChatUiContext.Provider value={ui}>
       <RewindProvider sessionId={sessionId} messages={messages} setMessages={setMessages} busy={busy} send={resend} setDraft={draftIfEmpty}>
       <div className="flex h-full min-h-0 flex-col">
-        <ChatList
-          ref={listRef}
-          rows={rows}
-          cuts={cuts}
-          pruned={pruned}
-          idle={!busy}
-          empty={<p className="py-12 text-center text-sm text-zinc-500">Ask Clamp to read, search, change or run something in this workspace.</p>}
-        />
-        <div className="border-t border-zinc-200 bg-zinc-50/90 dark:border-zinc-800 dark:bg-zinc-950/90">
-          <div className="mx-auto max-w-4xl space-y-2 px-4 py-3">
-            <PlanPanel items={todos} />
-            <RewindBar />
-            <ApprovalBar sessionId={sessionId} pending={pending} onAnswered={onAnswered} />
+        {/* the conversation keeps at least 40% of the window, whatever waits below it (the model's words before a call stay readable) */}
+        <div className="flex min-h-[40dvh] flex-1 flex-col">
+          <ChatList
+            ref={listRef}
+            rows={rows}
+            cuts={cuts}
+            pruned={pruned}
+            idle={!busy}
+            empty={<p className="py-12 text-center text-sm text-zinc-500">Ask Clamp to read, search, change or run something in this workspace.</p>}
+          />
+        </div>
+        <div className="flex min-h-0 flex-col border-t border-zinc-200 bg-zinc-50/90 dark:border-zinc-800 dark:bg-zinc-950/90">
+          {/* what waits for the person takes the room left above the composer: a long diff scrolls in its item, the rest here */}
+          <div className="flex min-h-0 flex-col overflow-y-auto">
+            <div className="mx-auto flex min-h-0 w-full max-w-4xl flex-col gap-2 px-4 pt-2.5 empty:hidden">
+              <PlanPanel items={todos} />
+              <RewindBar />
+              <ApprovalBar sessionId={sessionId} pending={pending} onAnswered={onAnswered} />
+            </div>
+          </div>
+          <div className="mx-auto w-full max-w-4xl shrink-0 space-y-2 px-4 py-3">
             {error && (
               <div role="alert" className="flex items-start gap-2 rounded border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-900/60 dark:bg-rose-950/40 dark:text-rose-200">
                 <p className="flex-1">
@@ -144,7 +159,7 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
                   {notice?.message ?? (error.message || 'the connection to the server was lost.')}
                   <span className="block text-xs opacity-90">Next step: {notice?.next ?? 'fix the cause above, then retry; your message is kept.'}</span>
                 </p>
-                <button type="button" onClick={() => void regenerate()} className="rounded border border-rose-300 bg-white px-2 py-0.5 text-xs font-medium hover:bg-rose-100 dark:border-rose-800 dark:bg-rose-950">
+                <button type="button" onClick={retry} className="rounded border border-rose-300 bg-white px-2 py-0.5 text-xs font-medium hover:bg-rose-100 dark:border-rose-800 dark:bg-rose-950">
                   Retry
                 </button>
                 <button type="button" aria-label="Dismiss the error" onClick={clearError} className="rounded px-1.5 text-xs hover:bg-rose-100 dark:hover:bg-rose-900">
@@ -165,7 +180,7 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
                 </button>
               </div>
             )}
-            <Composer session={detail.session} busy={busy} blocked={pending.length > 0 ? 'Answer the pending approval first.' : undefined} disabled={disabled} errored={!!error} onSend={send} onStop={onStop} onCompact={compact} draftRef={draftRef} />
+            <Composer session={detail.session} busy={busy} blocked={pending.length > 0 ? 'Answer the approval first.' : undefined} disabled={disabled} errored={!!error} onSend={send} onStop={onStop} onCompact={compact} draftRef={draftRef} />
           </div>
         </div>
       </div>

@@ -25,12 +25,15 @@ export function diffStats(diff: string): { added: number; removed: number } {
   return { added, removed };
 }
 
-/** A unified diff with + and - lines coloured; long diffs are virtualised. */
-export function DiffView({ diff, label = 'Diff', maxHeightPx = 360 }: { diff: string; label?: string; maxHeightPx?: number }) {
+/**
+ * A unified diff with + and - lines coloured; long diffs are virtualised. `fill`: a flex column whose
+ * scroll box shrinks below maxHeightPx when its container has less room.
+ */
+export function DiffView({ diff, label = 'Diff', maxHeightPx = 360, fill = false }: { diff: string; label?: string; maxHeightPx?: number; fill?: boolean }) {
   const stats = useMemo(() => diffStats(diff), [diff]);
   if (!diff.trim()) return <p className="text-xs text-zinc-500">No changes.</p>;
   return (
-    <div className="space-y-1">
+    <div className={fill ? 'flex min-h-0 flex-1 flex-col gap-1' : 'space-y-1'}>
       <div className="flex gap-2 font-mono text-[11px]">
         <span className="text-emerald-700 dark:text-emerald-400">+{stats.added}</span>
         <span className="text-rose-700 dark:text-rose-400">−{stats.removed}</span>

@@ -1,0 +1,102 @@
+/**
+ * End-to-end: the demo's script (fixed tool call ids) on a copy of its sample project, in headless
+ * Chromium. Rewind, then the same message again: the script asks for the same edit under the same id,
+ * and it is a call of its own — the bar shows it, Deny denies it (the card says so, the turn goes on),
+ * and Retry is never needed; nothing of the rewound calls' answers is applied to the new ones.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../../lib/server/build';
+import { tempWorkspace } from '../helpers';
+import { startClamp, type RunningClamp } from '../server/harness';
+import { createSession, launchBrowser, openClamp, screenshot, send, type E2EBrowser } from './browser';
+
+let ws: ReturnType<typeof tempWorkspace>;
+let clamp: RunningClamp;
+let browser: E2EBrowser;
+const MESSAGE = 'Show me what Clamp does.';
+
+beforeAll(async () => {
+  ws = tempWorkspace('clamp-e2e-demo-rewind-');
+  fs.cpSync(path.join(ROOT, 'demo/workspace'), ws.workspace, { recursive: true });
+  [clamp, browser] = await Promise.all([
+    startClamp({ CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: `scripted:${path.join(ROOT, 'demo/script.json')}`, CLAMP_MODE: 'default' }),
+    launchBrowser(),
+  ]);
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await clamp?.stop();
+  ws?.cleanup();
+});
+
+/** The bar's item for the call the script names `id` (Clamp may have given it an id of its own). */
+const waitingFor = (page: Page, id: string) => page.locator(`[data-approval-for="${id}"], [data-approval-for^="${id}-clamp"]`);
+const cardsOf = (page: Page, id: string) => page.locator(`[data-tool-call-id="${id}"], [data-tool-call-id^="${id}-clamp"]`);
+
+describe('the demo after a rewind', () => {
+  it('Rewind → the same message again → Deny → the turn goes on; Retry is never needed', { timeout: 240_000 }, async () => {
+    const ctx = await browser.newContext();
+    const { page, errors } = await openClamp(ctx, clamp, await createSession(clamp, 'demo rewind'));
+    const slug = ws.read('src/slug.js');
+
+    // the first run: the edit is approved, then the tests' command waits
+    await send(page, MESSAGE);
+    await waitingFor(page, 'demo-edit').getByRole('button', { name: /Approve once/ }).click({ timeout: 30_000 });
+    await waitingFor(page, 'demo-test').waitFor({ timeout: 30_000 });
+    expect(ws.read('src/slug.js')).not.toBe(slug);
+
+    // rewind code and conversation to before the message; its text comes back to the composer
+    const row = page.locator('[data-role="user"]').filter({ hasText: MESSAGE });
+    await row.hover();
+    await row.getByRole('button', { name: 'Rewind to before this message' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rewind to before this message' });
+    await dialog.getByRole('button', { name: 'Restore code and conversation' }).click({ timeout: 30_000 });
+    await dialog.waitFor({ state: 'detached', timeout: 30_000 });
+    expect(ws.read('src/slug.js')).toBe(slug);
+    await expect(page.locator('[data-approval-for]').count()).resolves.toBe(0);
+    await expect(page.locator('#chat-input').inputValue()).resolves.toBe(MESSAGE);
+
+    // the same message again: the same edit asks again, in the bar, as a call of its own
+    await page.press('#chat-input', 'Enter');
+    const edit = waitingFor(page, 'demo-edit');
+    await edit.waitFor({ timeout: 30_000 });
+    const editId = (await edit.getAttribute('data-approval-for'))!;
+    await expect(cardsOf(page, 'demo-edit').getAttribute('data-state')).resolves.toBe('approval-requested');
+    await screenshot(page, 'demo-rewind-asks-again');
+
+    // Deny: the card says denied (not "Approved; running…"), nothing changed, and the turn goes on to the next call
+    const posts: Array<{ url: string; status: number; body: string }> = [];
+    page.on('response', async (r) => {
+      if (r.request().method() === 'POST') posts.push({ url: r.url(), status: r.status(), body: await r.text().catch(() => '') });
+    });
+    await edit.getByRole('button', { name: /Deny/ }).click();
+    await expect.poll(() => cardsOf(page, 'demo-edit').getAttribute('data-state'), { timeout: 30_000 }).toBe('output-denied');
+    await expect(cardsOf(page, 'demo-edit').innerText()).resolves.not.toMatch(/Approved; running/);
+    const test = waitingFor(page, 'demo-test');
+    await test.waitFor({ timeout: 30_000 });
+    expect(ws.read('src/slug.js')).toBe(slug);
+    await expect(page.getByRole('alert').filter({ hasText: 'The turn failed' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Retry' }).count()).resolves.toBe(0);
+    // every request of the page went through: the answer, then the continuation
+    expect(posts.map((p) => [new URL(p.url).pathname.replace(/\/sessions\/[^/]+/, '/sessions/S'), p.status])).toEqual([
+      [`/api/sessions/S/approvals/${editId}`, 200],
+      ['/api/chat', 200],
+    ]);
+    await screenshot(page, 'demo-rewind-denied');
+
+    // the tests' command approved: the turn runs on to the script's next call
+    await test.getByRole('button', { name: /Approve once/ }).click();
+    await waitingFor(page, 'demo-server').waitFor({ timeout: 30_000 });
+    await expect(cardsOf(page, 'demo-test').getAttribute('data-state')).resolves.toBe('output-available');
+    await waitingFor(page, 'demo-server').getByRole('button', { name: /Deny/ }).click();
+    await page.getByText('That is the tour').waitFor({ timeout: 30_000 });
+    await expect(page.getByRole('alert').filter({ hasText: 'The turn failed' }).count()).resolves.toBe(0);
+    await screenshot(page, 'demo-rewind-end');
+    expect(errors, 'uncaught errors on the page').toEqual([]);
+    await ctx.close();
+  });
+});
