@@ -15,6 +15,7 @@ import { grepTool } from '../../lib/tools/grep/grep';
 import { skillTool } from '../../lib/tools/skills/skills';
 import { scanSkills } from '../../lib/tools/skills/skill-files';
 import { holdFolder, listExact, openInHeldFolder, releaseFolder } from '../../lib/policy/confined-fs';
+import { scanPool } from '../../lib/tools/grep/scan-pool';
 import { PathPolicyError } from '../../lib/policy/workspace';
 import { fileState, harness, tempWorkspace } from '../helpers';
 
@@ -192,6 +193,20 @@ describe('a workspace skill that links out', () => {
 });
 
 describe('the primitives', () => {
+  it("grep's worker threads read a file only through its folder where the walk found it", async () => {
+    const pool = scanPool();
+    if (!pool) return; // worker threads cannot start here: the main thread's scan is the same code (above)
+    ws.write('dir/secret.txt', `${SECRET} inside\n`);
+    const spec = { regex: null, flags: '', includes: 'SECRET', literalBytes: 'SECRET', whole: null, wholeFlags: '' };
+    const job = (files: string[]) => pool.run({ files, spec, maxFileBytes: 1 << 20, sniffBytes: 8000, maxTextBytes: 1 << 20 });
+    const file = path.join(ws.workspace, 'dir', 'secret.txt');
+    const before = await job([file]);
+    expect(before[0]).toEqual([false, `${SECRET} inside\n`, [1]]);
+    swapForLinkOut('dir');
+    // the same path now leads to outside/secret.txt: unreadable (2), not read
+    expect(await job([file])).toEqual([2]);
+  });
+
   it('a held folder keeps reading the folder that was checked, and a new hold refuses a link in its place', () => {
     ws.write('dir/secret.txt', 'the inside one\n');
     const abs = path.join(ws.workspace, 'dir');
