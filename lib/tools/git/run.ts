@@ -34,6 +34,9 @@ export interface GitRun {
 // Options that keep git's output plain and stop it from starting helper programs the repository configures.
 const PLAIN = ['--no-pager', '-c', 'color.ui=never', '-c', 'core.quotepath=false', '-c', 'core.fsmonitor=false'];
 
+/** The variables that choose which configuration files git reads, passed from the server's environment into the sandbox. */
+const CONFIG_VARS = ['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_NOSYSTEM'] as const;
+
 /** `git status --short` as a person would type it (arguments quoted only where the shell needs it). */
 export function gitCommandText(args: readonly string[]): string {
   return ['git', ...args.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : shellQuote(a)))].join(' ');
@@ -50,7 +53,9 @@ export async function runGit(args: readonly string[], ctx: ToolContext, opts: { 
   // git's messages in English (the checks below read them; the user's LANG stays for hooks), the repository
   // found above the workspace as on the host (the workspace is a mount of its own inside the sandbox), a path
   // argument is a file name (never a glob or pathspec magic), and a look takes no optional locks
-  const vars = ['LC_MESSAGES=C', 'GIT_DISCOVERY_ACROSS_FILESYSTEM=1', 'LANGUAGE=C', 'GIT_LITERAL_PATHSPECS=1', ...(opts.readOnly ? ['GIT_OPTIONAL_LOCKS=0'] : [])];
+  // the person's choice of configuration files (the server's environment) holds there too
+  const chosen = CONFIG_VARS.filter((k) => process.env[k] !== undefined).map((k) => `${k}=${shellQuote(process.env[k]!)}`);
+  const vars = ['LC_MESSAGES=C', 'GIT_DISCOVERY_ACROSS_FILESYSTEM=1', 'LANGUAGE=C', 'GIT_LITERAL_PATHSPECS=1', ...(opts.readOnly ? ['GIT_OPTIONAL_LOCKS=0'] : []), ...chosen];
   // an absolute git, so a PATH entry relative to the workspace (`.`) cannot name the workspace's own `git`
   const git = findProgram('git') ?? 'git';
   const r = await runCommand({

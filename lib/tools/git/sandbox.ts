@@ -51,7 +51,9 @@ export function gitSandbox(ctx: ToolContext, o: { tool: string; writes: boolean;
   const spec = sandboxSpecFor({ ...choice, network: false }, ctx);
   if (!spec) return undefined;
   const repo = enclosingRepository(spec.workspace);
-  const runsFrom = repo && repo !== path.sep ? { runsFrom: [repo] } : {};
-  if (!o.writes) return { level: 'read-only', workspace: spec.workspace, dataDir: spec.dataDir, network: false, ...runsFrom };
-  return { ...spec, ...runsFrom };
+  const runsFrom = repo && repo !== path.sep ? { runsFrom: [...(spec.runsFrom ?? []), repo] } : {};
+  // everything else as run_command's (hidden paths, passed variables …); a look writes nowhere, not even the scratch folder
+  const { scratchDir, ...rest } = spec;
+  if (!o.writes) return { ...rest, ...runsFrom, level: 'read-only', network: false };
+  return { ...rest, ...runsFrom, ...(scratchDir ? { scratchDir } : {}), network: false };
 }
