@@ -87,6 +87,15 @@ export const BUDGET = {
   /** … and at most this many bytes per stream per interval (the rest is counted; the log has it). */
   COMMAND_PROGRESS_MAX_BYTES: 16 * 1024,
 
+  /** The sandbox's limits on one command (a build never meets them; a runaway does); CLAMP_SANDBOX_LIMITS changes them. Processes (threads count): a cgroup's pids.max where one is writable, else RLIMIT_NPROC (not enforced for root). */
+  SANDBOX_PROCESSES_MAX_COUNT: 4096,
+  /** … memory, as a share of the machine's: a cgroup's limit on all its processes where one is writable, and RLIMIT_DATA on each process always. */
+  SANDBOX_MEMORY_MAX_PERCENT: 50,
+  /** … the largest file a process may write (RLIMIT_FSIZE). */
+  SANDBOX_FILE_MAX_BYTES: 8 * 1024 * 1024 * 1024,
+  /** … how often a running command's cgroup is checked for a hit of the process limit (a hit stops the command). */
+  SANDBOX_LIMIT_POLL_MS: 500,
+
   /** run_command / task_output: a command quoted back in a result (a started task, a read) is cut to this. */
   COMMAND_SHOWN_MAX_BYTES: 200,
   /** task_list: each task's command is cut to this in its one-line entry. */

@@ -357,6 +357,12 @@ export type SecretName = 'anthropic' | 'openai' | 'openai-compatible';
 export interface SandboxSettings {
   level: 'by-mode' | 'read-only' | 'workspace-write' | 'off';
   network: boolean;
+  /** environment variables passed to sandboxed commands beyond the allowlist (with CLAMP_SANDBOX_ENV's) */
+  passEnv: string[];
+  /** more paths hidden from sandboxed commands, absolute or `~/…` (with CLAMP_SANDBOX_HIDE's) */
+  hide: string[];
+  /** more paths under HOME shown read-only to sandboxed commands (with CLAMP_SANDBOX_SHOW's) */
+  show: string[];
 }
 
 /** GET and PUT /api/settings: the model settings and which keys are set (never the keys themselves). */
@@ -364,8 +370,8 @@ export interface SettingsView {
   settings: ModelSettings;
   /** the saved sandbox settings */
   sandbox: SandboxSettings;
-  /** what the environment sets and so wins over the saved settings (CLAMP_SANDBOX, CLAMP_SANDBOX_NETWORK) */
-  sandboxEnv: { level?: string; network?: boolean };
+  /** what the environment sets: the level and network win over the saved settings (CLAMP_SANDBOX, CLAMP_SANDBOX_NETWORK); the lists add to them (CLAMP_SANDBOX_ENV, _HIDE, _SHOW) */
+  sandboxEnv: { level?: string; network?: boolean; passEnv?: string[]; hide?: string[]; show?: string[] };
   /** a key is stored in the data dir */
   keys: Record<SecretName, boolean>;
   /** a key is set in the server's environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, CLAMP_API_KEY) */

@@ -52,6 +52,8 @@ const apiKey = z.string().trim().min(1, 'must not be empty; send null to remove 
 /** PUT /api/settings: any subset of the model settings, plus API keys to store (null removes one). */
 /** The sandbox levels the settings page offers ('by-mode': the mode picks it). */
 export const SANDBOX_SETTING_LEVELS = ['by-mode', 'read-only', 'workspace-write', 'off'] as const;
+/** A path the sandbox settings name: absolute, or under HOME as `~/…`. */
+const sandboxPath = z.string().trim().max(4096).regex(/^(\/|~\/)/, 'must be an absolute path or start with ~/');
 
 export const settingsUpdateBody = z
   .object({
@@ -61,7 +63,16 @@ export const settingsUpdateBody = z
     contextWindow: z.int().min(1024).max(100_000_000).nullable(),
     defaultMode: mode,
     keys: z.strictObject({ anthropic: apiKey, openai: apiKey, 'openai-compatible': apiKey }).optional(),
-    sandbox: z.strictObject({ level: z.enum(SANDBOX_SETTING_LEVELS), network: z.boolean() }).partial().optional(),
+    sandbox: z
+      .strictObject({
+        level: z.enum(SANDBOX_SETTING_LEVELS),
+        network: z.boolean(),
+        passEnv: z.array(z.string().trim().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).max(200),
+        hide: z.array(sandboxPath).max(200),
+        show: z.array(sandboxPath).max(200),
+      })
+      .partial()
+      .optional(),
     /** whether the model takes images: 'auto' decides from the catalogue and known vision families */
     imageInput: z.enum(['auto', 'yes', 'no']),
   })

@@ -15,6 +15,7 @@ export function statusLine(r: Pick<RunResult, 'exitCode' | 'signal' | 'killedBy'
   if (r.killedBy === 'timeout') return `killed: timed out after ${formatDuration(r.timeoutMs ?? 0)}`;
   if (r.killedBy === 'user') return 'killed by the user';
   if (r.killedBy === 'shutdown') return 'killed: Clamp was shutting down';
+  if (r.killedBy === 'limit') return 'killed: it hit the sandbox\'s process limit (see the note)';
   if (r.exitCode !== null) return `exit code ${r.exitCode}`;
   return `killed by signal ${r.signal ?? 'unknown'} (not sent by Clamp)`;
 }

@@ -6,6 +6,9 @@ import { groupAlive, signalGroup, signalGroupExcept, waitGroupGone } from './gro
 import { trackGroup, untrackGroup } from './leftovers';
 import { logPathsFor, makeLogDir, RunSinks, type LogPaths } from './run-logs';
 import type { KillReason, RunHandle, RunOptions, RunResult } from './run-types';
+import type { CommandCgroup } from './cgroups';
+import type { SandboxLimits } from './limits';
+import { BUDGET } from '../contract/budget';
 
 /** What to spawn for one command: a program and its arguments (the shell, or the sandbox around it). */
 export interface SpawnSpec {
@@ -17,6 +20,11 @@ export interface SpawnSpec {
    * command can clean up), SIGKILL to the whole group
    */
   spareLeader?: boolean;
+  /** descriptors the child gets as fd 3, 4 … (the sandbox's system-call filter); closed here once it started */
+  fds?: number[];
+  /** the sandbox's limits on the command, and the cgroup that enforces some of them (the child is born in it) */
+  limits?: SandboxLimits;
+  cgroup?: CommandCgroup;
 }
 
 type Child = ResultPromise<{ buffer: false; encoding: 'buffer' }>;
@@ -52,6 +60,10 @@ export class CommandRun {
   private killTimer: NodeJS.Timeout | undefined;
   private watchdog: NodeJS.Timeout | undefined;
   private spareLeader = false;
+  private limits: SandboxLimits | undefined;
+  private cgroup: CommandCgroup | undefined;
+  private limitTimer: NodeJS.Timeout | undefined;
+  private limitHit: RunResult['limitHit'];
   private readonly onAbort = () => void this.kill('user');
 
   constructor(
@@ -86,18 +98,20 @@ export class CommandRun {
 
   private spawn(spec: SpawnSpec): void {
     this.spareLeader = spec.spareLeader === true;
+    this.limits = spec.limits;
     // OS pipes where they can be made (fifo.ts); else the socket pairs of stdio 'pipe'
     const pipes = openPipes();
+    // the child is born in its cgroup: this thread steps in for the (synchronous) spawn and back out
+    this.cgroup = spec.cgroup?.enter() ? spec.cgroup : undefined;
+    if (spec.cgroup && !this.cgroup) spec.cgroup.remove();
     try {
       this.child = execa(spec.file, spec.args, {
         cwd: this.o.cwd,
         env: spec.env,
         // exactly the environment given: commandEnv has removed Clamp's token and secrets
         extendEnv: false,
-        stdin: 'ignore',
         // a file descriptor is passed to the child as is; typed as 'pipe', whose streams Clamp reads the same way
-        stdout: (pipes ? pipes.stdout.write : 'pipe') as 'pipe',
-        stderr: (pipes ? pipes.stderr.write : 'pipe') as 'pipe',
+        stdio: ['ignore', pipes ? pipes.stdout.write : 'pipe', pipes ? pipes.stderr.write : 'pipe', ...(spec.fds ?? [])] as unknown as ['ignore', 'pipe', 'pipe'],
         // Clamp drains the pipes itself (capture, logs, live); execa buffers nothing
         buffer: false,
         encoding: 'buffer',
@@ -106,12 +120,15 @@ export class CommandRun {
         cleanup: false,
         forceKillAfterDelay: false,
         reject: false,
-      }) as Child;
+      }) as unknown as Child;
       this.pid = this.child.pid;
       // execa's promise settles with the result Clamp does not use; it never rejects (reject: false)
       this.child.catch(() => undefined);
     } catch (e) {
       this.spawnError = e instanceof Error ? e.message : String(e);
+    } finally {
+      this.cgroup?.leave();
+      for (const fd of spec.fds ?? []) closeFd(fd);
     }
     if (pipes) {
       // the command holds its ends now (or never started): ours close, so the reads end when the command's do
@@ -147,6 +164,17 @@ export class CommandRun {
     // the group is recorded until it is reaped, so a stopping or crashed server leaves no command behind
     trackGroup(pid, () => this.kill('shutdown'));
     if (this.o.timeoutMs && this.o.timeoutMs > 0) this.timeoutTimer = setTimeout(() => void this.kill('timeout'), this.o.timeoutMs);
+    // a command that reached its cgroup's process limit is a runaway (a fork loop): it is stopped
+    if (this.cgroup?.controllers.includes('pids')) {
+      const cgroup = this.cgroup;
+      this.limitTimer = setInterval(() => {
+        if (!cgroup.hits().processes) return;
+        this.limitHit = 'processes';
+        clearInterval(this.limitTimer);
+        void this.kill('limit');
+      }, BUDGET.SANDBOX_LIMIT_POLL_MS);
+      this.limitTimer.unref();
+    }
     if (this.o.signal?.aborted) void this.kill('user');
   }
 
@@ -203,8 +231,14 @@ export class CommandRun {
     this.finalizing = true;
     clearTimeout(this.timeoutTimer);
     clearTimeout(this.watchdog);
+    clearInterval(this.limitTimer);
     this.o.signal?.removeEventListener('abort', this.onAbort);
     await this.stopLeftovers();
+    if (this.cgroup) {
+      const hits = this.cgroup.hits();
+      this.limitHit ??= hits.processes ? 'processes' : hits.memory ? 'memory' : undefined;
+      this.cgroup.remove();
+    }
     if (this.pid !== undefined) untrackGroup(this.pid);
     clearTimeout(this.killTimer);
     await this.sinks.close();
@@ -246,6 +280,8 @@ export class CommandRun {
       leftoverStopped: this.leftoverStopped,
       pipesAbandoned: this.pipesAbandoned,
       ...(this.o.sandbox ? { sandbox: this.o.sandbox } : {}),
+      ...(this.limits ? { limits: this.limits } : {}),
+      ...(this.limitHit ? { limitHit: this.limitHit } : {}),
     };
   }
 

@@ -1,11 +1,12 @@
 import type { CaptureSnapshot } from './ring';
 import type { SandboxSpec } from './sandbox';
+import type { SandboxLimits } from './limits';
 
 /** The shapes of the command runner: what a caller passes, what it gets back, and the handle of a run. */
 
 export type StreamName = 'stdout' | 'stderr';
-/** Why Clamp stopped a command: its timeout, the user (abort or task_kill), or Clamp shutting down. */
-export type KillReason = 'timeout' | 'user' | 'shutdown';
+/** Why Clamp stopped a command: its timeout, the user (abort or task_kill), Clamp shutting down, or the sandbox's process limit (a runaway). */
+export type KillReason = 'timeout' | 'user' | 'shutdown' | 'limit';
 
 export interface RunOptions {
   command: string;
@@ -58,6 +59,10 @@ export interface RunResult {
   spawnError?: string;
   /** the sandbox it ran in; absent when it ran unconfined */
   sandbox?: SandboxSpec;
+  /** the sandbox's limits it ran under */
+  limits?: SandboxLimits;
+  /** a limit its cgroup saw it hit: a fork refused at the process limit (then Clamp stopped it), a process the kernel killed for memory */
+  limitHit?: 'processes' | 'memory';
   /** processes the command left running in its group were stopped after it exited */
   leftoverStopped: boolean;
   /** a process outside the group (it called setsid) held the pipes open; Clamp stopped reading */

@@ -3,6 +3,13 @@ import fs from 'node:fs';
 import { CommandRun, type SpawnSpec } from './run-state';
 import { spawnTurn } from './spawn-turn';
 import { sandboxArgs, sandboxStatus, withoutSecrets } from './sandbox';
+import { openSeccompFd } from './seccomp';
+import { sandboxLimitsOrDefault, ulimitPrefix } from './limits';
+import { commandCgroup } from './cgroups';
+import { closeFd } from './fifo';
+
+/** The descriptor a sandbox's bwrap reads its system-call filter from (the first after stdin, stdout and stderr). */
+const SECCOMP_FD = 3;
 import type { RunHandle, RunOptions, RunResult } from './run-types';
 
 /**
@@ -61,23 +68,36 @@ export function startCommand(o: RunOptions): RunHandle {
   return run.start(spawnSpec(o)).handle();
 }
 
-/** The shell, or bwrap around it when the run is sandboxed; an error (never an unconfined run) when the sandbox cannot start. */
+/**
+ * The shell, or bwrap around it when the run is sandboxed; an error (never an unconfined run) when the sandbox
+ * cannot start. Sandboxed: the allowlisted environment, the system-call filter on descriptor 3, the rlimits set
+ * by the shell before the command, and a cgroup of its own where one can be made.
+ */
 function spawnSpec(o: RunOptions): SpawnSpec | { error: string } {
   const env = o.env ?? commandEnv();
   const shell = [shellPath(), '-c', o.command];
   if (!o.sandbox) return { file: shell[0]!, args: shell.slice(1), env };
   const status = sandboxStatus();
   if (!status.available) return { error: `the sandbox could not start: ${status.problem}` };
-  const inner = withoutSecrets(env);
+  const inner = withoutSecrets(env, o.sandbox.passEnv);
+  // temporary files go to the sandbox's own /tmp (a TMPDIR elsewhere is read-only or hidden inside)
+  inner.TMPDIR = '/tmp';
   if (o.sandbox.scratchDir && o.sandbox.level === 'workspace-write') {
     inner.CLAMP_SCRATCH = o.sandbox.scratchDir;
     // caches go to the scratch folder: HOME is read-only inside
     inner.XDG_CACHE_HOME ??= `${o.sandbox.scratchDir}/cache`;
     inner.npm_config_cache ??= `${o.sandbox.scratchDir}/npm-cache`;
   }
+  const limits = o.sandbox.limits ?? sandboxLimitsOrDefault();
+  let filter: number | undefined;
   try {
-    return { file: status.bwrap!, args: [...sandboxArgs(o.sandbox, o.cwd, inner), ...shell], env: inner, spareLeader: true };
+    filter = openSeccompFd(o.sandbox.dataDir);
+    const args = sandboxArgs(o.sandbox, o.cwd, inner, filter === undefined ? {} : { seccompFd: SECCOMP_FD });
+    const command = [shell[0]!, '-c', ulimitPrefix(limits, shell[0]!) + o.command];
+    const cgroup = commandCgroup(limits);
+    return { file: status.bwrap!, args: [...args, ...command], env: inner, spareLeader: true, ...(filter === undefined ? {} : { fds: [filter] }), limits, ...(cgroup ? { cgroup } : {}) };
   } catch (err) {
+    if (filter !== undefined) closeFd(filter);
     return { error: `the sandbox could not be set up: ${err instanceof Error ? err.message : String(err)}` };
   }
 }

@@ -4,6 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { SandboxView } from '../contract/protocol';
 import { findProgram, isRunnableFile } from './programs';
+import { sandboxEnv } from './sandbox-env';
+import { hidePlan } from './sandbox-hide';
+import { sandboxLimitsOrDefault, type SandboxLimits } from './limits';
 
 /**
  * The OS sandbox every model-made command runs in (bubblewrap). The judge reads a command's text;
@@ -11,10 +14,13 @@ import { findProgram, isRunnableFile } from './programs';
  * - the whole file system read-only; a private /tmp; the workspace writable (workspace-write) or not
  *   (read-only), with `.git/hooks`, `.git/config` (or a worktree's `.git` file) read-only either way;
  *   Clamp's scratch folder writable;
- * - the person's secrets hidden (an empty read-only folder over each secret folder, /dev/null over
- *   each secret file), Clamp's own data dir and secrets file among them;
- * - its own pid namespace (it sees and signals nothing outside), no network unless allowed;
- * - no secrets in its environment.
+ * - HOME hidden but for what toolchains read, and the person's secrets hidden wherever they are seen, by
+ *   real path (sandbox-hide.ts), Clamp's own data dir and secrets file among them;
+ * - no capability, even for root (--cap-drop ALL; bwrap sets no_new_privs, so no setuid program regains one),
+ *   and a system-call filter (seccomp.ts): no unix sockets to the host's services, no new namespaces, no mounts;
+ * - its own pid namespace (it sees and signals nothing outside, and no /proc of the host's processes), no
+ *   network unless allowed;
+ * - an environment from an allowlist (sandbox-env.ts), and limits on processes, memory and file size (limits.ts).
  * No --new-session: the command already runs in a session and group of its own with no terminal
  * (the runner spawns it detached), and Clamp's group kill must reach every process in it.
  */
@@ -34,6 +40,14 @@ export interface SandboxSpec {
   network: boolean;
   /** the home directory whose secrets are hidden (default: $HOME of the environment, else os.homedir()) */
   home?: string;
+  /** environment variables the person chose to pass (settings, CLAMP_SANDBOX_ENV) beyond the allowlist */
+  passEnv?: readonly string[];
+  /** more paths to hide (settings, CLAMP_SANDBOX_HIDE): absolute, or `~/…` under HOME */
+  hide?: readonly string[];
+  /** more paths under HOME to show, read-only (settings, CLAMP_SANDBOX_SHOW) */
+  show?: readonly string[];
+  /** the limits on processes, memory and file size (default: the budget's, changed by CLAMP_SANDBOX_LIMITS) */
+  limits?: SandboxLimits;
   /**
    * What the confined program itself runs from (a language server's install folder, Node), shown read-only
    * wherever it lies — also under /tmp, which the sandbox replaces: bound after what replaces it and before
@@ -47,14 +61,6 @@ export interface SandboxSpec {
    */
   writable?: readonly string[];
 }
-
-/** Secret folders and files under HOME, hidden from every sandboxed command when they exist. */
-export const HOME_SECRETS: readonly string[] = [
-  '.ssh', '.aws', '.gnupg', '.config/gh', '.netrc', '.docker/config.json', '.npmrc',
-  '.pypirc', '.git-credentials', '.config/gcloud', '.kube', '.azure', '.password-store',
-];
-/** Sockets that hand out more than a command should have (root via docker, the person's ssh keys). */
-const HOST_SOCKETS: readonly string[] = ['/var/run/docker.sock', '/run/docker.sock', '/run/podman/podman.sock'];
 
 /** Where bubblewrap is: CLAMP_BWRAP (tests point it at a missing file), else the first on PATH. */
 export function bwrapPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -73,6 +79,13 @@ export interface SandboxStatus {
 const probed = new Map<string, SandboxStatus>();
 
 /**
+ * No capability inside, even for root: --cap-drop ALL empties its sets, and for root a user namespace of its own
+ * (uid 0 mapped to itself) empties the bounding set too and makes its uid 0 nobody special to the host's kernel.
+ * An unprivileged user's bwrap makes that user namespace anyway.
+ */
+const NO_CAPABILITIES: readonly string[] = [...(process.getuid?.() === 0 ? ['--unshare-user'] : []), '--cap-drop', 'ALL'];
+
+/**
  * Whether a sandbox can start here: bwrap found, and it can make the namespaces (it runs `true` in
  * a pid and network namespace once per process and program). Never throws.
  */
@@ -83,7 +96,7 @@ export function sandboxStatus(env: NodeJS.ProcessEnv = process.env): SandboxStat
   }
   const known = probed.get(bwrap);
   if (known) return known;
-  const r = spawnSync(bwrap, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--die-with-parent', '--', 'true'], {
+  const r = spawnSync(bwrap, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--die-with-parent', ...NO_CAPABILITIES, '--', 'true'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     timeout: 10_000,
   });
@@ -117,14 +130,12 @@ export function parseSandboxLevel(value: string | undefined): SandboxLevel | und
   throw new SandboxConfigError(`CLAMP_SANDBOX=${value} is not a sandbox level. Use one of: ${SANDBOX_LEVELS.join(', ')}.`);
 }
 
-/** Environment names that hold secrets: API keys, tokens, passwords, credentials, Clamp's own. */
-const SECRET_ENV = /(^|_)(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|PRIVATE_KEY|ACCESS_KEY(_ID)?|SESSION_KEY)(_|$)|^CLAMP_(API_KEY|TOKEN)$|^(SSH_AUTH_SOCK|GPG_AGENT_INFO|NPM_CONFIG__AUTH\w*|DOCKER_AUTH_CONFIG)$/i;
-
-/** The environment without its secrets (a sandboxed command never sees a key or token). */
-export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out = {} as NodeJS.ProcessEnv;
-  for (const [k, v] of Object.entries(env)) if (!SECRET_ENV.test(k)) out[k] = v;
-  return out;
+/**
+ * The environment a sandboxed program gets: the allowlist of sandbox-env.ts (what builds need), plus the names
+ * the person chose to pass. A key, a token, a password or a database URL never reaches it unless named.
+ */
+export function withoutSecrets(env: NodeJS.ProcessEnv, pass: readonly string[] = []): NodeJS.ProcessEnv {
+  return sandboxEnv(env, pass);
 }
 
 function exists(p: string): fs.Stats | undefined {
@@ -133,34 +144,6 @@ function exists(p: string): fs.Stats | undefined {
   } catch {
     return undefined;
   }
-}
-
-const inside = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-
-/**
- * What a sandbox hides: the data dir and the secret folders and files that exist. A folder that holds
- * the workspace itself (a workspace inside the data dir) is not covered; the data dir's secrets file
- * and database are then hidden one by one.
- */
-export function hiddenPaths(spec: SandboxSpec, env: NodeJS.ProcessEnv): { dirs: string[]; files: string[] } {
-  const home = spec.home ?? env.HOME ?? os.homedir();
-  const dirs: string[] = [];
-  const files: string[] = [];
-  const candidates = [spec.dataDir, ...HOME_SECRETS.map((s) => path.join(home, s)), ...HOST_SOCKETS];
-  if (env.SSH_AUTH_SOCK) candidates.push(env.SSH_AUTH_SOCK);
-  if (inside(spec.workspace, spec.dataDir)) {
-    // the store's file names (lib/store: secrets.ts, db.ts), written out here since exec may not import the store
-    for (const name of ['secrets.json', 'clamp.db', 'clamp.db-wal', 'clamp.db-shm', 'approval-secret']) candidates.push(path.join(spec.dataDir, name));
-  }
-  for (const p of candidates) {
-    const st = exists(p);
-    // bwrap follows a link to its target: a link is left alone (its target is hidden when it is itself listed)
-    if (!st || st.isSymbolicLink()) continue;
-    if (st.isDirectory()) {
-      if (!inside(spec.workspace, p)) dirs.push(p);
-    } else files.push(p);
-  }
-  return { dirs, files };
 }
 
 /** The git files a command may not change even where the workspace is writable: hooks and config run code. */
@@ -180,28 +163,53 @@ function gitGuards(workspace: string): string[] {
   return out;
 }
 
+/** What sandboxArgs needs besides the spec: the descriptor number the command's bwrap reads its system-call filter from. */
+export interface SandboxArgsOptions {
+  seccompFd?: number;
+}
+
 /**
  * The bwrap arguments (up to and including `--`) that confine one command started in `cwd`.
  * Order matters: later mounts cover earlier ones.
  */
-export function sandboxArgs(spec: SandboxSpec, cwd: string, env: NodeJS.ProcessEnv): string[] {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+export function sandboxArgs(spec: SandboxSpec, cwd: string, env: NodeJS.ProcessEnv, opts: SandboxArgsOptions = {}): string[] {
+  // /tmp and /dev/shm live in memory: each holds at most the memory limit (a full one says "No space left on device")
+  const memory = String((spec.limits ?? sandboxLimitsOrDefault()).memoryBytes);
+  // /proc/sys read-only: the kernel lets uid 0 write most sysctls by its uid alone, capabilities or not
+  // (kernel.core_pattern would run a program of the command's choosing as the host's root)
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--size', memory, '--tmpfs', '/dev/shm', '--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys'];
+  args.push('--size', memory, '--tmpfs', '/tmp');
+  const home = spec.home ?? env.HOME ?? os.homedir();
+  const plan = hidePlan({
+    workspace: spec.workspace,
+    dataDir: spec.dataDir,
+    home,
+    hideHome: true,
+    env,
+    hide: spec.hide ?? [],
+    show: spec.show ?? [],
+    alsoShown: spec.runsFrom ?? [],
+  });
+  // HOME: an empty folder, then what toolchains read shown again (read-only once everything is mounted)
+  for (const h of plan.homes) args.push('--tmpfs', h);
+  for (const s of plan.shown) args.push(...(s.link ? ['--symlink', s.real, s.at] : ['--ro-bind', s.real, s.at]));
   for (const p of spec.runsFrom ?? []) args.push('--ro-bind', p, p);
   args.push(spec.level === 'workspace-write' ? '--bind' : '--ro-bind', spec.workspace, spec.workspace);
   // after the workspace: a secret inside it (a workspace that is HOME) stays hidden
-  const { dirs, files } = hiddenPaths(spec, env);
-  for (const d of dirs) args.push('--tmpfs', d);
-  for (const f of files) args.push('--ro-bind', '/dev/null', f);
+  for (const d of plan.dirs) args.push('--tmpfs', d);
+  for (const f of plan.files) args.push('--ro-bind', '/dev/null', f);
   // the scratch folder may sit in the hidden data dir: bound before the empty folders turn read-only
   if (spec.scratchDir && spec.level === 'workspace-write') {
     fs.mkdirSync(spec.scratchDir, { recursive: true });
     args.push('--bind', spec.scratchDir, spec.scratchDir);
   }
   for (const p of spec.writable ?? []) args.push('--bind', p, p);
-  for (const d of dirs) args.push('--remount-ro', d);
+  // /dev's own folder too: a file written there would live in memory, outside every limit
+  for (const d of [...plan.dirs, ...plan.homes, '/dev']) args.push('--remount-ro', d);
   args.push(...gitGuards(spec.workspace));
-  args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent');
+  args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', ...NO_CAPABILITIES);
   if (!spec.network) args.push('--unshare-net');
+  if (opts.seccompFd !== undefined) args.push('--seccomp', String(opts.seccompFd));
   args.push('--chdir', cwd, '--');
   return args;
 }

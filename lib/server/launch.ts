@@ -9,6 +9,7 @@ import { reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } fro
 import { openDb } from '../store/db';
 import { recoverInterrupted } from './write-ahead';
 import { parseSandboxLevel, SandboxConfigError, sandboxLine, sandboxView } from '../exec/sandbox';
+import { sandboxLimits, SandboxLimitsError } from '../exec/limits';
 import { BUDGET } from '../contract/budget';
 import { launchChain, watchParents } from './parent-watch';
 
@@ -76,8 +77,9 @@ export async function launch(argv: string[]): Promise<void> {
   try {
     cfg = loadConfig();
     parseSandboxLevel(process.env.CLAMP_SANDBOX);
+    sandboxLimits(process.env);
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof SandboxConfigError) {
+    if (err instanceof ConfigError || err instanceof SandboxConfigError || err instanceof SandboxLimitsError) {
       process.stderr.write(`clamp: ${err.message}\n`);
       process.exit(2);
     }

@@ -20,6 +20,8 @@ export const CANARY = 'CANARY-7f3a9c1e-do-not-leak';
 export type Who = 'root' | 'unprivileged';
 export const USERS: readonly Who[] = ['root', 'unprivileged'];
 const NOBODY = 65534;
+/** Where hosts are made: a folder the sandbox shows as it is (read-only), unlike its private /tmp. */
+const HOST_BASE = fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir();
 
 /** Planted secret environment variables (each value holds the canary). */
 export const PLANTED_ENV: Readonly<Record<string, string>> = {
@@ -102,7 +104,9 @@ function chownTree(dir: string, uid: number) {
 /** Make a fresh host for one user. */
 export async function makeHost(who: Who): Promise<Host> {
   const uid = who === 'root' ? 0 : NOBODY;
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `clamp-escape-${who}-`)));
+  // not under /tmp: the sandbox gives a command a private /tmp, so a planted key or the outside folder there
+  // would be out of a sandboxed command's reach for a reason other than the one a case tests
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(HOST_BASE, `clamp-escape-${who}-`)));
   fs.chmodSync(root, 0o755);
   const home = path.join(root, 'home');
   const workspace = path.join(root, 'ws');

@@ -125,14 +125,14 @@ describe('sandbox: the four escapes', () => {
     }
   });
 
-  it('hides Clamp\'s data dir and secret files, and keeps secrets out of the environment', async () => {
-    const env = commandEnv({ ...process.env, HOME: home, OPENAI_API_KEY: 'sk-env', GITHUB_TOKEN: 'ghp-env', CLAMP_API_KEY: 'c-env', MY_PASSWORD: 'pw', PLAIN: 'kept' });
-    const r = await runCommand(opts(`ls -A ${dataDir} | grep -v scratch; cat ~/.npmrc; env | grep -E "API_KEY|TOKEN|PASSWORD|PLAIN"; echo end`, spec(), { env }));
+  it('hides Clamp\'s data dir and secret files, and passes only allowed and named variables', async () => {
+    const env = commandEnv({ ...process.env, HOME: home, OPENAI_API_KEY: 'sk-env', GITHUB_TOKEN: 'ghp-env', CLAMP_API_KEY: 'c-env', MY_PASSWORD: 'pw', PLAIN: 'dropped', NAMED: 'kept' });
+    const r = await runCommand(opts(`ls -A ${dataDir} | grep -v scratch; cat ~/.npmrc; env | grep -E "API_KEY|TOKEN|PASSWORD|PLAIN|NAMED"; echo end`, spec({ passEnv: ['NAMED'] }), { env }));
     const out = text(r);
     expect(out).not.toContain('secrets.json');
     expect(out).not.toContain('_authToken');
-    expect(out).not.toMatch(/sk-env|ghp-env|c-env|=pw/);
-    expect(out).toContain('PLAIN=kept');
+    expect(out).not.toMatch(/sk-env|ghp-env|c-env|=pw|PLAIN/);
+    expect(out).toContain('NAMED=kept');
     expect(withoutSecrets({ AWS_SECRET_ACCESS_KEY: 'a', NPM_TOKEN: 'b', PATH: '/bin' } as unknown as NodeJS.ProcessEnv)).toEqual({ PATH: '/bin' });
   });
 
@@ -214,12 +214,20 @@ describe('sandbox: levels, arguments, notes', () => {
     expect(sandboxLevelFor('auto', 'off')).toBe('off');
   });
 
-  it('hides only what exists, keeps .git/hooks and .git/config read-only, and unshares the network unless allowed', () => {
-    const a = sandboxArgs(spec(), ws, { HOME: home } as unknown as NodeJS.ProcessEnv).join(' ');
-    expect(a).toContain(`--tmpfs ${path.join(home, '.ssh')}`);
-    expect(a).toContain(`--remount-ro ${path.join(home, '.ssh')}`);
-    expect(a).toContain(`--ro-bind /dev/null ${path.join(home, '.npmrc')}`);
-    expect(a).not.toContain('.aws');
+  it('hides HOME, shows only what toolchains read, keeps .git/hooks and .git/config read-only, drops every capability, and unshares the network unless allowed', () => {
+    fs.mkdirSync(path.join(home, '.rustup'));
+    fs.mkdirSync(path.join(home, 'tools/bin'), { recursive: true });
+    const a = sandboxArgs(spec(), ws, { HOME: home, PATH: `${home}/tools/bin:/usr/bin` } as unknown as NodeJS.ProcessEnv).join(' ');
+    expect(a).toContain(`--tmpfs ${home} `);
+    expect(a).toContain(`--remount-ro ${home} `);
+    expect(a).toContain(`--ro-bind ${home}/.rustup ${home}/.rustup`);
+    // a bin folder on PATH shows its toolchain's folder (its links point into it)
+    expect(a).toContain(`--ro-bind ${home}/tools ${home}/tools`);
+    // the secrets under a hidden HOME need nothing more: nothing shows them
+    expect(a).not.toContain('.ssh');
+    expect(a).not.toContain('.npmrc');
+    expect(a).toContain('--cap-drop ALL');
+    expect(a).toContain('--ro-bind /proc/sys /proc/sys');
     expect(a).toContain(`--ro-bind ${ws}/.git/hooks ${ws}/.git/hooks`);
     expect(a).toContain(`--ro-bind ${ws}/.git/config ${ws}/.git/config`);
     expect(a).toContain('--unshare-net');

@@ -205,7 +205,7 @@ describe('/api/settings', () => {
       status: 200,
       body: {
         settings: { provider: null, model: null, baseUrl: null, contextWindow: null, defaultMode: 'default' },
-        sandbox: { level: 'by-mode', network: false },
+        sandbox: { level: 'by-mode', network: false, passEnv: [], hide: [], show: [] },
         sandboxEnv: {},
         keys: { anthropic: false, openai: false, 'openai-compatible': false },
         envKeys: { anthropic: false, openai: true, 'openai-compatible': false },
@@ -221,7 +221,7 @@ describe('/api/settings', () => {
       status: 200,
       body: {
         settings: { provider: 'openai-compatible', model: 'qwen3', baseUrl: 'http://localhost:1234/v1', contextWindow: 32768, defaultMode: 'default' },
-        sandbox: { level: 'by-mode', network: false },
+        sandbox: { level: 'by-mode', network: false, passEnv: [], hide: [], show: [] },
         sandboxEnv: {},
         keys: { anthropic: false, openai: false, 'openai-compatible': true },
         envKeys: { anthropic: false, openai: true, 'openai-compatible': false },
@@ -341,7 +341,7 @@ describe('/api/settings: the sandbox', () => {
     expect(fs.existsSync(path.join(ws.workspace, 'made.txt'))).toBe(false);
 
     await settingsRoute.PUT(send('/settings', 'PUT', { sandbox: { level: 'by-mode' } }));
-    expect((await read(await settingsRoute.GET())).body.sandbox).toEqual({ level: 'by-mode', network: true });
+    expect((await read(await settingsRoute.GET())).body.sandbox).toEqual({ level: 'by-mode', network: true, passEnv: [], hide: [], show: [] });
     expect((await touch()).output).toMatch(/^exit code 0/);
     expect(fs.existsSync(path.join(ws.workspace, 'made.txt'))).toBe(true);
     fs.rmSync(path.join(ws.workspace, 'made.txt'));
@@ -356,6 +356,16 @@ describe('/api/settings: the sandbox', () => {
     delete process.env.CLAMP_SANDBOX_NETWORK;
     expect(sandboxChoice('default', undefined, process.env, getSandboxSettings(openDb(ws.dataDir)))).toMatchObject({ network: true });
     expect(sandboxChoice('plan', undefined, {} as NodeJS.ProcessEnv, { level: 'workspace-write', network: false }).level).toBe('read-only');
+  });
+
+  it('saves the variables to pass and the paths to hide and show; refuses a name that is not one and a relative path', async () => {
+    const put = await read(await settingsRoute.PUT(send('/settings', 'PUT', { sandbox: { passEnv: ['MY_FLAG', 'MY_FLAG', ' OTHER '], hide: ['~/notes', '/srv/keys'], show: ['~/sdk'] } })));
+    expect(put.body).toMatchObject({ sandbox: { passEnv: ['MY_FLAG', 'OTHER'], hide: ['~/notes', '/srv/keys'], show: ['~/sdk'] } });
+    process.env.CLAMP_SANDBOX_ENV = 'FROM_ENV';
+    expect((await read(await settingsRoute.GET())).body.sandboxEnv).toEqual({ passEnv: ['FROM_ENV'] });
+    delete process.env.CLAMP_SANDBOX_ENV;
+    expect((await read(await settingsRoute.PUT(send('/settings', 'PUT', { sandbox: { passEnv: ['NOT A NAME'] } })))).status).toBe(400);
+    expect((await read(await settingsRoute.PUT(send('/settings', 'PUT', { sandbox: { hide: ['relative/path'] } })))).status).toBe(400);
   });
 
   it('refuses a level that is not one', async () => {

@@ -3,6 +3,8 @@ import type { PolicyDecision, ToolContext } from '../../contract/types';
 import type { SandboxSettings } from '../../contract/protocol';
 import type { CommandAssessment } from '../../policy/command-safety';
 import { parseSandboxLevel, sandboxLevelFor, sandboxStatus, type SandboxLevel, type SandboxSpec } from '../../exec/sandbox';
+import { splitList } from '../../exec/sandbox-env';
+import { sandboxLimitsOrDefault } from '../../exec/limits';
 
 /**
  * How run_command uses the sandbox: the level from the mode (narrowed by CLAMP_SANDBOX or the settings
@@ -56,7 +58,7 @@ export function savedSandboxSettings(ctx: Pick<ToolContext, 'services'>): Sandbo
  * (CLAMP_SANDBOX, CLAMP_SANDBOX_NETWORK) when set, else the settings page, else the default (the mode's
  * level, no network). A level only narrows plan and debug (they stay read-only unless it is off).
  */
-export function sandboxChoice(mode: string, escalation: Escalation | undefined, env: NodeJS.ProcessEnv = process.env, saved?: SandboxSettings): SandboxChoice {
+export function sandboxChoice(mode: string, escalation: Escalation | undefined, env: NodeJS.ProcessEnv = process.env, saved?: Pick<SandboxSettings, 'level' | 'network'>): SandboxChoice {
   const fromEnv = env.CLAMP_SANDBOX ? configuredLevel(env) : undefined;
   const fromSettings = saved && saved.level !== 'by-mode' ? saved.level : undefined;
   const level = sandboxLevelFor(mode, env.CLAMP_SANDBOX ? fromEnv : fromSettings);
@@ -71,10 +73,30 @@ export function sandboxChoice(mode: string, escalation: Escalation | undefined, 
   return choice;
 }
 
-/** The spec the runner confines this call with; undefined when it runs unconfined (off, escalated, or no sandbox here). */
-export function sandboxSpecFor(choice: SandboxChoice, ctx: ToolContext): SandboxSpec | undefined {
+/** The settings page's list and the environment variable's together (CLAMP_SANDBOX_ENV, _HIDE, _SHOW add to the page's). */
+function both(saved: readonly string[] | undefined, env: string | undefined): string[] {
+  return [...new Set([...(saved ?? []), ...splitList(env)])];
+}
+
+/**
+ * The spec the runner confines this call with; undefined when it runs unconfined (off, escalated, or no sandbox
+ * here). What the person added — variables to pass, paths to hide or show — comes from the settings page (read at
+ * call time) and the environment; the limits from CLAMP_SANDBOX_LIMITS (the launcher has checked it).
+ */
+export function sandboxSpecFor(choice: SandboxChoice, ctx: ToolContext, env: NodeJS.ProcessEnv = process.env): SandboxSpec | undefined {
   if (choice.level === 'off' || choice.escalation === 'off' || choice.unavailable) return undefined;
-  return { level: choice.level, workspace: ctx.workspace, dataDir: ctx.dataDir, scratchDir: path.join(ctx.dataDir, 'scratch'), network: choice.network };
+  const saved = savedSandboxSettings(ctx);
+  return {
+    level: choice.level,
+    workspace: ctx.workspace,
+    dataDir: ctx.dataDir,
+    scratchDir: path.join(ctx.dataDir, 'scratch'),
+    network: choice.network,
+    passEnv: both(saved?.passEnv, env.CLAMP_SANDBOX_ENV),
+    hide: both(saved?.hide, env.CLAMP_SANDBOX_HIDE),
+    show: both(saved?.show, env.CLAMP_SANDBOX_SHOW),
+    limits: sandboxLimitsOrDefault(env),
+  };
 }
 
 const ESCALATION_TEXT: Record<Escalation, string> = {
