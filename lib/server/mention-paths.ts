@@ -3,6 +3,7 @@ import path from 'node:path';
 import { BUDGET } from '../contract/budget';
 import type { MentionCheckAnswer, PathCompletionAnswer } from '../contract/rest';
 import { resolveInWorkspace } from '../policy/workspace';
+import { listExact } from '../policy/confined-fs';
 import { comparePaths, IgnoreRules, type DirInfo } from '../tools/grep/ignore';
 
 /** How long one walk of the workspace serves completions (a person types several letters a second). */
@@ -26,12 +27,9 @@ function walk(workspace: string): Walk {
   let capped = false;
   outer: while (queue.length > 0) {
     const entered = queue.shift()!;
-    let names: fs.Dirent[];
-    try {
-      names = fs.readdirSync(path.join(workspace, entered.rel), { withFileTypes: true });
-    } catch {
-      continue;
-    }
+    // listed through the folder itself, where the walk expects it: a folder swapped for a link is not listed
+    const names = listExact(entered.rel ? path.join(workspace, entered.rel) : workspace);
+    if (!names) continue;
     // the folder's own .gitignore joins its rules now, read only when the listing holds one
     const dir = rules.listed(entered, names);
     names.sort((a, b) => comparePaths(a.name, b.name));

@@ -16,6 +16,7 @@ import { skillTool } from '../../lib/tools/skills/skills';
 import { scanSkills } from '../../lib/tools/skills/skill-files';
 import { holdFolder, listExact, openInHeldFolder, releaseFolder } from '../../lib/policy/confined-fs';
 import { scanPool } from '../../lib/tools/grep/scan-pool';
+import { completePaths } from '../../lib/server/mention-paths';
 import { PathPolicyError } from '../../lib/policy/workspace';
 import { fileState, harness, tempWorkspace } from '../helpers';
 
@@ -175,6 +176,15 @@ describe('links that stay inside the workspace still work', () => {
     // a "did you mean" never looks through a link out
     const near = await h.call('read_file', { path: 'out-lnk/secret.tx' });
     expect(near.output).not.toContain('secret.txt');
+  });
+});
+
+describe('@-mention completion', () => {
+  it('lists the workspace through its folders, never through a link', () => {
+    fs.symlinkSync(outside, path.join(ws.workspace, 'out-link'));
+    const items = completePaths(ws.workspace, '').items.map((i) => i.path);
+    expect(items).toContain('dir/inside.txt');
+    expect(items.join('\n')).not.toContain('secret.txt');
   });
 });
 
