@@ -133,6 +133,8 @@ export interface ContextInfo {
   /** usedTokens is Clamp's estimate before sending (true) or the provider's count after the call (false) */
   estimated: boolean;
   breakdown: ContextBreakdown;
+  /** usedTokens is below the last count because Clamp pruned results or compacted turns before this step: from what */
+  lowered?: { by: 'pruning' | 'compaction'; fromTokens: number };
 }
 
 /** data-ledger: one model call (one step). Steps are numbered over the whole session. */

@@ -7,7 +7,7 @@ import { applyTurnBudget, type TurnCut } from '../turn-budget';
 import { withCacheBreakpoints } from './cache';
 import { chooseCut, fallbackSummary, writeSummary } from './compact';
 import { contextLimits, correctionRatio, estimateRequest, resultText, tokensOf, toolDefinitionTokens, type RequestEstimate } from './estimate';
-import { contextState, costOf, inputSplit } from './ledger';
+import { contextState, costOf, inputSplit, nextRequestFloor } from './ledger';
 import { choosePrunes } from './prune';
 import { buildView, stepCount, stepNumbers, toolResults, type View } from './view';
 
@@ -69,7 +69,15 @@ export class ContextKeeper {
   private forced: 'overflow' | null = null;
   /** the window in use: the status's, until a provider's context-length error names a smaller one */
   private window: { tokens: number; source: ContextWindowSource };
-  private pending: { step: number; raw: number; shown: number; produced: number; breakdown: ContextBreakdown } | null = null;
+  private pending: { step: number; raw: number; shown: number; produced: number; breakdown: ContextBreakdown; meter: number } | null = null;
+  /**
+   * The meter's anchor: the last request the provider counted (Clamp's raw estimate of it and the count)
+   * and what the meter showed after it. The next request is that count plus the estimate of what was
+   * added, never below what was shown unless pruning or a compaction made it smaller (said in `lowered`).
+   */
+  private anchor: { raw: number; reported: number; shown: number } | null;
+  /** a compaction made by hand since the anchor's step: the first step says it lowered the count */
+  private compactedSinceAnchor: boolean;
 
   constructor(private readonly o: KeeperOptions) {
     this.window = { tokens: o.status.windowTokens, source: o.status.windowSource };
@@ -79,6 +87,23 @@ export class ContextKeeper {
     this.ratio = correctionRatio(s.lastLedger ? s.lastLedger.inputTokens.fresh + s.lastLedger.inputTokens.cacheRead + s.lastLedger.inputTokens.cacheWrite : undefined, s.lastLedger?.estimatedInputTokens, o.budget);
     this.known = cutsFrom(o.stored);
     this.spillPaths = spillPathsFrom(o.stored);
+    const last = s.lastLedger;
+    const reported = last ? last.inputTokens.fresh + last.inputTokens.cacheRead + last.inputTokens.cacheWrite : 0;
+    this.anchor = last && reported > 0 ? { raw: last.estimatedInputTokens, reported, shown: Math.max(reported, s.lastContext?.usedTokens ?? 0) } : null;
+    this.compactedSinceAnchor = !!(last && s.compaction && s.compaction.step > last.step);
+  }
+
+  /**
+   * What the meter shows before a step: the anchor's count plus the estimate of what was added, at least
+   * what it showed (so it never goes down mid-turn by the estimate's error); the whole estimate when the
+   * request shrank, with what lowered it when Clamp did (`by`).
+   */
+  private meter(est: { raw: number; tokens: number }, by: 'pruning' | 'compaction' | null): { used: number; lowered?: ContextInfo['lowered'] } {
+    const a = this.anchor;
+    if (!a) return { used: est.tokens };
+    if (!by && est.raw >= a.raw) return { used: Math.max(a.shown, a.reported + Math.round((est.raw - a.raw) * this.ratio)) };
+    const used = est.tokens;
+    return by && used < a.shown ? { used, lowered: { by, fromTokens: a.shown } } : { used };
   }
 
   /** A result that finished this turn: remember where its full text was spilled. */
@@ -221,10 +246,14 @@ export class ContextKeeper {
     const limits = contextLimits(this.window.tokens, this.o.budget);
     let view = this.view(all, active);
     let est = this.estimate(view, active);
+    // what made this request smaller than the last, when Clamp did: the meter says so
+    let lowered: 'pruning' | 'compaction' | null = this.compactedSinceAnchor ? 'compaction' : null;
+    this.compactedSinceAnchor = false;
     if (est.tokens > limits.pruneAt || this.forced) {
       if (this.prune(view, all, latestStep, keep, step, this.forced ? undefined : { now: est.tokens, goal: limits.pruneTo })) {
         view = this.view(all, active);
         est = this.estimate(view, active);
+        lowered ??= 'pruning';
       }
     }
     if (est.tokens > limits.compactAt || this.forced) {
@@ -232,6 +261,7 @@ export class ContextKeeper {
       if (this.prune(view, all, latestStep, 1, step)) {
         view = this.view(all, active);
         est = this.estimate(view, active);
+        lowered ??= 'pruning';
       }
     }
     if (est.tokens > limits.compactAt || this.forced) {
@@ -240,19 +270,22 @@ export class ContextKeeper {
       if (await this.compact(all, trigger, active)) {
         view = this.view(all, active);
         est = this.estimate(view, active);
+        lowered = 'compaction';
       }
     }
     if (est.tokens > limits.hardMax && this.prune(view, all, latestStep, 1, step)) {
       view = this.view(all, active);
       est = this.estimate(view, active);
+      lowered ??= 'pruning';
     }
     const results = toolResults(view.messages, view.steps);
     const full = new Map<string, number>();
     for (const { part } of toolResults(all, stepNumbers(all))) full.set(part.toolCallId, byteLength(resultText(part.output)));
     const shown = results.reduce((n, r) => n + byteLength(resultText(r.part.output)), 0);
     const produced = results.reduce((n, r) => n + (full.get(r.part.toolCallId) ?? 0), 0);
-    this.pending = { step, raw: est.raw, shown, produced, breakdown: est.breakdown };
-    this.o.emit({ type: 'data-context', id: 'context', data: this.info(est.tokens, step, true, est.breakdown, est.raw) });
+    const m = this.meter(est, lowered);
+    this.pending = { step, raw: est.raw, shown, produced, breakdown: est.breakdown, meter: m.used };
+    this.o.emit({ type: 'data-context', id: 'context', data: { ...this.info(m.used, step, true, est.breakdown, est.raw), ...(m.lowered ? { lowered: m.lowered } : {}) } });
     return this.o.status.provider === 'anthropic' ? withCacheBreakpoints(view.messages) : view.messages;
   }
 
@@ -279,7 +312,11 @@ export class ContextKeeper {
     const outputTokens = usage.outputTokens ?? 0;
     if (reported > 0) {
       this.ratio = correctionRatio(reported, p.raw, this.o.budget);
-      this.o.emit({ type: 'data-context', id: 'context', data: this.info(reported + outputTokens, p.step, false, p.breakdown, p.raw) });
+      // what the next request starts from: this one as counted, and its answer (at least what was shown for it:
+      // an estimate a little over the count is not taken back, the next request is that much bigger anyway)
+      const shown = Math.max(nextRequestFloor(reported, usage), p.meter);
+      this.anchor = { raw: p.raw, reported, shown };
+      this.o.emit({ type: 'data-context', id: 'context', data: this.info(shown, p.step, false, p.breakdown, p.raw) });
     }
     return {
       step: p.step,

@@ -1,5 +1,5 @@
 import type { LanguageModelUsage } from 'ai';
-import type { ClampMessage, CompactionInfo, LedgerStep, LedgerTotals, ModelPrices, PrunedItem, SessionLedger } from '../../contract/protocol';
+import type { ClampMessage, CompactionInfo, ContextInfo, LedgerStep, LedgerTotals, ModelPrices, PrunedItem, SessionLedger } from '../../contract/protocol';
 
 /** Money for one step from the catalogue's prices (USD per million tokens); cache reads and writes at their own price when listed. */
 export function costOf(prices: ModelPrices | null | undefined, input: LedgerStep['inputTokens'], outputTokens: number): number | null {
@@ -24,19 +24,26 @@ export function inputSplit(usage: LanguageModelUsage, providerMetadata?: Record<
 }
 
 /** Every data part of one type in a conversation, with the id of the message holding it, in order. */
-export function partsOf<T>(messages: readonly ClampMessage[], type: 'data-ledger' | 'data-pruned' | 'data-compaction'): { messageId: string; data: T }[] {
+export function partsOf<T>(messages: readonly ClampMessage[], type: 'data-ledger' | 'data-pruned' | 'data-compaction' | 'data-context'): { messageId: string; data: T }[] {
   const out: { messageId: string; data: T }[] = [];
   for (const m of messages) for (const p of m.parts) if (p.type === type) out.push({ messageId: m.id, data: (p as unknown as { data: T }).data });
   return out;
 }
 
-/** What the stored conversation says about its context: the pruned set, the latest compaction, the last step's count. */
-export function contextState(messages: readonly ClampMessage[]): { pruned: Map<string, PrunedItem>; compaction: CompactionInfo | null; lastLedger: LedgerStep | null } {
+/** What the stored conversation says about its context: the pruned set, the latest compaction, the last step's count, what the meter last showed. */
+export function contextState(messages: readonly ClampMessage[]): { pruned: Map<string, PrunedItem>; compaction: CompactionInfo | null; lastLedger: LedgerStep | null; lastContext: ContextInfo | null } {
   const pruned = new Map<string, PrunedItem>();
   for (const p of partsOf<{ items: PrunedItem[] }>(messages, 'data-pruned')) for (const it of p.data.items) pruned.set(it.toolCallId, it);
   const compactions = partsOf<CompactionInfo>(messages, 'data-compaction');
   const ledger = partsOf<LedgerStep>(messages, 'data-ledger');
-  return { pruned, compaction: compactions.at(-1)?.data ?? null, lastLedger: ledger.at(-1)?.data ?? null };
+  const context = partsOf<ContextInfo>(messages, 'data-context');
+  return { pruned, compaction: compactions.at(-1)?.data ?? null, lastLedger: ledger.at(-1)?.data ?? null, lastContext: context.at(-1)?.data ?? null };
+}
+
+/** The tokens the next request starts from after a step: the request as the provider counted it, and its answer as it is sent back (reasoning aside). */
+export function nextRequestFloor(reported: number, usage: LanguageModelUsage): number {
+  const reasoning = usage.outputTokenDetails?.reasoningTokens ?? 0;
+  return reported + Math.max(0, (usage.outputTokens ?? 0) - reasoning);
 }
 
 /** GET /api/sessions/[id]/ledger: every step stored in the conversation and the session's totals. */
