@@ -8,7 +8,7 @@ export function DiagnosticsBadge({ d }: { d: DiagnosticsMeta }) {
   const n = d.newErrors.length;
   const [text, cls, title] =
     d.state === 'pending'
-      ? ['checking diagnostics…', 'bg-sky-50 text-sky-800 dark:bg-sky-950 dark:text-sky-300', `The ${d.servers.join(', ')} language server had not answered when the result went back (${d.note ?? 'starting'}); its diagnostics show here when they arrive.`]
+      ? ['checking…', 'bg-sky-50 text-sky-800 dark:bg-sky-950 dark:text-sky-300', `The ${d.servers.join(', ')} language server had not answered when the result went back (${d.note ?? 'starting'}); its diagnostics show here when they arrive.`]
       : d.state === 'not-ready'
       ? ['diagnostics not ready', 'bg-amber-100 text-amber-800 dark:bg-amber-950 dark:text-amber-300', `The ${d.servers.join(', ')} language server did not answer in time (${d.note ?? 'starting'}); this change was not checked.`]
       : d.state === 'failed'
@@ -25,7 +25,7 @@ export function DiagnosticsBadge({ d }: { d: DiagnosticsMeta }) {
 
 /** The card body's list of a change's new errors (all of them; the model saw the first `shown`). */
 export function DiagnosticsList({ d }: { d: DiagnosticsMeta }) {
-  if (d.state === 'pending') return <p className="text-xs text-zinc-500">Diagnostics pending: the {d.servers.join(', ')} language server is {d.note?.replace(/^it is /, '') ?? 'still starting'}; the new errors of this change show here when they arrive, and the model reads them with its next step.</p>;
+  if (d.state === 'pending') return <p className="text-xs text-zinc-500">Diagnostics pending: the {d.servers.join(', ')} language server is {d.note?.replace(/^it is /, '') ?? 'still starting'}; the new errors of this change show here when they arrive, and the model reads them with a later result or the next message.</p>;
   if (d.state === 'not-ready') return <p className="text-xs text-zinc-500">Diagnostics not ready: the {d.servers.join(', ')} language server did not answer in time ({d.note ?? 'starting'}); this change was not checked.</p>;
   if (d.state === 'failed') return <p className="text-xs text-zinc-500">Diagnostics unavailable: {d.note ?? 'the language server failed'}; this change was not checked.</p>;
   if (d.newErrors.length === 0) return null;
