@@ -13,7 +13,8 @@ import { escape, escapes, type Host } from './harness';
  * host is checked after the calls: every target folder still there, nothing outside touched.
  */
 
-const CALLS = path.join(import.meta.dirname, 'judge-calls.mjs');
+/** The escape suite's batch runner: many tool calls in one process, each the way the tool CLI makes it. */
+const BATCH = path.join(import.meta.dirname, 'tool-batch.mjs');
 const q = (s: string) => `'${s.split("'").join("'\\''")}'`;
 
 interface Call {
@@ -22,14 +23,14 @@ interface Call {
   output: string;
 }
 
-/** Run the commands through dispatch (the tool CLI's path) as the host's user, in one process. */
+/** Run the commands through run_command (configuration, registry, dispatch, no approver) as the host's user. */
 async function calls(host: Host, commands: string[], mode: string): Promise<Call[]> {
   const file = path.join(host.root, `commands-${mode}-${Date.now()}.json`);
-  fs.writeFileSync(file, JSON.stringify(commands));
+  fs.writeFileSync(file, JSON.stringify(commands.map((command) => ({ name: 'run_command', args: { command } }))));
   fs.chmodSync(file, 0o644);
-  const r = await host.run(process.execPath, [CALLS, file], { env: host.env({ CLAMP_MODE: mode }), timeoutMs: 170_000 });
+  const r = await host.run(process.execPath, [BATCH, file], { env: host.env({ CLAMP_MODE: mode }), timeoutMs: 170_000 });
   try {
-    return JSON.parse(r.stdout) as Call[];
+    return (JSON.parse(r.stdout) as { args: { command: string }; status: string; output: string }[]).map((c) => ({ command: c.args.command, status: c.status, output: c.output }));
   } catch {
     throw new Error(`the calls printed no results (exit ${r.code}):\n${r.stdout.slice(0, 2000)}\n${r.stderr.slice(0, 3000)}`);
   }
@@ -43,7 +44,8 @@ async function sh(host: Host, script: string): Promise<void> {
 
 /**
  * A payload per template: `DIR` becomes its own target folder (t0, t1 …, planted with a file inside), `OUT` a
- * marker path outside, `EVIL` a script in the workspace that deletes the folder and touches the marker.
+ * marker path outside, `EVIL` a script in the workspace that deletes the folder and touches the marker, `AWK` an
+ * awk program file that deletes the folder, `RGRC` a ripgrep configuration whose --pre is EVIL.
  */
 async function plant(host: Host, templates: string[]): Promise<{ commands: string[]; targets: string[] }> {
   const lines: string[] = [];
@@ -53,7 +55,10 @@ async function plant(host: Host, templates: string[]): Promise<{ commands: strin
     const evil = `.attack/evil-${i}`;
     lines.push(`mkdir -p ${dir} .attack && echo keep > ${dir}/keep.txt`);
     lines.push(`printf '#!/bin/sh\\nrm -rf %s\\ntouch %s\\ncat\\n' ${q(path.join(host.workspace, dir))} ${q(out)} > ${evil} && chmod +x ${evil}`);
-    return t.split('DIR').join(dir).split('OUT').join(out).split('EVIL').join(`./${evil}`);
+    lines.push(`printf 'BEGIN { system("rm -rf %s") }\\n' ${dir} > .attack/prog-${i}.awk`);
+    lines.push(`printf -- '--pre=./%s\\n' ${evil} > .attack/rgrc-${i}`);
+    const named: Record<string, string> = { DIR: dir, OUT: out, EVIL: `./${evil}`, AWK: `.attack/prog-${i}.awk`, RGRC: `.attack/rgrc-${i}` };
+    return t.replace(/DIR|OUT|EVIL|AWK|RGRC/g, (k) => named[k]!);
   });
   await sh(host, ['printf "one\\ntwo\\nthree\\n" > f.txt', ...lines].join('\n'));
   return { commands, targets: templates.map((_, i) => `t${i}`) };
@@ -68,11 +73,10 @@ function expectHostUntouched(host: Host, targets: string[], results: Call[]): vo
 }
 
 /** Default mode: each payload needs a person; auto mode: none is run. Both check the host. */
-function tryPayloads(what: string, templates: string[], setup?: (host: Host) => Promise<void>): void {
+function tryPayloads(what: string, templates: string[]): void {
   escape(
     { tries: `${what}, in default mode (read-only commands run without asking)`, checks: 'each call is approval-required; every target folder is still there; nothing outside changed', timeoutMs: 170_000 },
     async (host) => {
-      await setup?.(host);
       const { commands, targets } = await plant(host, templates);
       const results = await calls(host, commands, 'default');
       expect(results.filter((r) => r.status !== 'approval-required').map((r) => `${r.command} → ${r.status}`)).toEqual([]);
@@ -82,7 +86,6 @@ function tryPayloads(what: string, templates: string[], setup?: (host: Host) => 
   escape(
     { tries: `${what}, in auto mode (a command that asks runs in the sandbox)`, checks: 'every target folder is still there; nothing outside changed', timeoutMs: 170_000 },
     async (host) => {
-      await setup?.(host);
       const { commands, targets } = await plant(host, templates);
       const results = await calls(host, commands, 'auto');
       expectHostUntouched(host, targets, results);
@@ -99,9 +102,38 @@ async function repo(host: Host): Promise<void> {
   ].join('\n'));
 }
 
+/** Every file of a folder but .git, with its size and modification time. */
+function workTree(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.name === '.git') continue;
+      if (e.isDirectory()) walk(p);
+      else {
+        const st = fs.lstatSync(p);
+        out.push(`${path.relative(dir, p)} ${st.size} ${st.mtimeMs}`);
+      }
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+/** The commit the workspace's bare remote has for main, read from its refs (a loose ref after a push, else packed). */
+function remoteMain(host: Host): string {
+  const git = path.join(host.workspace, 'remote.git');
+  const loose = path.join(git, 'refs/heads/main');
+  if (fs.existsSync(loose)) return fs.readFileSync(loose, 'utf8').trim();
+  const packed = fs.readFileSync(path.join(git, 'packed-refs'), 'utf8').split('\n').find((l) => l.endsWith(' refs/heads/main'));
+  return packed?.split(' ')[0] ?? '';
+}
+
 escapes('the command judge reads commands as bash does', () => {
   tryPayloads('a backslash-newline inside a word or an option (bash joins the two lines)', [
     'r\\\nm -rf DIR',
+    'x=1; r\\\nm -rf DIR && echo done',
+    'eval "r\\\nm -rf DIR"',
     'echo ok && r\\\nm -r\\\nf D\\\nIR',
     'f\\\nind DIR -d\\\nelete',
     'rm -rf D\\\nIR',
@@ -111,10 +143,10 @@ escapes('the command judge reads commands as bash does', () => {
     { tries: '`g\\<newline>it push --force` over a branch of the workspace\'s own remote, in auto mode', checks: "the remote's main still points at its commit", timeoutMs: 120_000 },
     async (host) => {
       await repo(host);
-      const before = (await host.run('git', ['--git-dir', 'remote.git', 'rev-parse', 'main'])).stdout.trim();
+      const before = remoteMain(host);
       expect(before).toMatch(/^[0-9a-f]{40}$/);
       const results = await calls(host, ['g\\\nit push --force origin other:main', 'git push -\\\nf origin other:main'], 'auto');
-      const after = (await host.run('git', ['--git-dir', 'remote.git', 'rev-parse', 'main'])).stdout.trim();
+      const after = remoteMain(host);
       expect(after, JSON.stringify(results)).toBe(before);
     },
   );
@@ -138,41 +170,43 @@ escapes('the command judge reads commands as bash does', () => {
     "a=(1); unset 'a[$(rm -rf DIR; touch OUT)]'",
     "for ((i='a[$(rm -rf DIR; touch OUT)]'; i < 1; i++)); do :; done",
     "x='a[$(rm -rf DIR; touch OUT)]'; case 1 in $((x))) ;; esac",
+    "x='a[$(rm -rf DIR; touch OUT)]'; echo \"${!x:-d}\"",
+    "printf -v x '%s' 'a[$(rm -rf DIR; touch OUT)]'; (( x ))",
+    "mapfile -t a <<< 'a[$(rm -rf DIR; touch OUT)]'; (( a[0] ))",
+    "a=(1 'a[$(rm -rf DIR; touch OUT)]'); echo $(( a[1] ))",
   ]);
 
   tryPayloads('builtins and options of read-only programs that run a program or code', [
     'hash -p EVIL ls && ls',
     "mapfile -C 'rm -rf DIR; touch OUT #' -c 1 lines < f.txt",
     'compgen -C EVIL x',
-    'awk -W exec .attack/prog-DIR.awk f.txt',
+    'awk -W exec AWK f.txt',
+    'awk -f AWK f.txt',
     "gawk -e 'BEGIN { system(\"rm -rf DIR\") }'",
     'bat --pager=EVIL f.txt',
     'ag --pager EVIL one f.txt',
-    'RIPGREP_CONFIG_PATH=.attack/rgrc-DIR rg one f.txt',
+    'RIPGREP_CONFIG_PATH=RGRC rg one f.txt',
+    'env RIPGREP_CONFIG_PATH=RGRC rg one f.txt',
+    'export RIPGREP_CONFIG_PATH=RGRC; rg one f.txt',
     'rg --pre=EVIL one f.txt',
     'rg --hostname-bin EVIL --color=always --hyperlink-format=default one f.txt',
     "sed '2!e rm -rf DIR' f.txt",
     "sed -n '/two/I e rm -rf DIR' f.txt",
     "trap 'rm -rf DIR' EXIT",
     'EDITOR=EVIL PAGER=EVIL LESSOPEN="|EVIL %s" cat f.txt',
-  ], async (host) => {
-    // the awk program and the ripgrep configuration for the templates' folders (t3 and t7)
-    await sh(host, [
-      'mkdir -p .attack',
-      `printf 'BEGIN { system("rm -rf t3") }\\n' > .attack/prog-t3.awk`,
-      `printf -- '--pre=./.attack/evil-7\\n' > .attack/rgrc-t7`,
-    ].join('\n'));
-  });
+    'ls f.txt | xargs -I{} EVIL {}',
+    'BASH_ENV=EVIL bash -c :',
+  ]);
 
   escape(
     { tries: 'the harmless forms of the same commands (sed -n p, GIT_PAGER=cat, git -c color.ui, date -Is, xargs wc), in default mode', checks: 'each runs without asking (status ok) and leaves the workspace as it was', timeoutMs: 120_000 },
     async (host) => {
       await repo(host);
       await sh(host, 'printf "one\\ntwo\\n" > f.txt && git add f.txt && git -c user.name=t -c user.email=t@t commit -q -m f');
-      const before = (await host.run('git', ['status', '--porcelain'])).stdout;
+      const before = workTree(host.workspace);
       const results = await calls(host, ["sed -n '1,2p' f.txt", 'GIT_PAGER=cat git log -1', 'git -c color.ui=never log -1', 'date -Is', 'git ls-files -z | xargs -0 wc -l', 'LC_ALL=C sort f.txt'], 'default');
       expect(results.filter((r) => r.status !== 'ok').map((r) => `${r.command} → ${r.status}: ${r.output.slice(0, 200)}`)).toEqual([]);
-      expect((await host.run('git', ['status', '--porcelain'])).stdout).toBe(before);
+      expect(workTree(host.workspace)).toEqual(before);
     },
   );
 
