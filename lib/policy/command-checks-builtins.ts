@@ -101,7 +101,8 @@ const testCheck: Checker = (c) => {
  */
 export const declareCheck: Checker = (c) => {
   const exported = c.base === 'export' || c.vals.some((v) => /^-[a-zA-Z]*x/.test(v));
-  for (const w of operandsAfter(c, '')) {
+  // +x, +i …: attributes taken away
+  for (const w of operandsAfter(c, '').filter((o) => !o.value?.startsWith('+'))) {
     if (w.value === null) {
       c.env.evaluate(wordEvaluation(w, 'name', c.env.sub.text));
       continue;

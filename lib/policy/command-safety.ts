@@ -26,7 +26,7 @@ import { placesOf } from './command-paths';
 import { SENDERS, isSecretPath } from './command-checks-more';
 import { judgeEvaluation, varFacts, wordEvaluation, type VarFacts } from './command-evaluations';
 import { judgeEnv, unknownEnvNote } from './command-env';
-import { declareCheck } from './command-checks-builtins';
+import { BUILTIN_CHECKS, declareCheck } from './command-checks-builtins';
 
 export interface CommandAssessment extends PolicyDecision {
   /** each sub-command's text, in order, including those of scripts it runs (for the approval UI) */
@@ -266,11 +266,15 @@ function judgeCommand(cmd: ShellCommand, all: readonly ShellCommand[], cwds: (st
   const env = makeEnv(sub, cmd, all, cwds, ctx, facts);
   const self: Check = { name: '', base: '', args: [], vals: [], trusted: true, env };
   const keyword = cmd.kind === 'declare' ? cmd.words[0]?.value ?? '' : '';
-  const exported = keyword === 'export' || (keyword !== '' && cmd.words.some((w) => /^-[a-zA-Z]*x/.test(w.value ?? '')));
+  const flags = cmd.words.slice(1).map((w) => w.value ?? '');
+  // unset and export -n take a variable away; a bare name is only exported (export X) or declared
+  const removes = keyword === 'unset' || (keyword === 'export' && flags.some((f) => /^-[a-zA-Z]*n/.test(f)));
+  const exported = keyword === 'export' || (keyword !== '' && flags.some((f) => /^-[a-zA-Z]*x/.test(f)));
   const use = cmd.kind === 'command' ? 'prefix' : exported ? 'export' : 'assign';
   const unknownEnv: string[] = [];
   for (const a of cmd.assignments) {
     const name = a.name.replace(/\[.*$/s, '');
+    if (removes || (a.value === null && use !== 'export')) continue;
     if (judgeEnv(self, name, a.value, use)) unknownEnv.push(name);
     // declare -i: the value is evaluated as arithmetic; declare -n: it is a variable name
     if (a.value && facts.integer.has(name)) env.evaluate(wordEvaluation(a.value, 'arith', cmd.text));
@@ -286,7 +290,7 @@ function judgeCommand(cmd: ShellCommand, all: readonly ShellCommand[], cwds: (st
     }
   }
   if (cmd.kind === 'command') env.argv(resolveWords(cmd.words, known));
-  else if (cmd.kind === 'declare') declareCheck({ ...self, name: keyword, base: keyword, args: cmd.words.slice(1), vals: cmd.words.slice(1).map((w) => w.value ?? w.raw) });
+  else if (cmd.kind === 'declare') (BUILTIN_CHECKS[keyword] ?? declareCheck)({ ...self, name: keyword, base: keyword, args: cmd.words.slice(1), vals: cmd.words.slice(1).map((w) => w.value ?? w.raw) });
   else if (cmd.kind === 'redirect' && !sub.readOnly) sub.key = exactKey(cmd.text);
   // a variable handed to a program that Clamp does not know: a read-only command asks
   if (unknownEnv.length && sub.readOnly) unknownEnvNote(self, unknownEnv);

@@ -228,6 +228,13 @@ export const ENVIRONMENT: Case[] = [
   ['env LC_ALL=C sort f', ALLOW],
   ['env TZ=UTC date +%F', ALLOW],
   ['x=1; y=$x; echo $y', ALLOW],
+  ['unset IFS', ALLOW],
+  ['unset PATH; ls', ALLOW],
+  ['export -n FOO', ALLOW],
+  ['declare +x FOO', ALLOW],
+  ['export LC_ALL; sort f', ALLOW],
+  ['FOO=1; export FOO; ls', ASK('export FOO')],
+  ['PATH=./bin; ls', OPAQUE],
   ['FOO=1 npm test', ASK('npm test')],
 ];
 
