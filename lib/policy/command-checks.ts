@@ -8,7 +8,7 @@ import type { Word } from './shell-parse';
 import { placesOf, worstPlace, type Place } from './command-paths';
 import {
   DISK_COMMANDS, DISKUTIL_ERASE, INTERPRETERS, POWER_COMMANDS, READ_ONLY, ROOT_COMMANDS,
-  SHELLS, SYSTEMCTL_POWER, VERSION_ARGS, VERSION_QUERY, WRAPPERS, ruleKeyFor,
+  SHELLS, SYSTEMCTL_POWER, VERSION_ARGS, VERSION_QUERY, WORKSPACE_CHOSEN_TOOLCHAIN, WRAPPERS, ruleKeyFor,
 } from './command-tables';
 import { finding, q, skipOptions, suffixWord, writeCheck, type Check, type Checker, type Finding } from './command-check-kit';
 import { EXEC_CHECKS, interpreterCheck, shellCheck } from './command-checks-exec';
@@ -248,8 +248,12 @@ export function checkArgv(c: Check): void {
   c.env.sub.key = ruleKeyOf(base, c.name, c.vals, ruleKeyFor([c.name, ...c.vals]));
   const awk = awkCheck(c) || ['awk', 'gawk', 'mawk', 'nawk'].includes(base);
   if (!c.trusted) c.env.sub.readOnly = false;
-  else if (c.args.length === 1 && VERSION_QUERY.has(base) && VERSION_ARGS.has(c.vals[0]!)) return;
-  else if (base === 'command' && isCommandLookup(c.vals)) return;
+  else if (c.args.length === 1 && VERSION_QUERY.has(base) && VERSION_ARGS.has(c.vals[0]!)) {
+    const chosen = Object.hasOwn(WORKSPACE_CHOSEN_TOOLCHAIN, base) ? WORKSPACE_CHOSEN_TOOLCHAIN[base] : undefined;
+    if (!chosen) return;
+    c.env.sub.readOnly = false;
+    finding(c, { reason: `${q(c.env.sub.text)} ${chosen}` });
+  } else if (base === 'command' && isCommandLookup(c.vals)) return;
   else if (base === 'tee' || base === 'env' || base === 'git' || base === 'find' || awk) return; // their checks decided
   else {
     const rule = Object.hasOwn(READ_ONLY, base) ? READ_ONLY[base] : undefined;

@@ -87,6 +87,19 @@ export const VERSION_QUERY = new Set([
 ]);
 export const VERSION_ARGS = new Set(['--version', '-v', '-V', 'version', '-version']);
 
+/**
+ * Toolchain commands whose program (or the options of the program they start) a file in the workspace chooses,
+ * so even `cargo --version` can run the workspace's own program: what chooses it, for the reason.
+ */
+const RUST_TOOLCHAIN = 'a rust-toolchain.toml in the workspace may name (its path can be a folder there)';
+export const WORKSPACE_CHOSEN_TOOLCHAIN: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(['cargo', 'rustc', 'rustdoc', 'rustfmt', 'cargo-fmt', 'cargo-clippy', 'clippy-driver', 'rust-analyzer', 'rust-gdb', 'rust-lldb', 'rustup'].map((n) => [n, `runs the Rust toolchain ${RUST_TOOLCHAIN}`])),
+  yarn: 'runs the yarn release a .yarnrc or .yarnrc.yml in the workspace may name (yarnPath)',
+  mvn: 'starts Java with the options a .mvn/jvm.config in the workspace adds',
+  gradle: 'starts the Java a gradle.properties in the workspace may name',
+  dotnet: 'runs the SDK a global.json in the workspace may name by its folder',
+};
+
 /** Directories whose programs are trusted as the command they are named after. */
 export const SYSTEM_BIN_DIRS = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/opt/homebrew/bin']);
 
