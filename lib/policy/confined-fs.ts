@@ -85,7 +85,7 @@ function pinFd(fd: number, fallbackReal: string): Pin {
 export function pin(p: string, kind?: 'dir'): Pin | null {
   let fd: number;
   try {
-    fd = fs.openSync(p, (LINUX ? O_PATH : O_RDONLY) | O_NOFOLLOW | (kind === 'dir' ? O_DIRECTORY : 0));
+    fd = fs.openSync(p, (LINUX ? O_PATH : O_RDONLY | O_NONBLOCK | O_NOCTTY) | O_NOFOLLOW | (kind === 'dir' ? O_DIRECTORY : 0));
   } catch (err) {
     if (missing(err)) return null;
     // a link where a folder was asked for
