@@ -85,6 +85,11 @@ export function typescriptFor(workspace: string, sandboxed: boolean, clampLib: s
   return clampLib && fs.existsSync(path.join(clampLib, 'tsserver.js')) ? { path: clampLib, source: 'clamp' } : undefined;
 }
 
+/** The bwrap arguments (up to `--`) a sandboxed server runs under: read-only, no network, secrets hidden, what it runs from bound in. */
+export function serverSandboxArgs(spec: ServerSpec, o: { workspace: string; dataDir: string; env: NodeJS.ProcessEnv }): string[] {
+  return sandboxArgs({ level: 'read-only', workspace: o.workspace, dataDir: o.dataDir, network: false, runsFrom: runsFrom(spec, o.env) }, o.workspace, withoutSecrets(o.env));
+}
+
 /** What a server's stderr says about why it stopped: its last line naming an error (Node's "Error: Cannot find module …"), else its last lines. */
 export function lastWords(stderr: string): string {
   const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
@@ -154,8 +159,7 @@ export class LspClient {
     }
     const env = withoutSecrets(this.o.env);
     if (this.o.bwrap) {
-      const confine = sandboxArgs({ level: 'read-only', workspace, dataDir: this.o.dataDir, network: false, runsFrom: runsFrom(spec, this.o.env) }, workspace, env);
-      args = [...confine, command, ...args];
+      args = [...serverSandboxArgs(spec, this.o), command, ...args];
       command = this.o.bwrap;
     }
     const child = spawn(command, args, { cwd: workspace, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
