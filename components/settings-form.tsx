@@ -5,6 +5,7 @@ import type { ModelCheck, ModelCheckRequest, ModelSettings, PermissionMode, Sand
 import { PERMISSION_MODES } from '@/lib/contract/types';
 import { useCheckModel, useSaveSettings } from './api';
 import { MODE_HELP } from './header';
+import { SandboxLists } from './sandbox-lists';
 
 type Provider = NonNullable<ModelSettings['provider']>;
 const PROVIDERS: Provider[] = ['anthropic', 'openai', 'openai-compatible', 'ollama', 'scripted'];
@@ -325,6 +326,7 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
             Commands may reach the network
             {view.sandboxEnv.network !== undefined && <span className="text-xs text-zinc-500">(set by CLAMP_SANDBOX_NETWORK)</span>}
           </label>
+          <SandboxLists sandbox={sandbox} env={view.sandboxEnv} onSave={saveSandbox} inputClassName={inputCls} />
         </fieldset>
         {children}
       </div>

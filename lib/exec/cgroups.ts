@@ -19,7 +19,7 @@ import type { SandboxLimits } from './limits';
 export type Controller = 'pids' | 'memory';
 const CONTROLLERS: readonly Controller[] = ['pids', 'memory'];
 
-interface Hierarchy {
+export interface Hierarchy {
   /** where command cgroups are made */
   base: string;
   /** where this process returns after a spawn */
@@ -181,18 +181,23 @@ function v2Hierarchy(procRoot: string, pid: number): Hierarchy | undefined {
   return { base, home: server, join: 'cgroup.procs', controllers: [...CONTROLLERS], v2: true };
 }
 
-function state(procRoot = '/proc', pid = process.pid): State {
+/**
+ * Where command cgroups can be made for process `pid`, as `procRoot` (normally /proc) describes its mounts and
+ * cgroups: v1's writable pids and memory hierarchies, else a delegated v2 (made ready: see v2Hierarchy).
+ * Exported for tests, which give it a made-up tree; the runner uses the one result per process.
+ */
+export function detectHierarchies(procRoot: string, pid: number): Hierarchy[] {
+  const v1 = v1Hierarchies(procRoot, pid);
+  if (v1.length) return v1;
+  const v2 = v2Hierarchy(procRoot, pid);
+  return v2 ? [v2] : [];
+}
+
+function state(): State {
   const g = globalThis as unknown as Record<symbol, State | undefined>;
   let s = g[KEY];
   if (s) return s;
-  let hierarchies: Hierarchy[] = [];
-  if (process.platform === 'linux') {
-    hierarchies = v1Hierarchies(procRoot, pid);
-    if (hierarchies.length === 0) {
-      const v2 = v2Hierarchy(procRoot, pid);
-      if (v2) hierarchies = [v2];
-    }
-  }
+  const hierarchies = process.platform === 'linux' ? detectHierarchies('/proc', process.pid) : [];
   s = g[KEY] = { hierarchies, next: 0 };
   if (hierarchies.length) process.once('exit', () => hierarchies.forEach((h) => removeBase(h.base)));
   return s;

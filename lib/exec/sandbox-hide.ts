@@ -60,19 +60,55 @@ const LINK_WALK_MAX_ENTRIES = 2000;
 
 export const inside = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 
-function lstat(p: string): fs.Stats | undefined {
-  try {
-    return fs.lstatSync(p);
-  } catch {
-    return undefined;
-  }
-}
+/**
+ * The file system as one plan sees it: each folder is listed once, and a path whose folder does not list it is
+ * known missing without a system call of its own (most of the ~150 names looked for do not exist).
+ */
+class Probe {
+  private readonly listings = new Map<string, Set<string> | null>();
 
-function realpath(p: string): string | undefined {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return undefined;
+  private listing(dir: string): Set<string> | null {
+    let l = this.listings.get(dir);
+    if (l === undefined) {
+      try {
+        l = new Set(fs.readdirSync(dir));
+      } catch {
+        l = null;
+      }
+      this.listings.set(dir, l);
+    }
+    return l;
+  }
+
+  /** false when a folder on the way does not list the next name; true when it may exist */
+  private mayExist(p: string): boolean {
+    let dir = '/';
+    for (const name of p.split('/').filter(Boolean)) {
+      const l = this.listing(dir);
+      // an unreadable folder: ask the path itself
+      if (l === null) return true;
+      if (!l.has(name)) return false;
+      dir = path.join(dir, name);
+    }
+    return true;
+  }
+
+  lstat(p: string): fs.Stats | undefined {
+    if (!this.mayExist(p)) return undefined;
+    try {
+      return fs.lstatSync(p);
+    } catch {
+      return undefined;
+    }
+  }
+
+  realpath(p: string): string | undefined {
+    if (!this.mayExist(p)) return undefined;
+    try {
+      return fs.realpathSync.native(p);
+    } catch {
+      return undefined;
+    }
   }
 }
 
@@ -125,6 +161,9 @@ function namedFolders(env: NodeJS.ProcessEnv, homes: readonly string[]): string[
 
 /** The plan of what to hide and show for one command. Never throws. */
 export function hidePlan(o: HideInput): HidePlan {
+  const probe = new Probe();
+  const lstat = (p: string) => probe.lstat(p);
+  const realpath = (p: string) => probe.realpath(p);
   // every comparison is between real paths: a HOME reached through a link is hidden where it really is
   const named = o.hideHome ? [...new Set([o.home, os.homedir()])] : [];
   const pairs = named

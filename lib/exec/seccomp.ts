@@ -247,19 +247,12 @@ function files(): Files {
 }
 
 /**
- * A fresh read-only descriptor of the filter for bwrap's --seccomp (it reads to the end and closes its copy,
- * so each sandbox needs its own). The program is written once per process into `dir` (a folder the sandbox
- * hides: Clamp's data dir); undefined on an architecture without a filter. Throws when it cannot be written.
+ * The file holding the filter, written once per process into `dir`/sandbox (a folder the sandbox hides: Clamp's
+ * data dir); undefined on an architecture without a filter. Throws when it cannot be written.
  */
-export function openSeccompFd(dir: string): number | undefined {
+export function seccompFile(dir: string): string | undefined {
   const known = files().get(dir);
-  if (known) {
-    try {
-      return fs.openSync(known, 'r');
-    } catch {
-      files().delete(dir);
-    }
-  }
+  if (known && fs.existsSync(known)) return known;
   const prog = seccompProgram();
   if (!prog) return undefined;
   const folder = path.join(dir, 'sandbox');
@@ -269,5 +262,14 @@ export function openSeccompFd(dir: string): number | undefined {
   fs.writeFileSync(tmp, prog, { mode: 0o600 });
   fs.renameSync(tmp, file);
   files().set(dir, file);
-  return fs.openSync(file, 'r');
+  return file;
+}
+
+/**
+ * A fresh read-only descriptor of the filter for bwrap's --seccomp (it reads to the end and closes its copy, so
+ * each sandbox needs its own); undefined on an architecture without a filter. Throws when it cannot be written.
+ */
+export function openSeccompFd(dir: string): number | undefined {
+  const file = seccompFile(dir);
+  return file === undefined ? undefined : fs.openSync(file, 'r');
 }

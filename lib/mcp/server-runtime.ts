@@ -33,6 +33,8 @@ export class ServerRuntime {
   crashes = 0;
   readonly logPath: string;
   private client: Client | null = null;
+  /** the stdio server's process (bwrap for a confined one), until it is stopped */
+  private pid: number | null = null;
   private starting: Promise<void> | null = null;
   private stopping = false;
   private restartTimer: NodeJS.Timeout | null = null;
@@ -131,6 +133,7 @@ export class ServerRuntime {
       t.stderr?.on('end', () => log.end());
       transport = t;
       await client.connect(transport, { timeout });
+      this.pid = t.pid;
     } else {
       const url = new URL(def.url);
       const headers = def.headers ?? {};
@@ -206,6 +209,9 @@ export class ServerRuntime {
     const c = this.client;
     this.client = null;
     if (c) await c.close().catch(() => undefined);
+    // the SDK sends SIGKILL last without waiting: stopped means gone (and a sandbox's namespace with its first process)
+    if (this.pid !== null) await gone(this.pid);
+    this.pid = null;
     this.status = 'stopped';
     this.changed();
   }
@@ -240,6 +246,31 @@ export class ServerRuntime {
     return r as CallToolResult;
   }
 }
+
+/** Resolves once process pid has exited, killing it after a few seconds if it has not. Never throws. */
+async function gone(pid: number): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (let waited = 0; alive(); waited += GONE_POLL_MS) {
+    if (waited === GONE_KILL_AFTER_MS) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+    if (waited > GONE_KILL_AFTER_MS + GONE_KILL_AFTER_MS) return;
+    await new Promise((r) => setTimeout(r, GONE_POLL_MS));
+  }
+}
+const GONE_POLL_MS = 20;
+const GONE_KILL_AFTER_MS = 2000;
 
 function sseTransport(url: URL, headers: Record<string, string>): SSEClientTransport {
   return new SSEClientTransport(url, {

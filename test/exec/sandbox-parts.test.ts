@@ -7,8 +7,9 @@ import { seccompProgram } from '../../lib/exec/seccomp';
 import { sandboxEnv, splitList } from '../../lib/exec/sandbox-env';
 import { hidePlan, type HideInput } from '../../lib/exec/sandbox-hide';
 import { sandboxLimits, SandboxLimitsError, ulimitPrefix } from '../../lib/exec/limits';
-import { cgroupControllers, commandCgroup } from '../../lib/exec/cgroups';
+import { cgroupControllers, commandCgroup, detectHierarchies } from '../../lib/exec/cgroups';
 import { BUDGET } from '../../lib/contract/budget';
+import { confinedCommand, sandboxStatus } from '../../lib/exec/sandbox';
 
 /**
  * The sandbox's parts one by one: the system-call filter's program, the environment's allowlist, what is
@@ -189,5 +190,76 @@ describe('the limits', () => {
     });
     cg.remove();
     await expect.poll(() => dirs.filter((d) => fs.existsSync(d))).toEqual([]);
+  });
+});
+
+describe('a delegated cgroup v2 (a made-up tree: this machine has v1)', () => {
+  let root = '';
+  beforeEach(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'clamp-cg2-'));
+  });
+  afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  /** /proc/self/{mountinfo,cgroup} naming a cgroup2 mount at <root>/cg, this process in `own`, that cgroup offering pids and memory */
+  function tree(own: string, procs: string): { proc: string; cg: string } {
+    const proc = path.join(root, 'proc');
+    const cg = path.join(root, 'cg');
+    fs.mkdirSync(path.join(proc, 'self'), { recursive: true });
+    fs.writeFileSync(path.join(proc, 'self/mountinfo'), `30 25 0:26 / ${cg} rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n`);
+    fs.writeFileSync(path.join(proc, 'self/cgroup'), `0::${own}\n`);
+    fs.mkdirSync(path.join(cg, own), { recursive: true });
+    fs.writeFileSync(path.join(cg, own, 'cgroup.controllers'), 'cpu memory pids\n');
+    fs.writeFileSync(path.join(cg, own, 'cgroup.subtree_control'), '');
+    fs.writeFileSync(path.join(cg, own, 'cgroup.procs'), procs);
+    return { proc, cg };
+  }
+
+  it('a cgroup of its own (a service): the server moves into clamp-<pid>/server and the controllers are enabled for command cgroups beside it', () => {
+    const own = '/user.slice/user-1000.slice/user@1000.service/app.slice/clamp.service';
+    // the kernel would empty the old cgroup when the process moves out; a plain file does not, so it starts empty here
+    const { proc, cg } = tree(own, '');
+    const [h] = detectHierarchies(proc, 4242);
+    const base = path.join(cg, own, 'clamp-4242');
+    expect(h).toEqual({ base, home: path.join(base, 'server'), join: 'cgroup.procs', controllers: ['pids', 'memory'], v2: true });
+    expect(fs.readFileSync(path.join(base, 'server/cgroup.procs'), 'utf8')).toBe('4242');
+    expect(fs.readFileSync(path.join(cg, own, 'cgroup.subtree_control'), 'utf8')).toBe('+pids +memory');
+    expect(fs.readFileSync(path.join(base, 'cgroup.subtree_control'), 'utf8')).toBe('+pids +memory');
+  });
+
+  it('a cgroup shared with other processes (a terminal\'s scope): none, and the process goes back where it was', () => {
+    const own = '/user.slice/user-1000.slice/session-3.scope';
+    const { proc, cg } = tree(own, '777\n');
+    expect(detectHierarchies(proc, 4242)).toEqual([]);
+    expect(fs.readFileSync(path.join(cg, own, 'cgroup.procs'), 'utf8')).toBe('4242');
+    // the controllers were not enabled where other processes live
+    expect(fs.readFileSync(path.join(cg, own, 'cgroup.subtree_control'), 'utf8')).toBe('');
+  });
+
+  it('no pids or memory controller offered: none', () => {
+    const own = '/x.service';
+    const { proc, cg } = tree(own, '');
+    fs.writeFileSync(path.join(cg, own, 'cgroup.controllers'), 'cpu io\n');
+    expect(detectHierarchies(proc, 4242)).toEqual([]);
+  });
+});
+
+describe('a program its own client starts (language and MCP servers)', () => {
+  it('runs under bwrap with the filter, no capability and the limits, through one shell', () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join('/var/tmp', 'clamp-confined-')));
+    const ws = path.join(root, 'ws');
+    fs.mkdirSync(ws);
+    try {
+      const spec = { level: 'read-only' as const, workspace: ws, dataDir: path.join(root, 'data'), network: false, limits: { processes: 50, memoryBytes: 1024 ** 3, fileBytes: 1024 ** 2 } };
+      const env = { PATH: process.env.PATH, HOME: root } as unknown as NodeJS.ProcessEnv;
+      const { command, args } = confinedCommand(spec, sandboxStatus().bwrap!, env, 'bash', ['-c', 'grep -E "^(CapEff|Seccomp):" /proc/self/status; ulimit -f; python3 -c "import socket; socket.socket(socket.AF_UNIX)" 2>&1 | tail -1']);
+      const r = spawnSync(command, args, { env, encoding: 'utf8' });
+      expect(r.stdout, r.stderr).toMatch(/CapEff:\s+0000000000000000/);
+      expect(r.stdout).toMatch(/Seccomp:\s+2/);
+      // 1 MiB in bash's KiB blocks
+      expect(r.stdout).toMatch(/^1024$/m);
+      expect(r.stdout).toContain('Address family not supported by protocol');
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });
