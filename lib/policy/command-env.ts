@@ -30,7 +30,7 @@ const PAGER_ENV = /^(\w*PAGER)$/;
 const HARMLESS_PAGER = new Set(['', 'cat']);
 
 /** Variables that write a trace or log to the file they name; 0/1/2/true/false mean standard error or nothing. */
-const TRACE_ENV = /^(GIT_TRACE\w*|GIT_TRACE2\w*|SSLKEYLOGFILE|NODE_DEBUG_NATIVE|GCOV_PREFIX|LLVM_PROFILE_FILE)$/;
+const TRACE_ENV = /^(GIT_TRACE\w*|SSLKEYLOGFILE|GCOV_PREFIX|LLVM_PROFILE_FILE)$/;
 const TRACE_OFF = /^(|0|1|2|true|false|yes|no|on|off)$/i;
 
 /**

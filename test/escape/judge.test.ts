@@ -199,6 +199,18 @@ escapes('the command judge reads commands as bash does', () => {
   ]);
 
   escape(
+    { tries: 'a rust-toolchain.toml naming a workspace folder as the toolchain, then `cargo --version` / `rustup --version`, in default mode', checks: 'both approval-required; the target folder is still there; nothing outside changed', timeoutMs: 120_000 },
+    async (host) => {
+      const { commands, targets } = await plant(host, ['cd .attack/rt-0 && cargo --version', 'cd .attack/rt-1 && rustup --version']);
+      const lines = [0, 1].map((i) => `mkdir -p .attack/rt-${i} .attack/tc-${i}/bin && cp .attack/evil-${i} .attack/tc-${i}/bin/cargo && cp .attack/evil-${i} .attack/tc-${i}/bin/rustc && printf '[toolchain]\\npath = "%s"\\n' "$PWD/.attack/tc-${i}" > .attack/rt-${i}/rust-toolchain.toml`);
+      await sh(host, lines.join('\n'));
+      const results = await calls(host, commands, 'default');
+      expect(results.map((r) => r.status), JSON.stringify(results)).toEqual(['approval-required', 'approval-required']);
+      expectHostUntouched(host, targets, results);
+    },
+  );
+
+  escape(
     { tries: 'the harmless forms of the same commands (sed -n p, GIT_PAGER=cat, git -c color.ui, date -Is, xargs wc), in default mode', checks: 'each runs without asking (status ok) and leaves the workspace as it was', timeoutMs: 120_000 },
     async (host) => {
       await repo(host);
