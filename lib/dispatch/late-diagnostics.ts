@@ -3,7 +3,7 @@
  * server; when the answer has not come, its result goes back "pending" and the check goes on. Here, per
  * session: the checks still going on, the reports that arrived, who shows each to the person (the running
  * turn's stream, else the session's store, through the diagnostics service) and which the model has not read
- * yet (dispatch appends those to the session's next tool result; a new user message carries what is left).
+ * yet (dispatch puts those in front of the session's next tool result; a new user message carries what is left).
  */
 import type { ToolContext, ToolResult } from '../contract/types';
 import { diagnosticsServiceOf, type DiagnosticsReport, type LateDiagnostics, type LateDiagnosticsAnswer } from '../contract/diagnostics';
@@ -118,25 +118,38 @@ export function expectLate(ctx: ToolContext, toolName: string, paths: string[], 
   );
 }
 
-/** The late reports the model has not read, as one note (and their ids); marks them read. Undefined when there are none. */
-export function takeLateNotes(sessionId: string): { text: string; lateIds: string[] } | undefined {
+const NOTE_HEAD = '[Clamp: diagnostics of earlier changes, which arrived after their results.';
+
+/**
+ * The late reports the model has not read, as one note of at most `maxBytes` (oldest first; what does not fit
+ * waits for the next one), and their ids; marks them read. Undefined when there are none or none fits.
+ */
+export function takeLateNotes(sessionId: string, maxBytes = Number.POSITIVE_INFINITY): { text: string; lateIds: string[] } | undefined {
   const s = sessions().get(sessionId);
-  const ready = s?.entries.filter((e) => e.late && !e.told) ?? [];
-  if (ready.length === 0) return undefined;
-  for (const e of ready) e.told = true;
-  forgetOld(s!);
-  const lines = ready.map((e) => {
+  const taken: Entry[] = [];
+  let text = NOTE_HEAD;
+  for (const e of s?.entries ?? []) {
+    if (!e.late || e.told) continue;
     const which = `${e.toolName} of ${e.paths.join(', ') || 'its files'} (call ${e.toolCallId})`;
-    return e.text ? `${which}: ${e.text}` : `${which}: no new errors (${e.late!.diagnostics.servers.join(', ')}).`;
-  });
-  return { text: `[Clamp: diagnostics of earlier changes, which arrived after their results.\n${lines.join('\n')}]`, lateIds: ready.map((e) => e.lateId) };
+    const line = e.text ? `${which}: ${e.text}` : `${which}: no new errors (${e.late.diagnostics.servers.join(', ')}).`;
+    if (Buffer.byteLength(`${text}\n${line}]`) > maxBytes) break;
+    text += `\n${line}`;
+    taken.push(e);
+  }
+  if (taken.length === 0) return undefined;
+  for (const e of taken) e.told = true;
+  forgetOld(s!);
+  return { text: `${text}]`, lateIds: taken.map((e) => e.lateId) };
 }
 
-/** The result with the session's unread late reports appended (a result the model reads: not one that waits for approval). */
+/**
+ * The result with the session's unread late reports in front (a result the model reads: not one that waits for
+ * approval): the exit clamp keeps a result's head, so they survive its cut; they take at most half the cap.
+ */
 export function withLateNotes(r: ToolResult, ctx: ToolContext): ToolResult {
   if (!ctx.sessionId || r.status === 'approval-required') return r;
-  const notes = takeLateNotes(ctx.sessionId);
-  return notes ? { ...r, output: `${r.output.trimEnd()}\n\n${notes.text}` } : r;
+  const notes = takeLateNotes(ctx.sessionId, Math.floor(ctx.budget.TOOL_OUTPUT_MAX_BYTES / 2));
+  return notes ? { ...r, output: `${notes.text}\n\n${r.output}` } : r;
 }
 
 /**

@@ -101,10 +101,14 @@ describe('an edit does not wait on a cold language server', () => {
     // another session's call does not get it
     const other = await h.call('read_file', { path: 'notes.txt' }, { sessionId: session(), callId: 'call_x' });
     expect(other.output).not.toContain('[Clamp: diagnostics');
-    const next = await h.call('read_file', { path: 'notes.txt' }, { sessionId: sid, callId: 'call_r1' });
-    expect(next.output.endsWith(
-      '\n\n[Clamp: diagnostics of earlier changes, which arrived after their results.\nwrite_file of a.slow (call call_edit): Diagnostics (slow): 1 new error (showing 1):\n  a.slow:2:1 error [bad]: BAD is not allowed here]',
+    // in front of the next result (the exit clamp keeps a result's head): here a read cut to the cap
+    ws.write('big.txt', `${'x'.repeat(99)}\n`.repeat(1000));
+    const next = await h.call('read_file', { path: 'big.txt' }, { sessionId: sid, callId: 'call_r1' });
+    expect(next.output.startsWith(
+      '[Clamp: diagnostics of earlier changes, which arrived after their results.\nwrite_file of a.slow (call call_edit): Diagnostics (slow): 1 new error (showing 1):\n  a.slow:2:1 error [bad]: BAD is not allowed here]\n\n',
     )).toBe(true);
+    expect(next.truncation).not.toBeNull();
+    expect(Buffer.byteLength(next.output)).toBeLessThanOrEqual(BUDGET.TOOL_OUTPUT_MAX_BYTES);
     const again = await h.call('read_file', { path: 'notes.txt' }, { sessionId: sid, callId: 'call_r2' });
     expect(again.output).not.toContain('[Clamp: diagnostics');
 
@@ -125,8 +129,11 @@ describe('an edit does not wait on a cold language server', () => {
     expect(late.diagnostics).toMatchObject({ state: 'checked', newErrors: [] });
     expect(written).toEqual([late]);
     expect(kept.filter((k) => k.sessionId === sid)).toEqual([]);
+    // a cap too small for the note: it waits for a later result
+    const small = await h.call('read_file', { path: 'notes.txt' }, { sessionId: sid, callId: 'call_small', budget: { TOOL_OUTPUT_MAX_BYTES: 150 } });
+    expect(small.output).not.toContain('[Clamp: diagnostics');
     const next = await h.call('read_file', { path: 'notes.txt' }, { sessionId: sid, callId: 'call_r' });
-    expect(next.output).toContain('\n\n[Clamp: diagnostics of earlier changes, which arrived after their results.\nwrite_file of b.clean (call call_clean): no new errors (slowclean).]');
+    expect(next.output).toMatch(/^\[Clamp: diagnostics of earlier changes, which arrived after their results\.\nwrite_file of b\.clean \(call call_clean\): no new errors \(slowclean\)\.\]\n\n1\thello\n/);
 
     // detached (the turn's stream is ending): buffered, then stored when the turn has saved its messages
     feed.detach();
