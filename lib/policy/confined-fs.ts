@@ -39,9 +39,27 @@ export interface Pin {
   close(): void;
 }
 
+let fdDir: string | undefined;
+/**
+ * The folder of this process's descriptors: `/proc/<pid>/fd/` when /proc/self is this process (a path walk
+ * that skips the /proc/self link: grep opens every file through it), else `/proc/self/fd/`.
+ */
+export function procFdDir(): string {
+  if (fdDir === undefined) {
+    let self = '';
+    try {
+      self = fs.readlinkSync('/proc/self');
+    } catch {
+      // no /proc/self link to read: use it as it is
+    }
+    fdDir = self === String(process.pid) ? `/proc/${process.pid}/fd/` : '/proc/self/fd/';
+  }
+  return fdDir;
+}
+
 /** The real path of an open descriptor. */
 export function fdRealPath(fd: number): string {
-  return LINUX ? fs.readlinkSync(`/proc/self/fd/${fd}`) : '';
+  return LINUX ? fs.readlinkSync(`${procFdDir()}${fd}`) : '';
 }
 
 /** Throws unless name is one entry of a folder (not empty, '.', '..', and without '/'). */
@@ -65,7 +83,7 @@ function pinFd(fd: number, fallbackReal: string): Pin {
       fd,
       real,
       stat,
-      via: LINUX ? `/proc/self/fd/${fd}` : real,
+      via: LINUX ? `${procFdDir()}${fd}` : real,
       close() {
         if (closed) return;
         closed = true;
@@ -130,7 +148,7 @@ export function listExact(abs: string): fs.Dirent[] | null {
     return null;
   }
   try {
-    return fdRealPath(fd) === abs ? fs.readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true }) : null;
+    return fdRealPath(fd) === abs ? fs.readdirSync(`${procFdDir()}${fd}`, { withFileTypes: true }) : null;
   } catch {
     return null;
   } finally {
@@ -143,7 +161,7 @@ export interface HeldFolder {
   abs: string;
   /** -1 when the folder could not be held (missing, or not where its path says) */
   fd: number;
-  /** `/proc/self/fd/<fd>/`: an entry's name appended reaches that entry of this very folder */
+  /** `/proc/self/fd/<fd>/` (procFdDir): an entry's name appended reaches that entry of this very folder */
   prefix: string;
 }
 
@@ -161,7 +179,7 @@ export function holdFolder(abs: string): HeldFolder {
     return { abs, fd: -1, prefix: '' };
   }
   try {
-    if (fdRealPath(fd) === abs) return { abs, fd, prefix: `/proc/self/fd/${fd}/` };
+    if (fdRealPath(fd) === abs) return { abs, fd, prefix: `${procFdDir()}${fd}/` };
   } catch {
     // fall through: not held
   }

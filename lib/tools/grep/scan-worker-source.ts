@@ -20,6 +20,18 @@ const O_PATH = 0o10000000;
 const C = fs.constants;
 const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK | (C.O_NOCTTY || 0);
 let buf = null;
+// this process's descriptors, as confined-fs.ts procFdDir finds them (a worker shares the process's descriptors)
+let fdDir = null;
+function procFdDir() {
+  if (fdDir === null) {
+    let self = '';
+    try {
+      self = fs.readlinkSync('/proc/self');
+    } catch {}
+    fdDir = self === String(process.pid) ? '/proc/' + process.pid + '/fd/' : '/proc/self/fd/';
+  }
+  return fdDir;
+}
 // the folder of the last file, held open: its files are opened by name through it (confined-fs.ts openInHeldFolder)
 let held = null;
 
@@ -39,14 +51,14 @@ function openChecked(abs) {
       const fd = fs.openSync(dir, O_PATH | C.O_NOFOLLOW | C.O_DIRECTORY);
       let real = null;
       try {
-        real = fs.readlinkSync('/proc/self/fd/' + fd);
+        real = fs.readlinkSync(procFdDir() + fd);
       } catch {}
       if (real === dir) held.fd = fd;
       else fs.closeSync(fd);
     } catch {}
   }
   if (held.fd < 0) throw new Error('folder not held');
-  return fs.openSync('/proc/self/fd/' + held.fd + '/' + abs.slice(slash + 1), READ_FLAGS);
+  return fs.openSync(procFdDir() + held.fd + '/' + abs.slice(slash + 1), READ_FLAGS);
 }
 const compiled = new Map();
 
