@@ -234,21 +234,6 @@ export function confinedCommand(spec: SandboxSpec, bwrap: string, env: NodeJS.Pr
 export function sandboxView(env: NodeJS.ProcessEnv = process.env): SandboxView {
   let configured: SandboxLevel | undefined;
   try {
-/**
- * How to start a long-lived program in the sandbox from a client that spawns it itself (a language server, an MCP
- * server) rather than through the runner: a POSIX shell sets the rlimits, opens the system-call filter as
- * descriptor 3 and becomes bwrap (one exec more than the runner's commands pay, once per server). `env` is the
- * environment the program gets (withoutSecrets). Throws when the filter cannot be written.
- */
-export function confinedCommand(spec: SandboxSpec, bwrap: string, env: NodeJS.ProcessEnv, command: string, args: readonly string[]): { command: string; args: string[] } {
-  const filter = seccompFile(spec.dataDir);
-  const limits = ulimitPrefix(spec.limits ?? sandboxLimitsOrDefault(), '/bin/sh');
-  const confine = sandboxArgs(spec, spec.workspace, env, filter === undefined ? {} : { seccompFd: 3 });
-  // the filter's path is the first argument, so nothing is quoted into the script
-  const script = filter === undefined ? `${limits}exec "$@"` : `f=$1; shift; ${limits}exec "$@" 3<"$f"`;
-  return { command: '/bin/sh', args: ['-c', script, 'clamp-sandbox', ...(filter === undefined ? [] : [filter]), bwrap, ...confine, command, ...args] };
-}
-
     configured = parseSandboxLevel(env.CLAMP_SANDBOX);
   } catch {
     configured = undefined; // an invalid value is the mode's level (never off); the launcher says so
