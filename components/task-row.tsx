@@ -77,6 +77,7 @@ export const TaskRow = memo(function TaskRow(p: TaskRowProps) {
           )}
         </div>
       </div>
+      {running && task.ports && task.ports.length > 0 && <Ports ports={task.ports} />}
       {p.killError && (
         <p role="alert" className="mx-3 mt-1 text-xs text-rose-700 dark:text-rose-300">
           Kill failed: {p.killError}
@@ -86,6 +87,27 @@ export const TaskRow = memo(function TaskRow(p: TaskRowProps) {
     </li>
   );
 });
+
+/** The ports the task listens on, each forwarded to this machine's loopback: links the person opens. */
+function Ports({ ports }: { ports: NonNullable<TaskSummary['ports']> }) {
+  return (
+    <p className="mt-1 flex flex-wrap items-center gap-x-2 pl-8 pr-3 text-xs text-zinc-600 dark:text-zinc-300">
+      <span>Listening:</span>
+      {ports.map((p) => (
+        <a
+          key={p.port}
+          href={p.url}
+          target="_blank"
+          rel="noreferrer"
+          className="font-mono text-sky-700 underline decoration-sky-300 underline-offset-2 hover:text-sky-900 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:text-sky-400 dark:hover:text-sky-300"
+          title={p.hostPort === p.port ? `port ${p.port}, forwarded from the sandbox` : `port ${p.port} in the sandbox, forwarded to ${p.hostPort} here (${p.port} was taken)`}
+        >
+          {p.url}
+        </a>
+      ))}
+    </p>
+  );
+}
 
 function Status({ task }: { task: TaskSummary }) {
   const words = statusWords(task);

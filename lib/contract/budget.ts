@@ -95,6 +95,16 @@ export const BUDGET = {
   SANDBOX_FILE_MAX_BYTES: 8 * 1024 * 1024 * 1024,
   /** … how often a running command's cgroup is checked for a hit of the process limit (a hit stops the command). */
   SANDBOX_LIMIT_POLL_MS: 500,
+  /** The sandbox's network (a session's namespace, its proxy and forwarded ports): how often its listening ports are looked at (a new one is forwarded to the host's 127.0.0.1) … */
+  SANDBOX_PORT_POLL_MS: 500,
+  /** … how long its start (the namespace, the proxy's forwarder) may take before a command runs without it (no network) … */
+  SANDBOX_NET_START_TIMEOUT_MS: 10_000,
+  /** … how long it stays up with no command running in it, so a burst of commands starts it once … */
+  SANDBOX_NET_IDLE_MS: 60_000,
+  /** … and how long the proxy waits for an allowed host to accept a connection (and for a request's headers). */
+  SANDBOX_PROXY_CONNECT_TIMEOUT_MS: 15_000,
+  /** The hosts a proxy refusal note names at most (the rest are counted). */
+  SANDBOX_REFUSED_HOSTS_MAX_LISTED: 5,
 
   /** run_command / task_output: a command quoted back in a result (a started task, a read) is cut to this. */
   COMMAND_SHOWN_MAX_BYTES: 200,

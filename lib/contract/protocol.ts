@@ -365,6 +365,8 @@ export interface SandboxSettings {
   hide: string[];
   /** more paths under HOME shown read-only to sandboxed commands (with CLAMP_SANDBOX_SHOW's) */
   show: string[];
+  /** hosts sandboxed commands may reach through the sandbox's proxy (with CLAMP_SANDBOX_ALLOW_HOSTS'); patterns of lib/contract/hosts.ts */
+  allowHosts: string[];
 }
 
 /** GET and PUT /api/settings: the model settings and which keys are set (never the keys themselves). */
@@ -372,8 +374,8 @@ export interface SettingsView {
   settings: ModelSettings;
   /** the saved sandbox settings */
   sandbox: SandboxSettings;
-  /** what the environment sets: the level and network win over the saved settings (CLAMP_SANDBOX, CLAMP_SANDBOX_NETWORK); the lists add to them (CLAMP_SANDBOX_ENV, _HIDE, _SHOW) */
-  sandboxEnv: { level?: string; network?: boolean; passEnv?: string[]; hide?: string[]; show?: string[] };
+  /** what the environment sets: the level and network win over the saved settings (CLAMP_SANDBOX, CLAMP_SANDBOX_NETWORK); the lists add to them (CLAMP_SANDBOX_ENV, _HIDE, _SHOW, _ALLOW_HOSTS) */
+  sandboxEnv: { level?: string; network?: boolean; passEnv?: string[]; hide?: string[]; show?: string[]; allowHosts?: string[] };
   /** a key is stored in the data dir */
   keys: Record<SecretName, boolean>;
   /** a key is set in the server's environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, CLAMP_API_KEY) */

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { BUDGET } from './budget';
+import { parseHostPattern } from './hosts';
 import { PERMISSION_MODES, type PermissionMode } from './types';
 import type { ClampMessage, ImageInput, ModelStatus, SandboxView, SavedRule, SessionSummary, StoredApproval, TaskSummary } from './protocol';
 
@@ -70,6 +71,7 @@ export const settingsUpdateBody = z
         passEnv: z.array(z.string().trim().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).max(200),
         hide: z.array(sandboxPath).max(200),
         show: z.array(sandboxPath).max(200),
+        allowHosts: z.array(z.string().trim().max(300).refine((h) => !('error' in parseHostPattern(h)), { error: (i) => `${JSON.stringify(i.input)} is not a host pattern: a host name (pypi.org), *.name for every name below it, or an IP address, optionally with :port` })).max(500),
       })
       .partial()
       .optional(),

@@ -41,7 +41,27 @@ export interface TaskExitEvent {
   statusText: string;
 }
 
-export type TaskEvent = TaskStartEvent | TaskOutputEvent | TaskExitEvent;
+/** A port a sandboxed command listens on, forwarded to this machine's loopback (lib/exec/port-forward.ts). */
+export interface ForwardedPort {
+  /** the port the command listens on, inside the sandbox */
+  port: number;
+  /** where it is reachable on this machine: 127.0.0.1 (::1 for a server on ::1 only), never another interface */
+  hostAddress: string;
+  /** the same number as port when it was free on this machine, else another */
+  hostPort: number;
+  /** http://127.0.0.1:<hostPort>/ */
+  url: string;
+}
+
+/** The ports a running task listens on changed (forwarded to this machine's loopback, or gone). */
+export interface TaskPortsEvent {
+  type: 'ports';
+  taskId: string;
+  sessionId?: string;
+  ports: ForwardedPort[];
+}
+
+export type TaskEvent = TaskStartEvent | TaskOutputEvent | TaskExitEvent | TaskPortsEvent;
 
 /** A task as the tools and the page see it. */
 export interface TaskInfo {
@@ -63,4 +83,6 @@ export interface TaskInfo {
   logPaths: Record<TaskStream, string>;
   /** both streams in arrival order (the page's default view of the log) */
   combinedLogPath: string;
+  /** the ports it listens on now, each forwarded to this machine's loopback (a sandboxed task in the session's network) */
+  ports?: ForwardedPort[];
 }

@@ -1,6 +1,7 @@
 import type { CaptureSnapshot } from './ring';
 import type { SandboxSpec } from './sandbox';
 import type { SandboxLimits } from './limits';
+import type { NetJoin } from './sandbox-net';
 
 /** The shapes of the command runner: what a caller passes, what it gets back, and the handle of a run. */
 
@@ -33,6 +34,8 @@ export interface RunOptions {
   progressMaxBytes?: number;
   /** confine the command with bubblewrap (absent: it runs unconfined); it fails to start when bwrap cannot */
   sandbox?: SandboxSpec;
+  /** run it in the session's network (its proxy, its forwarded ports) instead of a namespace of its own with none; ignored when the sandbox's network is open */
+  net?: NetJoin;
 }
 
 export interface RunResult {

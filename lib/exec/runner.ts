@@ -65,7 +65,13 @@ export function callRunPrefix(callId: string): string {
 /** Start a command in its own process group. Never throws: a failure to start resolves `done` with spawnError. */
 export function startCommand(o: RunOptions): RunHandle {
   const run = new CommandRun(o, o.id ?? newRunId());
-  return run.start(spawnSpec(o)).handle();
+  const handle = run.start(spawnSpec(o)).handle();
+  // a run in the session's network: its ports are forwarded while it runs; it lets the network go when it ends
+  if (o.net) {
+    o.net.attach(handle.pid);
+    void handle.done.then(() => o.net!.release());
+  }
+  return handle;
 }
 
 /**
@@ -92,10 +98,14 @@ function spawnSpec(o: RunOptions): SpawnSpec | { error: string } {
   let filter: number | undefined;
   try {
     filter = openSeccompFd(o.sandbox.dataDir);
-    const args = sandboxArgs(o.sandbox, o.cwd, inner, filter === undefined ? {} : { seccompFd: SECCOMP_FD });
+    // the session's network (sandbox-net.ts): nsenter puts bwrap in it; the proxy's variables win over the person's
+    const net = o.sandbox.network ? undefined : o.net;
+    if (net) Object.assign(inner, net.env);
+    const args = sandboxArgs(o.sandbox, o.cwd, inner, { ...(filter === undefined ? {} : { seccompFd: SECCOMP_FD }), ...(net ? { joinedNet: { userns: net.joinsUserns } } : {}) });
     const command = [shell[0]!, '-c', ulimitPrefix(limits, shell[0]!) + o.command];
     const cgroup = commandCgroup(limits);
-    return { file: status.bwrap!, args: [...args, ...command], env: inner, spareLeader: true, ...(filter === undefined ? {} : { fds: [filter] }), limits, ...(cgroup ? { cgroup } : {}) };
+    const [file, ...before] = net ? [...net.enter, status.bwrap!] : [status.bwrap!];
+    return { file: file!, args: [...before, ...args, ...command], env: inner, spareLeader: true, ...(filter === undefined ? {} : { fds: [filter] }), limits, ...(cgroup ? { cgroup } : {}) };
   } catch (err) {
     if (filter !== undefined) closeFd(filter);
     return { error: `the sandbox could not be set up: ${err instanceof Error ? err.message : String(err)}` };

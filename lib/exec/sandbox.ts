@@ -167,6 +167,8 @@ function gitGuards(workspace: string): string[] {
 /** What sandboxArgs needs besides the spec: the descriptor number the command's bwrap reads its system-call filter from. */
 export interface SandboxArgsOptions {
   seccompFd?: number;
+  /** the command joins the session's network namespace (sandbox-net.ts) instead of making one; `userns`: through its user namespace, so the uid is mapped back */
+  joinedNet?: { userns: boolean };
 }
 
 /**
@@ -209,7 +211,9 @@ export function sandboxArgs(spec: SandboxSpec, cwd: string, env: NodeJS.ProcessE
   for (const d of [...plan.dirs, ...plan.homes, '/dev']) args.push('--remount-ro', d);
   args.push(...gitGuards(spec.workspace));
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', ...NO_CAPABILITIES);
-  if (!spec.network) args.push('--unshare-net');
+  if (!spec.network && !opts.joinedNet) args.push('--unshare-net');
+  // inside the holder's user namespace this process is its root: the command gets the person's own uid back
+  if (opts.joinedNet?.userns && process.getuid?.() !== 0) args.push('--unshare-user', '--uid', String(process.getuid?.()), '--gid', String(process.getgid?.()));
   if (opts.seccompFd !== undefined) args.push('--seccomp', String(opts.seccompFd));
   args.push('--chdir', cwd, '--');
   return args;

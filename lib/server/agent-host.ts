@@ -5,6 +5,8 @@ import { getByToolCallId, hasApprovalFor, markConsumed, recordPending } from '..
 import { isJournaled } from '../store/tool-calls';
 import { ruleVerdict } from '../store/rules';
 import { getSandboxSettings } from '../store/settings';
+import { SANDBOX_HOSTS } from '../tools/commands/net-join';
+import { sandboxHostsOf } from './sandbox-hosts';
 import type { PolicyDecision, ToolDefinition, ToolServices } from '../contract/types';
 import { writeAheadHooks } from './write-ahead';
 import { diagnosticsFor } from './diagnostics';
@@ -37,7 +39,13 @@ export function storeHost(db: Db, o: { sessionId: string; workspace: string; dat
     workspace: o.workspace,
     dataDir: o.dataDir,
     // the sandbox settings are read at each call, so saving them changes the next command
-    services: { sandboxSettings: () => getSandboxSettings(db), diagnostics: diagnosticsFor(db, o.workspace, o.dataDir), ...(o.services ?? {}) },
+    services: {
+      sandboxSettings: () => getSandboxSettings(db),
+      // the hosts the person allowed the sandbox's proxy for this session (a subagent shares its parent's)
+      [SANDBOX_HOSTS]: sandboxHostsOf(db, o.workspace, rulesOf),
+      diagnostics: diagnosticsFor(db, o.workspace, o.dataDir),
+      ...(o.services ?? {}),
+    },
     mode: () => getSessionMode(db, rulesOf) ?? 'default',
     ruleVerdict: (tool, _input, d) => ruleVerdict(db, o.workspace, rulesOf, tool.name, ruleKeysOf(tool, d), !!d.opaque),
     recordPending: (info, input) => {

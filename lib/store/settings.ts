@@ -44,7 +44,7 @@ export function setModelSettings(db: Db, patch: Partial<ModelSettings>, defaultM
 
 /** The saved sandbox settings over the defaults (by mode, no network). */
 export function getSandboxSettings(db: Db): SandboxSettings {
-  return { level: 'by-mode', network: false, passEnv: [], hide: [], show: [], ...(getSetting<Partial<SandboxSettings>>(db, SANDBOX_SETTINGS_KEY) ?? {}) };
+  return { level: 'by-mode', network: false, passEnv: [], hide: [], show: [], allowHosts: [], ...(getSetting<Partial<SandboxSettings>>(db, SANDBOX_SETTINGS_KEY) ?? {}) };
 }
 
 /** Merge a change into the saved sandbox settings; returns the result. */
@@ -57,6 +57,7 @@ export function setSandboxSettings(db: Db, patch: Partial<SandboxSettings>): San
   if (patch.passEnv !== undefined) next.passEnv = list(patch.passEnv);
   if (patch.hide !== undefined) next.hide = list(patch.hide);
   if (patch.show !== undefined) next.show = list(patch.show);
+  if (patch.allowHosts !== undefined) next.allowHosts = list(patch.allowHosts);
   setSetting(db, SANDBOX_SETTINGS_KEY, next);
   return next;
 }
@@ -66,7 +67,7 @@ export function sandboxEnvView(env: NodeJS.ProcessEnv): SettingsView['sandboxEnv
   const out: SettingsView['sandboxEnv'] = {};
   if (env.CLAMP_SANDBOX) out.level = env.CLAMP_SANDBOX;
   if (env.CLAMP_SANDBOX_NETWORK !== undefined && env.CLAMP_SANDBOX_NETWORK !== '') out.network = env.CLAMP_SANDBOX_NETWORK === '1' || env.CLAMP_SANDBOX_NETWORK === 'true';
-  const lists = { passEnv: 'CLAMP_SANDBOX_ENV', hide: 'CLAMP_SANDBOX_HIDE', show: 'CLAMP_SANDBOX_SHOW' } as const;
+  const lists = { passEnv: 'CLAMP_SANDBOX_ENV', hide: 'CLAMP_SANDBOX_HIDE', show: 'CLAMP_SANDBOX_SHOW', allowHosts: 'CLAMP_SANDBOX_ALLOW_HOSTS' } as const;
   for (const [key, name] of Object.entries(lists) as [keyof typeof lists, string][]) {
     const v = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
     if (v.length) out[key] = v;

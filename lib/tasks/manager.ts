@@ -7,6 +7,9 @@ import { formatDuration } from '../contract/text';
 import { UnreadQueue, type UnreadSlice } from '../exec/ring';
 import { commandEnv, startCommand, type KillReason, type RunHandle, type RunResult } from '../exec/runner';
 import type { SandboxSpec } from '../exec/sandbox';
+import type { NetJoin } from '../exec/sandbox-net';
+import type { ProxyEvent } from '../exec/egress-proxy';
+import type { ForwardedPort } from '../contract/tasks';
 import { onShutdown } from '../contract/shutdown';
 import { TaskEventEmitter, type TaskEventListener, type TaskStatus, type TaskStream } from './events';
 import type { TaskInfo } from '../contract/tasks';
@@ -30,6 +33,8 @@ export interface TaskStartOptions {
   budget?: Budget;
   /** the sandbox it runs in (absent: unconfined) */
   sandbox?: SandboxSpec;
+  /** the session's network it runs in (its ports are forwarded to this machine's loopback and shown with the task) */
+  net?: NetJoin;
 }
 
 
@@ -39,6 +44,8 @@ export interface TaskRead {
   stderr: UnreadSlice;
   /** how long the read waited for output or exit */
   waitedMs: number;
+  /** what the sandbox's proxy refused it since the last read */
+  proxy: ProxyEvent[];
 }
 
 interface TaskRecord {
@@ -50,6 +57,10 @@ interface TaskRecord {
   result?: RunResult;
   unread: Record<TaskStream, UnreadQueue>;
   waiters: Set<() => void>;
+  ports?: ForwardedPort[];
+  net?: NetJoin;
+  /** proxy events already told by a read */
+  proxySeen: number;
 }
 
 function statusOf(r: RunResult | undefined): TaskStatus {
@@ -106,6 +117,7 @@ export class TaskManager {
       killGraceMs: b.COMMAND_KILL_GRACE_MS,
       env: commandEnv(),
       ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+      ...(o.net ? { net: o.net } : {}),
       progressIntervalMs: b.COMMAND_PROGRESS_INTERVAL_MS,
       progressMaxBytes: b.COMMAND_PROGRESS_MAX_BYTES,
       onData: (stream, chunk) => unread[stream].push(chunk),
@@ -114,8 +126,12 @@ export class TaskManager {
         wake();
       },
     });
-    const rec: TaskRecord = { id, command: o.command, cwd: o.cwd, sessionId: o.sessionId, handle, unread, waiters };
+    const rec: TaskRecord = { id, command: o.command, cwd: o.cwd, sessionId: o.sessionId, handle, unread, waiters, ...(o.net ? { net: o.net } : {}), proxySeen: 0 };
     this.tasks.set(id, rec);
+    o.net?.listen((ports) => {
+      rec.ports = ports;
+      this.emitter.emit({ type: 'ports', taskId: id, sessionId: o.sessionId, ports });
+    });
     this.emitter.emit({
       type: 'start',
       taskId: id,
@@ -181,11 +197,14 @@ export class TaskManager {
     }
     const task = this.info(rec);
     const waitedMs = Date.now() - t0;
+    const events = rec.net?.refused() ?? [];
+    const proxy = events.slice(rec.proxySeen);
     const max =
       typeof o.maxBytes === 'number'
         ? o.maxBytes
-        : o.maxBytes((n) => ({ task, stdout: rec.unread.stdout.peek(n), stderr: rec.unread.stderr.peek(n), waitedMs }));
-    return { task, stdout: rec.unread.stdout.take(max), stderr: rec.unread.stderr.take(max), waitedMs };
+        : o.maxBytes((n) => ({ task, stdout: rec.unread.stdout.peek(n), stderr: rec.unread.stderr.peek(n), waitedMs, proxy }));
+    rec.proxySeen = events.length;
+    return { task, stdout: rec.unread.stdout.take(max), stderr: rec.unread.stderr.take(max), waitedMs, proxy };
   }
 
   /** Kill a task's whole process group and wait until it is reaped; undefined for an unknown id. */
@@ -229,6 +248,8 @@ export class TaskManager {
       totalBytes: bytes,
       logPaths: rec.handle.logPaths,
       combinedLogPath: rec.handle.combinedLogPath,
+      // a task that ended listens on nothing
+      ...(rec.ports?.length && !r ? { ports: rec.ports } : {}),
     };
   }
 }

@@ -23,7 +23,7 @@ export function parseTaskEvent(data: string): TaskStreamEvent | null {
   }
   if (!v || typeof v !== 'object') return null;
   const e = v as Record<string, unknown>;
-  if (e.type !== 'start' && e.type !== 'output' && e.type !== 'exit') return null;
+  if (e.type !== 'start' && e.type !== 'output' && e.type !== 'exit' && e.type !== 'ports') return null;
   if (!isTaskSummary(e.task)) return null;
   if (e.type === 'output' && (typeof e.text !== 'string' || (e.stream !== 'stdout' && e.stream !== 'stderr'))) return null;
   return v as TaskStreamEvent;

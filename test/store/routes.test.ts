@@ -205,7 +205,7 @@ describe('/api/settings', () => {
       status: 200,
       body: {
         settings: { provider: null, model: null, baseUrl: null, contextWindow: null, defaultMode: 'default' },
-        sandbox: { level: 'by-mode', network: false, passEnv: [], hide: [], show: [] },
+        sandbox: { level: 'by-mode', network: false, passEnv: [], hide: [], show: [], allowHosts: [] },
         sandboxEnv: {},
         keys: { anthropic: false, openai: false, 'openai-compatible': false },
         envKeys: { anthropic: false, openai: true, 'openai-compatible': false },
@@ -221,7 +221,7 @@ describe('/api/settings', () => {
       status: 200,
       body: {
         settings: { provider: 'openai-compatible', model: 'qwen3', baseUrl: 'http://localhost:1234/v1', contextWindow: 32768, defaultMode: 'default' },
-        sandbox: { level: 'by-mode', network: false, passEnv: [], hide: [], show: [] },
+        sandbox: { level: 'by-mode', network: false, passEnv: [], hide: [], show: [], allowHosts: [] },
         sandboxEnv: {},
         keys: { anthropic: false, openai: false, 'openai-compatible': true },
         envKeys: { anthropic: false, openai: true, 'openai-compatible': false },
@@ -341,7 +341,7 @@ describe('/api/settings: the sandbox', () => {
     expect(fs.existsSync(path.join(ws.workspace, 'made.txt'))).toBe(false);
 
     await settingsRoute.PUT(send('/settings', 'PUT', { sandbox: { level: 'by-mode' } }));
-    expect((await read(await settingsRoute.GET())).body.sandbox).toEqual({ level: 'by-mode', network: true, passEnv: [], hide: [], show: [] });
+    expect((await read(await settingsRoute.GET())).body.sandbox).toEqual({ level: 'by-mode', network: true, passEnv: [], hide: [], show: [], allowHosts: [] });
     expect((await touch()).output).toMatch(/^exit code 0/);
     expect(fs.existsSync(path.join(ws.workspace, 'made.txt'))).toBe(true);
     fs.rmSync(path.join(ws.workspace, 'made.txt'));

@@ -164,7 +164,8 @@ describe('run_command', () => {
       `Started background task ${id} (pid ${r.meta!.pid}) in .: sleep 1; echo from-task\n` +
         'It has no timeout: it runs until it exits, is stopped with task_kill, or Clamp shuts down.\n' +
         `Read its output with task_output(id: "${id}"); pass wait_ms (at most 60,000) to wait for new output or its exit instead of polling. task_list shows every task; task_kill(id: "${id}") stops it.\n` +
-        `Logs (everything it prints): stdout ${logs.stdout}, stderr ${logs.stderr}.`,
+        `Logs (everything it prints): stdout ${logs.stdout}, stderr ${logs.stderr}.\n` +
+        'A port it listens on is forwarded to this machine\'s 127.0.0.1 (the same number when free there); task_output and task_list give the address, and the person sees it as a link.',
     );
     const out = await h.call('task_output', { id, wait_ms: 5000 });
     expect(out.output).toContain('stdout (new since the last read):\nfrom-task\n');

@@ -14,6 +14,11 @@ import { sandboxChoice, sandboxSpecFor, savedSandboxSettings, withApprovedNetwor
 import { formatRun } from '../../exec/format';
 import { tasksFor } from '../../tasks/manager';
 import { spawnTurn } from '../../exec/spawn-turn';
+import { egressNote } from '../../exec/egress-note';
+import type { NetJoin } from '../../exec/sandbox-net';
+import { parseHostPattern } from '../../contract/hosts';
+import { hostsToGrant, joinSessionNet, sessionHosts } from './net-join';
+import { withHostGrant } from './host-grant';
 
 const schema = z.strictObject({
   command: z.string().describe('Command line for bash -c.'),
@@ -29,6 +34,11 @@ const schema = z.strictObject({
     .optional()
     .describe('Only after a failure the sandbox caused: "network" to reach the network, "off" to run outside the sandbox. The person must approve it.'),
   sandbox_reason: z.string().optional().describe('Why this command needs more than the sandbox gives (shown to the person).'),
+  allow_hosts: z
+    .array(z.string().refine((h) => !('error' in parseHostPattern(h)), { error: (i) => `${JSON.stringify(i.input)} is not a host: pass a host name (pypi.org), *.name for every name below it, or an IP address, optionally with :port` }))
+    .max(20)
+    .optional()
+    .describe('Only after a result said the sandbox\'s proxy refused them: the hosts this command must reach (a package registry …). The person must approve; they stay allowed for the rest of the session. Give sandbox_reason.'),
 });
 
 type Input = z.infer<typeof schema>;
@@ -69,6 +79,9 @@ function workingDir(input: Input, ctx: ToolContext): { abs: string; rel: string 
   return { abs, rel };
 }
 
+const PROXY_ONLY =
+  'Inside, the network is reached only through Clamp\'s proxy (HTTP_PROXY, HTTPS_PROXY and npm\'s and pip\'s proxy settings point at it), for the hosts the person allows: a program that ignores those variables cannot connect, and names do not resolve inside.';
+
 /** What the result says about where the command ran, when it is not the ordinary sandbox. */
 function sandboxNotes(choice: SandboxChoice): string[] {
   if (choice.unavailable) return [`it ran WITHOUT the sandbox, approved by the person: ${choice.unavailable}.`];
@@ -77,13 +90,13 @@ function sandboxNotes(choice: SandboxChoice): string[] {
   return [];
 }
 
-function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel: string }, timeoutMs: number | undefined, notes: string[], choice: SandboxChoice): ToolOutput<RunCommandMeta> {
+function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel: string }, timeoutMs: number | undefined, notes: string[], sandbox: SandboxSpec | undefined, net: NetJoin | undefined): ToolOutput<RunCommandMeta> {
   const b = ctx.budget;
   let info;
-  const sandbox = sandboxSpecFor(choice, ctx);
   try {
-    info = tasksFor(ctx).start({ command: input.command, cwd: cwd.abs, sessionId: ctx.sessionId, timeoutMs, budget: b, ...(sandbox ? { sandbox } : {}) });
+    info = tasksFor(ctx).start({ command: input.command, cwd: cwd.abs, sessionId: ctx.sessionId, timeoutMs, budget: b, ...(sandbox ? { sandbox } : {}), ...(net ? { net } : {}) });
   } catch (err) {
+    net?.release();
     throw new ToolError(err instanceof Error ? err.message : String(err));
   }
   const ends = timeoutMs
@@ -96,6 +109,7 @@ function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel
     `Read its output with task_output(id: "${info.id}"); pass wait_ms (at most ${formatCount(b.TASK_WAIT_MAX_MS)}) to wait for new output or its exit instead of polling. ` +
       `task_list shows every task; task_kill(id: "${info.id}") stops it.`,
     `Logs (everything it prints): stdout ${info.logPaths.stdout}, stderr ${info.logPaths.stderr}.`,
+    ...(net ? ['A port it listens on is forwarded to this machine\'s 127.0.0.1 (the same number when free there); task_output and task_list give the address, and the person sees it as a link.'] : []),
   ].join('\n');
   return {
     output,
@@ -124,6 +138,8 @@ export interface RunCommandMeta {
   /** foreground: the sandbox it ran in (null: none), and whether a failure looks like the sandbox's doing */
   sandbox?: { level: SandboxSpec['level']; network: SandboxSpec['network'] } | null;
   sandboxBlamed?: true;
+  /** hosts the sandbox's proxy refused or could not reach while it ran */
+  proxyRefused?: string[];
   /** background: the task it started */
   taskId?: string;
   background?: true;
@@ -140,8 +156,13 @@ export const runCommandTool = defineTool({
   },
   paths: (input) => [{ path: input.cwd ?? '.', access: 'read', field: 'cwd' }],
   // every sub-command is judged before anything runs: tier 1 is refused, tier 2 and opaque ask, read-only runs
-  policy: async (input, ctx) =>
-    withSandbox(await assessCommand(input.command, { workspace: ctx.workspace, cwd: input.cwd }), sandboxChoice(ctx.mode, input.sandbox, process.env, savedSandboxSettings(ctx)), ctx.mode, input.sandbox_reason),
+  policy: async (input, ctx) => {
+    const choice = sandboxChoice(ctx.mode, input.sandbox, process.env, savedSandboxSettings(ctx));
+    const d = withSandbox(await assessCommand(input.command, { workspace: ctx.workspace, cwd: input.cwd }), choice, ctx.mode, input.sandbox_reason);
+    // hosts matter only where the proxy is the way out: not with the network open or outside the sandbox
+    const proxied = !choice.network && choice.level !== 'off' && choice.escalation !== 'off' && !choice.unavailable;
+    return proxied ? withHostGrant(d, hostsToGrant(input.allow_hosts ?? [], ctx), input.sandbox_reason) : d;
+  },
   describe: (b) =>
     [
       'Run a shell command (bash -c) in the workspace root or cwd. Returns how it ended (exit code N, timed out, or killed by the user), its duration, stdout and stderr.',
@@ -149,7 +170,8 @@ export const runCommandTool = defineTool({
       `Timeout: ${formatDuration(b.COMMAND_TIMEOUT_DEFAULT_MS)} by default, at most ${formatDuration(b.COMMAND_TIMEOUT_MAX_MS)} (timeout_ms; out-of-range values are clamped); then the whole process group is killed.`,
       `Output over ${formatBytes(b.TOOL_OUTPUT_MAX_BYTES)} keeps each stream's end (and start, for failures) and says what was cut; full logs are saved at the paths given: read them with read_file or grep.`,
       'Processes left running are stopped when it exits. For servers, watchers and long builds pass background: true to get a task id at once, then use task_output, task_list, task_kill; a background task has no timeout unless timeout_ms is given.',
-      'It runs in a sandbox: only the workspace (not .git/hooks or .git/config), a private /tmp and $CLAMP_SCRATCH are writable, secrets are hidden, there is no network. A failure the sandbox caused says so; only then retry with sandbox: "network" or "off" and a sandbox_reason, which the person must approve.',
+      'It runs in a sandbox: only the workspace (not .git/hooks or .git/config), a private /tmp and $CLAMP_SCRATCH are writable, secrets are hidden, there is no network but Clamp\'s proxy (below). A failure the sandbox caused says so; only then retry with sandbox: "network" or "off" and a sandbox_reason, which the person must approve.',
+      'Network: only through Clamp\'s proxy (HTTP_PROXY/HTTPS_PROXY are set), to the hosts the person allows; a host it refused is named in the result: only then retry with allow_hosts (those hosts) and a sandbox_reason, which the person must approve for the session. The session\'s sandboxed commands share one network: a server a background task listens on is reached from later commands at localhost:<port>, and is forwarded to this machine\'s 127.0.0.1 for the person.',
       'For files use read_file, glob, grep (the tool) and edit_file, not cat, find, shell grep or sed.',
     ].join('\n'),
   async run(input, ctx): Promise<ToolOutput<RunCommandMeta>> {
@@ -160,9 +182,16 @@ export const runCommandTool = defineTool({
     const choice = withApprovedNetwork(sandboxChoice(ctx.mode, input.sandbox, process.env, savedSandboxSettings(ctx)), ctx);
     const sandbox = sandboxSpecFor(choice, ctx);
     const notes = [...(note ? [note] : []), ...sandboxNotes(choice)];
+    // the call got here with its allow_hosts approved (or already allowed): they stay allowed for the session
+    const granted = sandbox && !sandbox.network ? hostsToGrant(input.allow_hosts ?? [], ctx) : [];
+    if (granted.length) {
+      sessionHosts(ctx).grant(granted);
+      notes.push(`the sandbox's proxy allows ${granted.join(', ')} for the rest of this session (approved by the person).`);
+    }
+    const { join: net } = sandbox ? await joinSessionNet(ctx, sandbox) : {};
     if (background) {
       await spawnTurn();
-      return startBackground(input, ctx, cwd, timeoutMs, notes, choice);
+      return startBackground(input, ctx, cwd, timeoutMs, notes, sandbox, net);
     }
 
     const progress = ctx.onProgress;
@@ -180,12 +209,17 @@ export const runCommandTool = defineTool({
       progressIntervalMs: b.COMMAND_PROGRESS_INTERVAL_MS,
       progressMaxBytes: b.COMMAND_PROGRESS_MAX_BYTES,
       ...(sandbox ? { sandbox } : {}),
+      ...(net ? { net } : {}),
       ...(progress ? { onOutput: (stream: 'stdout' | 'stderr', text: string) => progress({ kind: 'output', stream, text }) } : {}),
     });
-    const blamed = sandbox ? sandboxNote(r, sandbox) : undefined;
+    const refused = net?.refused() ?? [];
+    const proxy = egressNote(refused);
+    let blamed = sandbox ? sandboxNote(r, sandbox) : undefined;
+    // no network of its own, but the proxy: a program that ignored it, or a name it tried to resolve itself
+    if (blamed && net && !proxy && /has no network/.test(blamed)) blamed += ` ${PROXY_ONLY}`;
     const f = formatRun(r, {
       maxBytes: b.TOOL_OUTPUT_MAX_BYTES,
-      notes: blamed ? [...notes, blamed] : notes,
+      notes: [...notes, ...(proxy ? [proxy] : []), ...(blamed ? [blamed] : [])],
       timeoutMaxMs: b.COMMAND_TIMEOUT_MAX_MS,
     });
     const ok = r.exitCode === 0 && r.killedBy === null && !r.spawnError;
@@ -209,7 +243,8 @@ export const runCommandTool = defineTool({
         cwd: cwd.rel,
         command: input.command,
         sandbox: sandbox ? { level: sandbox.level, network: sandbox.network } : null,
-        ...(blamed ? { sandboxBlamed: true } : {}),
+        ...(blamed || proxy ? { sandboxBlamed: true } : {}),
+        ...(refused.length ? { proxyRefused: [...new Set(refused.map((e) => e.host))] } : {}),
       },
     };
   },

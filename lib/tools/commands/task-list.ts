@@ -40,7 +40,8 @@ export const taskListTool = defineTool({
     const now = Date.now();
     const running = tasks.filter((t) => t.status === 'running').length;
     const lines = tasks.map(
-      (t) => `${t.id} · ${statusWords(t)} · started ${formatDuration(now - t.startedAt)} ago · ${unreadWords(t)} · ${clipLine(t.command, ctx.budget.TASK_LIST_COMMAND_MAX_BYTES)}`,
+      (t) =>
+        `${t.id} · ${statusWords(t)} · started ${formatDuration(now - t.startedAt)} ago · ${unreadWords(t)}${t.ports?.length ? ` · listening: ${t.ports.map((p) => `${p.port} (${p.url})`).join(', ')}` : ''} · ${clipLine(t.command, ctx.budget.TASK_LIST_COMMAND_MAX_BYTES)}`,
     );
     const output = [
       `${tasks.length} background task${tasks.length === 1 ? '' : 's'} (${running} running):`,

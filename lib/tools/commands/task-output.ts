@@ -5,11 +5,17 @@ import { clipLine, fitWithNote, formatBytes, formatCount, formatDuration } from 
 import type { UnreadSlice } from '../../exec/ring';
 import { tasksFor, type TaskInfo, type TaskManager, type TaskRead } from '../../tasks/manager';
 import type { TaskStream } from '../../tasks/events';
+import { egressNote } from '../../exec/egress-note';
 
 /** "task t1 · status: exited · exit code 0 · ran 1.2 s": how a task stands, in one line. */
 export function taskHeadline(t: TaskInfo): string {
   if (t.status === 'running') return `task ${t.id} · status: running · ${formatDuration(t.durationMs)} so far`;
   return `task ${t.id} · status: ${t.status} · ${t.statusText} · ran ${formatDuration(t.durationMs)}`;
+}
+
+/** "listening: 3000 (on this machine: http://127.0.0.1:3000/)": a task's forwarded ports, in one line. */
+export function portsLine(ports: NonNullable<TaskInfo['ports']>): string {
+  return `listening: ${ports.map((p) => `${p.port} (on this machine: ${p.url})`).join(', ')}; from other commands of this session: localhost:<port>`;
 }
 
 /** The task with this id visible to this call (a session sees its own tasks), or a ToolError listing the known ids. */
@@ -95,6 +101,8 @@ export const taskOutputTool = defineTool({
       }
       const gotNothing = read.stdout.bytes + read.stderr.bytes + read.stdout.droppedBytes + read.stderr.droppedBytes === 0;
       if (waitMs > 0 && gotNothing && t.status === 'running') notes.push(`note: no new output within ${formatDuration(read.waitedMs)}.`);
+      const proxy = egressNote(read.proxy);
+      if (proxy) notes.push(`note: ${proxy}`);
       const remaining = read.stdout.remainingBytes + read.stderr.remainingBytes;
       const next =
         t.status === 'running'
@@ -105,6 +113,7 @@ export const taskOutputTool = defineTool({
       return [
         taskHeadline(t),
         `command: ${clipLine(t.command, b.COMMAND_SHOWN_MAX_BYTES)}`,
+        ...(t.ports?.length ? [portsLine(t.ports)] : []),
         ...notes,
         section('stdout', read.stdout, t.logPaths.stdout, b.TASK_CAPTURE_MAX_BYTES),
         section('stderr', read.stderr, t.logPaths.stderr, b.TASK_CAPTURE_MAX_BYTES),
