@@ -10,6 +10,8 @@ import { createToolRegistry } from '../dispatch/all-tools';
 import { openDb, type Db } from '../store/db';
 import { loadMessages } from '../store/messages';
 import { getSession, requireSession } from '../store/sessions';
+import { getSandboxSettings } from '../store/settings';
+import { sandboxChoice } from '../tools/commands/sandbox-policy';
 import { getTaskManager } from '../tasks/manager';
 import { storeHost } from './agent-host';
 import { isTurnRunning } from './chat';
@@ -45,12 +47,22 @@ function isRepositoryTop(dir: string): boolean {
 }
 
 /**
- * The git repository the workspace is in, found by reading the folders from the workspace up (as
- * data: no git runs on the host for it), or why there is none, in the person's words.
+ * The git repository a commit of the workspace's changes would go to, found by reading the folders from the
+ * workspace up (as data: no git runs on the host for it), or why there is none, in the person's words. In the
+ * sandbox (gitOnHost false) git_commit can write only a git directory inside the workspace: a repository above
+ * it, or a worktree's or submodule's (a .git file naming one elsewhere), is read-only there.
  */
-export function commitTarget(workspace: string): CommitTarget {
-  for (let dir = path.resolve(workspace); ; dir = path.dirname(dir)) {
-    if (isRepositoryTop(dir)) return { kind: 'git', root: dir };
+export function commitTarget(workspace: string, o: { gitOnHost: boolean }): CommitTarget {
+  const ws = path.resolve(workspace);
+  for (let dir = ws; ; dir = path.dirname(dir)) {
+    if (isRepositoryTop(dir)) {
+      const own = dir === ws && fs.lstatSync(path.join(dir, '.git')).isDirectory();
+      if (own || o.gitOnHost) return { kind: 'git', root: dir };
+      return {
+        kind: 'none',
+        reason: `${workspace} is in the git repository ${dir}, whose git directory lies outside the workspace, and Clamp's sandbox (where git_commit runs git) keeps it read-only. Commit these files from a terminal (git -C ${dir} commit), or turn the sandbox off in the settings.`,
+      };
+    }
     if (path.dirname(dir) === dir) break;
   }
   return {
@@ -59,11 +71,17 @@ export function commitTarget(workspace: string): CommitTarget {
   };
 }
 
+/** Where a commit of this session's changes would go: git runs on the host only when the sandbox is turned off. */
+function sessionCommitTarget(cfg: ServerConfig, db: Db, sessionId: string): CommitTarget {
+  const mode = getSession(db, sessionId)?.mode ?? 'default';
+  return commitTarget(cfg.workspace, { gitOnHost: sandboxChoice(mode, undefined, process.env, getSandboxSettings(db)).level === 'off' });
+}
+
 /** GET /api/sessions/[id]/changes */
 export async function sessionChanges(cfg: ServerConfig, sessionId: string): Promise<ChangesAnswer> {
   const db = openDb(cfg.dataDir);
   requireSession(db, sessionId, cfg.workspace);
-  const commit = commitTarget(cfg.workspace);
+  const commit = sessionCommitTarget(cfg, db, sessionId);
   const { baseline, changes } = await changesNow(cfg, db, sessionId);
   if (!baseline) return { baselineId: null, files: [], truncated: false, commit };
   const d = await diffChanges(shadowOf(cfg), changes);
@@ -120,7 +138,7 @@ export async function commitChanges(cfg: ServerConfig, sessionId: string, b: Com
   const db = openDb(cfg.dataDir);
   requireSession(db, sessionId, cfg.workspace);
   if (isTurnRunning(sessionId)) throw new HttpError(409, 'This session is working on a turn. Wait for it or press Stop, then commit.');
-  const target = commitTarget(cfg.workspace);
+  const target = sessionCommitTarget(cfg, db, sessionId);
   if (target.kind === 'none') throw new HttpError(409, target.reason);
   const host = storeHost(db, { sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir) } });
   const ctx = createContext({ workspace: cfg.workspace, dataDir: cfg.dataDir, mode: getSession(db, sessionId)?.mode ?? 'default', sessionId, services: host.services });
