@@ -134,6 +134,7 @@ export async function makeHost(who: Who): Promise<Host> {
   const port = (server.address() as net.AddressInfo).port;
 
   const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+    NODE_ENV: 'test',
     PATH: process.env.PATH,
     LANG: 'C.UTF-8',
     HOME: home,
