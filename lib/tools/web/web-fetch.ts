@@ -60,6 +60,7 @@ function describe(b: Budget): string {
     `At most max_bytes of text (default and maximum ${formatCount(webFetchMaxBytes(b))} bytes); a longer page is cut with a note and its full Markdown saved to a file to read with read_file.`,
     `The body is read up to ${formatBytes(b.WEB_RESPONSE_MAX_BYTES)}, the rest counted. Binary content is refused with its type and size.`,
     `Same-host redirects are followed (up to ${b.WEB_REDIRECT_MAX_COUNT}); one to another host is reported: call web_fetch with the new URL.`,
+    'Local addresses (localhost, LAN) need the user\'s approval.',
     `Gives up after ${formatDuration(b.WEB_CONNECT_TIMEOUT_MS)} without an answer, ${formatDuration(b.WEB_TOTAL_TIMEOUT_MS)} in all. HTTP errors return the status and an excerpt.`,
     'To find pages by topic use web_search (when listed). For files in the workspace use read_file, not web_fetch.'
   ].join('\n');
