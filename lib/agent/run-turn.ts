@@ -156,16 +156,18 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
       const afterStart = (c: InferUIMessageChunk<ClampMessage>) => (started ? writer.write(c) : early.push(c));
       // a failed request is sent again after a wait, and the page says so while it waits (one notice per request, updated in place)
       let retryNotice = '';
+      // the notice names the model (the label adds the provider and URL; the error names the URL)
+      const who = o.status.model || label;
       const retries = visibleRetries({
         maxRetries: o.maxRetries ?? 2,
         firstDelayMs: o.retryFirstDelayMs ?? RETRY_FIRST_DELAY_MS,
         signal: o.signal,
         onRetry: (n) => {
           if (n.retry === 1) retryNotice = `provider-retry-${Date.now().toString(36)}`;
-          afterStart({ type: 'data-notice', id: retryNotice, data: { level: 'warning', message: retryingText(n.error, label, n.retry, n.of, n.delayMs) } });
+          afterStart({ type: 'data-notice', id: retryNotice, data: { level: 'warning', message: retryingText(n.error, who, n.retry, n.of, n.delayMs) } });
         },
-        onRecovered: (n) => afterStart({ type: 'data-notice', id: retryNotice, data: { level: 'info', message: retriedText(label, n, true) } }),
-        onGaveUp: (n) => afterStart({ type: 'data-notice', id: retryNotice, data: { level: 'warning', message: retriedText(label, n, false) } }),
+        onRecovered: (n) => afterStart({ type: 'data-notice', id: retryNotice, data: { level: 'info', message: retriedText(who, n, true) } }),
+        onGaveUp: (n) => afterStart({ type: 'data-notice', id: retryNotice, data: { level: 'warning', message: retriedText(who, n, false) } }),
       });
       const retried = (m: LanguageModelV3) => wrapLanguageModel({ model: m, middleware: retries });
       const model = retried(withListedTools(o.model, () => new Set(listed()), ids));
