@@ -159,6 +159,16 @@ function namedFolders(env: NodeJS.ProcessEnv, homes: readonly string[]): string[
   return out;
 }
 
+/** Whether this process may read a file (or pass through a folder). */
+function readable(p: string, st: fs.Stats): boolean {
+  try {
+    fs.accessSync(p, st.isDirectory() ? fs.constants.X_OK : fs.constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The plan of what to hide and show for one command. Never throws. */
 export function hidePlan(o: HideInput): HidePlan {
   const probe = new Probe();
@@ -195,6 +205,13 @@ export function hidePlan(o: HideInput): HidePlan {
     for (const p of o.show) show(expandHome(p, home));
   }
 
+  // a folder shown inside another shown folder is shown already (one mount fewer)
+  const outer = shown.filter((s) => !s.link);
+  for (let i = shown.length - 1; i >= 0; i--) {
+    const s = shown[i]!;
+    if (outer.some((o) => o !== s && inside(s.at, o.at) && inside(s.real, o.real))) shown.splice(i, 1);
+  }
+
   // a path is seen in the sandbox unless a hidden HOME covers it and nothing shows it again
   const visible = (p: string) =>
     !homes.some((h) => inside(p, h)) || inside(p, o.workspace) || shown.some((s) => inside(p, s.at) || inside(p, s.real)) || o.alsoShown.some((s) => inside(p, s));
@@ -207,7 +224,9 @@ export function hidePlan(o: HideInput): HidePlan {
     const real = realpath(p);
     const st = real ? lstat(real) : undefined;
     if (!real || !st) return;
-    if (visible(real)) {
+    // what this process's user cannot read, a sandboxed command (the same user, with no capability) cannot either;
+    // root reads by owner bits alone, so for root everything counts
+    if (visible(real) && readable(real, st)) {
       // a folder that holds the workspace (a workspace inside the data dir) is not covered
       if (st.isDirectory()) {
         if (!inside(o.workspace, real)) dirs.add(real);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { SandboxView } from '../contract/protocol';
 import { findProgram, isRunnableFile } from './programs';
 import { sandboxEnv } from './sandbox-env';
-import { hidePlan } from './sandbox-hide';
+import { hidePlan, inside } from './sandbox-hide';
 import { sandboxLimitsOrDefault, ulimitPrefix, type SandboxLimits } from './limits';
 import { seccompFile } from './seccomp';
 
@@ -164,6 +164,18 @@ function gitGuards(workspace: string): string[] {
   return out;
 }
 
+let empty: string | undefined;
+/** An empty folder of Clamp's (in its data dir) that hides a secret folder when bound read-only over it. */
+function emptyDir(dataDir: string): string {
+  const dir = path.join(dataDir, 'sandbox', 'empty');
+  if (empty === dir) return dir;
+  fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+  // it must stay empty: whatever is found in it goes
+  for (const name of fs.readdirSync(dir)) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+  empty = dir;
+  return dir;
+}
+
 /** What sandboxArgs needs besides the spec: the descriptor number the command's bwrap reads its system-call filter from. */
 export interface SandboxArgsOptions {
   seccompFd?: number;
@@ -198,8 +210,12 @@ export function sandboxArgs(spec: SandboxSpec, cwd: string, env: NodeJS.ProcessE
   for (const s of plan.shown) args.push(...(s.link ? ['--symlink', s.real, s.at] : ['--ro-bind', s.real, s.at]));
   for (const p of spec.runsFrom ?? []) args.push('--ro-bind', p, p);
   args.push(spec.level === 'workspace-write' ? '--bind' : '--ro-bind', spec.workspace, spec.workspace);
-  // after the workspace: a secret inside it (a workspace that is HOME) stays hidden
-  for (const d of plan.dirs) args.push('--tmpfs', d);
+  // after the workspace: a secret inside it (a workspace that is HOME) stays hidden. A hidden folder is an empty
+  // read-only one bound over it (one mount), or, where Clamp binds a folder of its own inside it (the scratch folder
+  // in the data dir), a tmpfs made read-only once that is bound
+  const later = [spec.scratchDir, ...(spec.writable ?? [])].filter((p): p is string => !!p);
+  const holders = plan.dirs.filter((d) => later.some((p) => inside(p, d)));
+  for (const d of plan.dirs) args.push(...(holders.includes(d) ? ['--tmpfs', d] : ['--ro-bind', emptyDir(spec.dataDir), d]));
   for (const f of plan.files) args.push('--ro-bind', '/dev/null', f);
   // the scratch folder may sit in the hidden data dir: bound before the empty folders turn read-only
   if (spec.scratchDir && spec.level === 'workspace-write') {
@@ -208,7 +224,7 @@ export function sandboxArgs(spec: SandboxSpec, cwd: string, env: NodeJS.ProcessE
   }
   for (const p of spec.writable ?? []) args.push('--bind', p, p);
   // /dev's own folder too: a file written there would live in memory, outside every limit
-  for (const d of [...plan.dirs, ...plan.homes, '/dev']) args.push('--remount-ro', d);
+  for (const d of [...holders, ...plan.homes, '/dev']) args.push('--remount-ro', d);
   args.push(...gitGuards(spec.workspace));
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', ...NO_CAPABILITIES);
   if (!spec.network && !opts.joinedNet) args.push('--unshare-net');
