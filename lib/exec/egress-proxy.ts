@@ -90,6 +90,10 @@ export class EgressProxy {
     if (!host || !Number.isInteger(port) || port < 1 || port > 65535) {
       return { refused: { host: rawHost.slice(0, 255), port, reason: 'bad-request', detail: 'not a host and port the proxy understands' } };
     }
+    // an address is judged before the list (the note must not suggest allowing this machine); a name is never
+    // resolved before it is allowed (a lookup would carry it out of the sandbox)
+    const literal = net.isIP(host) ? (this.o.unreachable ?? localAddressReason)(host, port) : undefined;
+    if (literal) return { refused: { host, port, reason: 'local', detail: `it leads to ${literal} (${host}), which a sandboxed command never reaches` } };
     if (!allowedBy(this.o.allowed(), host, port)) return { refused: { host, port, reason: 'not-allowed', detail: 'not on the allowed hosts' } };
     let addresses: string[];
     if (net.isIP(host)) addresses = [host];

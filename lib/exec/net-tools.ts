@@ -67,6 +67,33 @@ function probe(env: NodeJS.ProcessEnv, pasta: string | undefined): NetStatus {
   return { available: true, tools: { pasta, unshare, nsenter, sleep, ...(setpriv ? { setpriv } : {}) } };
 }
 
+/** Helpers (any Clamp's) whose Clamp process is gone: what a clean stop, the watchdog or the exit hook should have stopped. */
+export function orphanedHelpers(): number[] {
+  const out: number[] = [];
+  let pids: string[] = [];
+  try {
+    pids = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return out;
+  }
+  for (const p of pids) {
+    let env = '';
+    try {
+      env = fs.readFileSync(`/proc/${p}/environ`, 'latin1');
+    } catch {
+      continue;
+    }
+    const m = /(?:^|\0)CLAMP_HELPER_OF=(\d+)\0/.exec(env);
+    if (!m) continue;
+    try {
+      process.kill(Number(m[1]), 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') out.push(Number(p));
+    }
+  }
+  return out;
+}
+
 export interface Helper {
   pid: number;
   /** SIGKILL it (it holds nothing that needs a clean stop) and forget it */
@@ -83,7 +110,8 @@ export function startHelper(tools: NetTools, file: string, args: readonly string
   const [f, a] = tools.setpriv ? [tools.setpriv, ['--pdeathsig', 'KILL', '--', file, ...args]] : [file, [...args]];
   let child;
   try {
-    child = spawn(f, a, { stdio: 'ignore', detached: true, cwd: '/' });
+    // CLAMP_HELPER_OF names the Clamp process it serves: a helper whose Clamp is gone is a leftover (tests look for them)
+    child = spawn(f, a, { stdio: 'ignore', detached: true, cwd: '/', env: { ...process.env, CLAMP_HELPER_OF: String(process.pid) } });
   } catch {
     return undefined;
   }

@@ -92,7 +92,8 @@ function spawnSpec(o: RunOptions): SpawnSpec | { error: string } {
     inner.CLAMP_SCRATCH = o.sandbox.scratchDir;
     // caches go to the scratch folder: HOME is read-only inside
     inner.XDG_CACHE_HOME ??= `${o.sandbox.scratchDir}/cache`;
-    inner.npm_config_cache ??= `${o.sandbox.scratchDir}/npm-cache`;
+    // always: npm started Clamp (npm start) passes its own npm_config_cache, in HOME, read-only inside
+    inner.npm_config_cache = `${o.sandbox.scratchDir}/npm-cache`;
   }
   const limits = o.sandbox.limits ?? sandboxLimitsOrDefault();
   let filter: number | undefined;

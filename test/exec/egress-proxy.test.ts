@@ -121,6 +121,9 @@ describe('the egress proxy', () => {
     expect(plain).toMatch(/^HTTP\/1.1 403/);
     expect(refused[1]).toMatchObject({ host: 'other.example.net', port: 80, reason: 'not-allowed' });
     expect(refused[1]!.token).toBeUndefined();
+    // an address of this machine is refused for what it is, even when no pattern names it
+    await raw(proxy.port, 'CONNECT [::ffff:127.0.0.2]:80 HTTP/1.1\r\n\r\n');
+    expect(refused[2]).toMatchObject({ host: '::ffff:7f00:2', reason: 'local' });
   });
 
   it('never connects to this machine, whatever the list allows or the name resolves to', async () => {

@@ -188,7 +188,8 @@ export const runCommandTool = defineTool({
       sessionHosts(ctx).grant(granted);
       notes.push(`the sandbox's proxy allows ${granted.join(', ')} for the rest of this session (approved by the person).`);
     }
-    const { join: net } = sandbox ? await joinSessionNet(ctx, sandbox) : {};
+    const { join: net, problem: noNet } = sandbox ? await joinSessionNet(ctx, sandbox) : {};
+    if (noNet && input.allow_hosts?.length) notes.push(`no host can be reached: ${noNet}.`);
     if (background) {
       await spawnTurn();
       return startBackground(input, ctx, cwd, timeoutMs, notes, sandbox, net);
@@ -217,6 +218,7 @@ export const runCommandTool = defineTool({
     let blamed = sandbox ? sandboxNote(r, sandbox) : undefined;
     // no network of its own, but the proxy: a program that ignored it, or a name it tried to resolve itself
     if (blamed && net && !proxy && /has no network/.test(blamed)) blamed += ` ${PROXY_ONLY}`;
+    else if (blamed && noNet && /has no network/.test(blamed)) blamed += ` Its network cannot start here: ${noNet}.`;
     const f = formatRun(r, {
       maxBytes: b.TOOL_OUTPUT_MAX_BYTES,
       notes: [...notes, ...(proxy ? [proxy] : []), ...(blamed ? [blamed] : [])],
