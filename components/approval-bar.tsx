@@ -270,13 +270,14 @@ function Item({ call, index, total, sessionId, autoFocus, pageKeys, onAnswered }
             Edit &amp; approve <Kbd k="e" />
           </button>
         )}
-        {/* the reason and Deny wrap together, so the field stays wide enough to read what is typed */}
-        <div className="flex min-w-72 flex-1 items-center gap-1.5">
+        {/* the reason and Deny wrap together, so the field stays wide enough to read what is typed; beside the
+            buttons when there is room, so the diff keeps it */}
+        <div className="flex min-w-40 flex-1 items-center gap-1.5">
           <input
             ref={reasonRef}
             value={reason}
             onChange={(e) => setReason(e.target.value)}
-            placeholder="Reason for denying (optional)"
+            placeholder="Reason for denying"
             aria-label="Reason for denying (optional, sent to the model)"
             className={`${field} min-w-0 flex-1`}
           />

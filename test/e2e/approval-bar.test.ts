@@ -22,7 +22,9 @@ const EXPLANATION =
 
 const write = (tag: string, n: number) => ({ name: 'write_file', args: { path: `${tag}-${n}.txt`, content: `${tag} ${n}\n` }, id: 'call_0' });
 const scripts = {
-  keys: [{ text: 'First file.', toolCalls: [write('keys', 1)] }, { text: 'Second file.', toolCalls: [write('keys', 2)] }, { text: 'Third file.', toolCalls: [write('keys', 3)] }, { text: 'Done with the keys.' }],
+  ...Object.fromEntries(
+    ['keys-wide', 'keys-narrow'].map((tag) => [tag, [{ text: 'First file.', toolCalls: [write(tag, 1)] }, { text: 'Second file.', toolCalls: [write(tag, 2)] }, { text: 'Third file.', toolCalls: [write(tag, 3)] }, { text: 'Done with the keys.' }]]),
+  ),
   long: [{ text: EXPLANATION, toolCalls: [{ name: 'write_file', args: { path: 'settings.txt', content: LONG.replaceAll('line', 'entry') }, id: 'call_0' }] }, { text: 'Rewritten.' }],
   'long-narrow': [{ text: EXPLANATION, toolCalls: [{ name: 'write_file', args: { path: 'settings.txt', content: LONG.replaceAll('line', 'row') }, id: 'call_0' }] }, { text: 'Rewritten.' }],
   retry: [{ text: 'Recovered after the retry.' }],
@@ -44,13 +46,14 @@ const waitingItem = (page: Page) => page.locator('[data-approval-for]').first();
 const waitingId = async (page: Page) => (await waitingItem(page).getAttribute('data-approval-for', { timeout: 30_000 }))!;
 
 describe('the approval bar', () => {
-  it('y and n answer from anywhere but a text field, and never twice', { timeout: 180_000 }, async () => {
-    const { page } = await s.start('keys');
+  for (const size of SIZES) it(`y and n answer from anywhere but a text field, and never twice (${size.width}×${size.height})`, { timeout: 180_000 }, async () => {
+    const { page } = await s.start(`keys-${size.name}`);
+    await page.setViewportSize({ width: size.width, height: size.height });
     const posts: string[] = [];
     page.on('request', (r) => {
       if (r.method() === 'POST' && /\/approvals\//.test(r.url())) posts.push(decodeURIComponent(r.url().split('/approvals/')[1]!));
     });
-    await send(page, '[e2e:keys] Write three files.');
+    await send(page, `[e2e:keys-${size.name}] Write three files.`);
     const first = await waitingId(page);
     // the focus leaves the bar: the person clicked the conversation
     await page.locator('[data-chat-scroll]').click({ position: { x: 5, y: 5 } });
@@ -61,7 +64,7 @@ describe('the approval bar', () => {
     await page.keyboard.down('y');
     await page.keyboard.down('y');
     await page.keyboard.up('y');
-    await expect.poll(() => s.ws.read('keys-1.txt'), { timeout: 30_000 }).toBe('keys 1\n');
+    await expect.poll(() => s.ws.read(`keys-${size.name}-1.txt`), { timeout: 30_000 }).toBe(`keys-${size.name} 1\n`);
     await page.locator(`[data-approval-for="${first}"]`).waitFor({ state: 'detached', timeout: 30_000 });
     const second = await waitingId(page);
     expect(second).not.toBe(first);
@@ -85,8 +88,8 @@ describe('the approval bar', () => {
     await page.locator(`[data-approval-for="${second}"]`).waitFor({ state: 'detached', timeout: 30_000 });
     const third = await waitingId(page);
     expect(third).not.toBe(second);
-    await page.locator(`[data-tool-call-id="${second}"]`).getByText(/Denied/).waitFor({ timeout: 30_000 });
-    await screenshot(page, 'approval-keys-denied');
+    await expect.poll(() => page.locator(`[data-tool-call-id="${second}"]`).getAttribute('data-state'), { timeout: 30_000 }).toBe('output-denied');
+    await screenshot(page, `approval-keys-denied-${size.name}`);
 
     // a focused button elsewhere is not a text field: y answers the waiting call
     await page.getByRole('button', { name: 'Send', exact: true }).focus().catch(() => undefined);
@@ -96,7 +99,8 @@ describe('the approval bar', () => {
     await page.getByText('Done with the keys.').waitFor({ timeout: 30_000 });
     await waitIdle(page);
     expect(posts).toEqual([first, second, third]);
-    expect(s.ws.read('keys-3.txt')).toBe('keys 3\n');
+    expect(s.ws.read(`keys-${size.name}-3.txt`)).toBe(`keys-${size.name} 3\n`);
+    expect(() => s.ws.read(`keys-${size.name}-2.txt`)).toThrow(/ENOENT/);
   });
 
   for (const size of SIZES) {

@@ -37,10 +37,18 @@ afterAll(async () => {
 const waitingFor = (page: Page, id: string) => page.locator(`[data-approval-for="${id}"], [data-approval-for^="${id}-clamp"]`);
 const cardsOf = (page: Page, id: string) => page.locator(`[data-tool-call-id="${id}"], [data-tool-call-id^="${id}-clamp"]`);
 
+const SIZES = [
+  { name: 'wide', width: 1280, height: 720 },
+  { name: 'narrow', width: 420, height: 900 },
+] as const;
+
 describe('the demo after a rewind', () => {
-  it('Rewind → the same message again → Deny → the turn goes on; Retry is never needed', { timeout: 240_000 }, async () => {
+  for (const size of SIZES) it(`Rewind → the same message again → Deny → the turn goes on; Retry is never needed (${size.width}×${size.height})`, { timeout: 240_000 }, async () => {
     const ctx = await browser.newContext();
-    const { page, errors } = await openClamp(ctx, clamp, await createSession(clamp, 'demo rewind'));
+    const { page, errors } = await openClamp(ctx, clamp, await createSession(clamp, `demo rewind ${size.name}`));
+    await page.setViewportSize({ width: size.width, height: size.height });
+    // each run starts from the sample project as the demo copies it
+    fs.cpSync(path.join(ROOT, 'demo/workspace'), ws.workspace, { recursive: true });
     const slug = ws.read('src/slug.js');
 
     // the first run: the edit is approved, then the tests' command waits
@@ -50,6 +58,8 @@ describe('the demo after a rewind', () => {
     expect(ws.read('src/slug.js')).not.toBe(slug);
 
     // rewind code and conversation to before the message; its text comes back to the composer
+    // the list shows the rows on screen: back to the top, where the message is
+    await page.locator('[data-chat-scroll]').evaluate((el) => el.scrollTo({ top: 0 }));
     const row = page.locator('[data-role="user"]').filter({ hasText: MESSAGE });
     await row.hover();
     await row.getByRole('button', { name: 'Rewind to before this message' }).click();
@@ -66,7 +76,7 @@ describe('the demo after a rewind', () => {
     await edit.waitFor({ timeout: 30_000 });
     const editId = (await edit.getAttribute('data-approval-for'))!;
     await expect(cardsOf(page, 'demo-edit').getAttribute('data-state')).resolves.toBe('approval-requested');
-    await screenshot(page, 'demo-rewind-asks-again');
+    await screenshot(page, `demo-rewind-asks-again-${size.name}`);
 
     // Deny: the card says denied (not "Approved; running…"), nothing changed, and the turn goes on to the next call
     const posts: Array<{ url: string; status: number; body: string }> = [];
@@ -86,7 +96,7 @@ describe('the demo after a rewind', () => {
       [`/api/sessions/S/approvals/${editId}`, 200],
       ['/api/chat', 200],
     ]);
-    await screenshot(page, 'demo-rewind-denied');
+    await screenshot(page, `demo-rewind-denied-${size.name}`);
 
     // the tests' command approved: the turn runs on to the script's next call
     await test.getByRole('button', { name: /Approve once/ }).click();
@@ -95,7 +105,7 @@ describe('the demo after a rewind', () => {
     await waitingFor(page, 'demo-server').getByRole('button', { name: /Deny/ }).click();
     await page.getByText('That is the tour').waitFor({ timeout: 30_000 });
     await expect(page.getByRole('alert').filter({ hasText: 'The turn failed' }).count()).resolves.toBe(0);
-    await screenshot(page, 'demo-rewind-end');
+    await screenshot(page, `demo-rewind-end-${size.name}`);
     expect(errors, 'uncaught errors on the page').toEqual([]);
     await ctx.close();
   });
