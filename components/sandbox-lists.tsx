@@ -2,10 +2,12 @@
 
 import { useState } from 'react';
 import type { SandboxSettings, SettingsView } from '@/lib/contract/protocol';
+import { parseHostPattern } from '@/lib/contract/hosts';
+import { useStatus } from './api';
 
-type ListKey = 'passEnv' | 'hide' | 'show';
+type ListKey = 'passEnv' | 'hide' | 'show' | 'allowHosts';
 
-const LISTS: { key: ListKey; label: string; help: string; env: string; placeholder: string; valid: RegExp; invalid: string }[] = [
+const LISTS: { key: ListKey; label: string; help: string; env: string; placeholder: string; valid: RegExp | ((entry: string) => boolean); invalid: string }[] = [
   {
     key: 'passEnv',
     label: 'Variables to pass',
@@ -33,6 +35,15 @@ const LISTS: { key: ListKey; label: string; help: string; env: string; placehold
     valid: /^(\/|~\/)/,
     invalid: 'is not an absolute path or ~/…',
   },
+  {
+    key: 'allowHosts',
+    label: 'Hosts commands may reach',
+    help: 'Commands reach the network only through Clamp\'s proxy, and it connects only to these (a package registry, a Git host …), never to this machine. A host name, *.name for every name below it, or an IP address; :port for one port. The model can also ask for a host for one session; you approve it.',
+    env: 'CLAMP_SANDBOX_ALLOW_HOSTS',
+    placeholder: 'packages.example.org',
+    valid: (entry) => !('error' in parseHostPattern(entry)),
+    invalid: 'is not a host name, *.name, or an IP address (with :port)',
+  },
 ];
 
 const lines = (text: string) => [...new Set(text.split('\n').map((l) => l.trim()).filter(Boolean))];
@@ -49,11 +60,17 @@ export function SandboxLists({
   onSave: (patch: Partial<SandboxSettings>) => void;
   inputClassName: string;
 }) {
-  const [text, setText] = useState<Record<ListKey, string>>({ passEnv: (sandbox.passEnv ?? []).join('\n'), hide: (sandbox.hide ?? []).join('\n'), show: (sandbox.show ?? []).join('\n') });
+  const [text, setText] = useState<Record<ListKey, string>>({
+    passEnv: (sandbox.passEnv ?? []).join('\n'),
+    hide: (sandbox.hide ?? []).join('\n'),
+    show: (sandbox.show ?? []).join('\n'),
+    allowHosts: (sandbox.allowHosts ?? []).join('\n'),
+  });
   const [error, setError] = useState<Partial<Record<ListKey, string>>>({});
-  const save = (key: ListKey, valid: RegExp, invalid: string) => {
+  const net = useStatus().data?.sandbox.net;
+  const save = (key: ListKey, valid: RegExp | ((entry: string) => boolean), invalid: string) => {
     const entries = lines(text[key]);
-    const bad = entries.find((e) => !valid.test(e));
+    const bad = entries.find((e) => !(typeof valid === 'function' ? valid(e) : valid.test(e)));
     setError((cur) => ({ ...cur, [key]: bad ? `"${bad}" ${invalid}; not saved.` : undefined }));
     if (!bad && entries.join('\n') !== (sandbox[key] ?? []).join('\n')) onSave({ [key]: entries });
   };
@@ -77,6 +94,11 @@ export function SandboxLists({
           {error[l.key] && (
             <span role="alert" className="mt-0.5 block font-normal text-rose-700 dark:text-rose-400">
               {error[l.key]}
+            </span>
+          )}
+          {l.key === 'allowHosts' && net && !net.available && (
+            <span role="status" data-sandbox-net-problem className="mt-0.5 block font-normal text-amber-800 dark:text-amber-300">
+              Not available here: {net.problem}.
             </span>
           )}
         </label>

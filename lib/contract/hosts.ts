@@ -1,7 +1,7 @@
 /**
  * Host patterns: what the sandbox's proxy lets a command reach (the settings page's allowed hosts,
  * CLAMP_SANDBOX_ALLOW_HOSTS, and the hosts a person allowed for one session). A pattern is a host name
- * (`pypi.org`), a name with every name below it (`*.pythonhosted.org`, or `.pythonhosted.org`), or an IP
+ * (`packages.example.org`), a name with every name below it (`*.example.org`, or `.example.org`), or an IP
  * address; `:port` after any of them allows that port only. Names are compared as the proxy sees them:
  * lower case, without a final dot, internationalised names in their ASCII form.
  */
@@ -43,7 +43,7 @@ export function normalHost(raw: string): string | undefined {
 /** One pattern, or an error that says what a pattern looks like. */
 export function parseHostPattern(raw: string): HostPattern | { error: string } {
   const text = raw.trim();
-  const bad = { error: `"${text}" is not a host pattern: write a host name (pypi.org), *.name for every name below it, or an IP address, optionally with :port` };
+  const bad = { error: `"${text}" is not a host pattern: write a host name (packages.example.org), *.name for every name below it, or an IP address, optionally with :port` };
   if (!text || /[\s/@?#]/.test(text)) return bad;
   let rest = text;
   let portText: string | undefined;

@@ -311,6 +311,8 @@ export interface SandboxView {
   problem?: string;
   /** commands reach the network without asking (CLAMP_SANDBOX_NETWORK) */
   network: boolean;
+  /** the sandbox's own network (a session's namespace: the proxy to allowed hosts, forwarded ports); absent where it does not apply (sandbox off, network open) */
+  net?: { available: boolean; problem?: string };
 }
 
 export type TaskSummary = TaskInfo;

@@ -67,6 +67,10 @@ export const taskSummarySchema = z.object({
   totalBytes: perStream,
   logPaths: z.object({ stdout: z.string(), stderr: z.string() }),
   combinedLogPath: z.string(),
+  ports: z
+    .array(z.object({ port: z.number(), hostAddress: z.string(), hostPort: z.number(), url: z.string() }))
+    .optional()
+    .describe("the ports a running sandboxed task listens on, each forwarded to this machine's 127.0.0.1 (url is what to open)"),
 });
 export const taskListAnswerSchema = z.object({ tasks: z.array(taskSummarySchema) });
 export const taskAnswerSchema = z.object({ task: taskSummarySchema });

@@ -71,7 +71,7 @@ export const settingsUpdateBody = z
         passEnv: z.array(z.string().trim().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).max(200),
         hide: z.array(sandboxPath).max(200),
         show: z.array(sandboxPath).max(200),
-        allowHosts: z.array(z.string().trim().max(300).refine((h) => !('error' in parseHostPattern(h)), { error: (i) => `${JSON.stringify(i.input)} is not a host pattern: a host name (pypi.org), *.name for every name below it, or an IP address, optionally with :port` })).max(500),
+        allowHosts: z.array(z.string().trim().max(300).refine((h) => !('error' in parseHostPattern(h)), { error: (i) => `${JSON.stringify(i.input)} is not a host pattern: a host name (packages.example.org), *.name for every name below it, or an IP address, optionally with :port` })).max(500),
       })
       .partial()
       .optional(),

@@ -206,6 +206,25 @@ function registry(): Registry {
   return (g[KEY] ??= { nets: new Map(), hooked: false });
 }
 
+/** What the launcher and the settings page say about the sandbox's network. Never throws. */
+export function sandboxNetView(env: NodeJS.ProcessEnv = process.env): { available: boolean; problem?: string } {
+  const st = sandboxNetStatus(env);
+  return st.available ? { available: true } : { available: false, problem: st.problem ?? 'unknown' };
+}
+
+/** The launcher's line about the sandbox's network, under the sandbox's own line; undefined when it does not apply. */
+export function sandboxNetLine(view: { level: string; available: boolean; network: boolean }, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (view.level === 'off' || !view.available || view.network) return undefined;
+  const net = sandboxNetView(env);
+  const allowed = splitHosts(env.CLAMP_SANDBOX_ALLOW_HOSTS);
+  if (!net.available) return `Sandbox network: NOT AVAILABLE: ${net.problem}.`;
+  return `Sandbox network: only through Clamp's proxy, to the hosts you allow (settings page, CLAMP_SANDBOX_ALLOW_HOSTS${allowed.length ? `: ${allowed.join(', ')}` : ''}, or a session's approval); a port a command listens on opens on 127.0.0.1.`;
+}
+
+function splitHosts(v: string | undefined): string[] {
+  return (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
 /** Stop every session's network (Clamp's shutdown; tests). */
 export function stopSandboxNets(): void {
   for (const n of [...registry().nets.values()]) n.stop();

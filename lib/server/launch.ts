@@ -9,6 +9,7 @@ import { reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } fro
 import { openDb } from '../store/db';
 import { recoverInterrupted } from './write-ahead';
 import { parseSandboxLevel, SandboxConfigError, sandboxLine, sandboxView } from '../exec/sandbox';
+import { sandboxNetLine } from '../exec/sandbox-net';
 import { sandboxLimits, SandboxLimitsError } from '../exec/limits';
 import { BUDGET } from '../contract/budget';
 import { launchChain, watchParents } from './parent-watch';
@@ -188,6 +189,7 @@ export async function launch(argv: string[]): Promise<void> {
       `Data: ${cfg.dataDir} · mode: ${cfg.mode}\n` +
       `Model: ${model.configured ? model.label : modelProblem(model.help)}\n` +
       `${sandboxLine(sandboxView())}\n` +
+      (sandboxNetLine(sandboxView()) ? `${sandboxNetLine(sandboxView())}\n` : '') +
       `Open http://${shownHost}:${port}/?token=${token}\n`,
   );
 

@@ -45,13 +45,13 @@ describe('host patterns', () => {
   });
 
   it('match a name exactly, a wildcard only below its name, and a port only when given', () => {
-    const { patterns, errors } = parseHostPatterns(['*.example.org', 'pypi.org:443', ' ', 'bad host']);
+    const { patterns, errors } = parseHostPatterns(['*.example.org', 'packages.example.net:443', ' ', 'bad host']);
     expect(errors).toHaveLength(1);
     expect(allowedBy(patterns, 'a.b.example.org', 80)?.text).toBe('*.example.org');
     expect(allowedBy(patterns, 'example.org', 80)).toBeUndefined();
     expect(allowedBy(patterns, 'evilexample.org', 80)).toBeUndefined();
-    expect(allowedBy(patterns, 'PYPI.org.', 443)?.text).toBe('pypi.org:443');
-    expect(allowedBy(patterns, 'pypi.org', 80)).toBeUndefined();
+    expect(allowedBy(patterns, 'Packages.Example.NET.', 443)?.text).toBe('packages.example.net:443');
+    expect(allowedBy(patterns, 'packages.example.net', 80)).toBeUndefined();
   });
 });
 

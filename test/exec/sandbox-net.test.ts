@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseHostPatterns } from '../../lib/contract/hosts';
 import { startCommand, type RunResult } from '../../lib/exec/runner';
 import type { SandboxSpec } from '../../lib/exec/sandbox';
-import { sandboxNetPids, sessionNet, stopSandboxNets, type NetJoin } from '../../lib/exec/sandbox-net';
+import { sandboxNetLine, sandboxNetPids, sessionNet, stopSandboxNets, type NetJoin } from '../../lib/exec/sandbox-net';
 import { sandboxNetStatus } from '../../lib/exec/net-tools';
 import type { ForwardedPort } from '../../lib/contract/tasks';
 import { loopbackCounter } from '../helpers';
@@ -157,8 +157,17 @@ describe('the session network', () => {
     expect(sandboxNetPids()).toEqual([]);
   });
 
-  it('without pasta: says why, and the command gets a namespace of its own with no network', async () => {
-    const n = sessionNet('net-test-e', { ...process.env, CLAMP_PASTA: path.join(root, 'no-pasta') });
+  it('without pasta: says why, on the launcher\'s line too', async () => {
+    const env = { ...process.env, CLAMP_PASTA: path.join(root, 'no-pasta') };
+    const n = sessionNet('net-test-e', env);
     expect(n).toMatch(/^pasta is not installed \(Debian\/Ubuntu: apt-get install passt/);
+    const view = { level: 'by-mode', available: true, network: false };
+    expect(sandboxNetLine(view, env)).toMatch(/^Sandbox network: NOT AVAILABLE: pasta is not installed .* sandboxed commands have no network/);
+    expect(sandboxNetLine(view, { ...process.env, CLAMP_SANDBOX_ALLOW_HOSTS: 'packages.example.org' })).toBe(
+      "Sandbox network: only through Clamp's proxy, to the hosts you allow (settings page, CLAMP_SANDBOX_ALLOW_HOSTS: packages.example.org, or a session's approval); a port a command listens on opens on 127.0.0.1.",
+    );
+    // no line where it does not apply: the network open, or no sandbox
+    expect(sandboxNetLine({ ...view, network: true })).toBeUndefined();
+    expect(sandboxNetLine({ ...view, level: 'off' })).toBeUndefined();
   });
 });

@@ -35,7 +35,7 @@ const schema = z.strictObject({
     .describe('Only after a failure the sandbox caused: "network" to reach the network, "off" to run outside the sandbox. The person must approve it.'),
   sandbox_reason: z.string().optional().describe('Why this command needs more than the sandbox gives (shown to the person).'),
   allow_hosts: z
-    .array(z.string().refine((h) => !('error' in parseHostPattern(h)), { error: (i) => `${JSON.stringify(i.input)} is not a host: pass a host name (pypi.org), *.name for every name below it, or an IP address, optionally with :port` }))
+    .array(z.string().refine((h) => !('error' in parseHostPattern(h)), { error: (i) => `${JSON.stringify(i.input)} is not a host: pass a host name (packages.example.org), *.name for every name below it, or an IP address, optionally with :port` }))
     .max(20)
     .optional()
     .describe('Only after a result said the sandbox\'s proxy refused them: the hosts this command must reach (a package registry …). The person must approve; they stay allowed for the rest of the session. Give sandbox_reason.'),
