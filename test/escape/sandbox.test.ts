@@ -1,12 +1,9 @@
-import { spawn } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { CANARY, escape, escapes, PLANTED_ENV, type Host } from './harness';
-import { buildOnce } from '../server/harness';
-import { ROOT } from '../../lib/server/build';
+import { startClampAs } from './server';
 
 /**
  * The sandbox itself (issue 24, section 2): each case runs a script the judge sees as an ordinary command
@@ -204,49 +201,6 @@ exit 0
   );
 });
 
-/** The real launcher as the host's user, with a scripted model; resolves once it prints its URL. */
-async function startServer(host: Host, env: Record<string, string>): Promise<{ base: string; api: (p: string, init?: { method?: string; json?: unknown }) => Promise<Response>; stop: () => Promise<void>; output: () => string }> {
-  buildOnce();
-  const token = `escape-${crypto.randomBytes(12).toString('hex')}`;
-  const launcher = path.join(ROOT, 'bin/clamp.mjs');
-  const [file, args] = host.uid === 0 ? [process.execPath, [launcher]] : ['setpriv', [`--reuid=${host.uid}`, `--regid=${host.uid}`, '--clear-groups', '--', process.execPath, launcher]];
-  const proc = spawn(file, args, { cwd: ROOT, env: host.env({ CLAMP_PORT: '0', CLAMP_TOKEN: token, ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  proc.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<void>((r) => proc.on('exit', () => r()));
-  const port = await new Promise<number>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`Clamp did not start in 120 s:\n${out}`)), 120_000);
-    proc.stdout.on('data', () => {
-      const m = /Open http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
-      if (m) {
-        clearTimeout(t);
-        resolve(Number(m[1]));
-      }
-    });
-    proc.on('exit', (code) => {
-      clearTimeout(t);
-      reject(new Error(`Clamp exited with ${code}:\n${out}`));
-    });
-  });
-  const base = `http://127.0.0.1:${port}`;
-  return {
-    base,
-    output: () => out,
-    api: (p, init = {}) => {
-      const method = init.method ?? (init.json === undefined ? 'GET' : 'POST');
-      const headers: Record<string, string> = { cookie: `clamp_token=${token}` };
-      if (method !== 'GET') headers.origin = base;
-      if (init.json !== undefined) headers['content-type'] = 'application/json';
-      return fetch(base + p, { method, headers, ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }) });
-    },
-    stop: async () => {
-      proc.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 escapes('the sandbox itself, through the real server', () => {
   escape(
     {
@@ -257,7 +211,7 @@ escapes('the sandbox itself, through the real server', () => {
     async (host) => {
       const scriptFile = path.join(host.root, 'script.json');
       fs.writeFileSync(scriptFile, JSON.stringify([{ toolCalls: [{ name: 'run_command', args: { command: 'bash ./hunt.sh', timeout_ms: 60_000 }, id: 'hunt' }] }, { text: 'done' }]));
-      const clamp = await startServer(host, { CLAMP_MODEL: `scripted:${scriptFile}`, CLAMP_MODE: 'auto', CLAMP_SANDBOX_NETWORK: '1' });
+      const clamp = await startClampAs(host, { CLAMP_MODEL: `scripted:${scriptFile}`, CLAMP_MODE: 'auto', CLAMP_SANDBOX_NETWORK: '1' });
       try {
         const before = (await (await clamp.api('/api/settings')).json()) as { sandbox: unknown };
         const port = new URL(clamp.base).port;
