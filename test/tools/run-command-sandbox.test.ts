@@ -155,3 +155,30 @@ describe('run_command when the sandbox cannot start', () => {
     }
   });
 });
+
+describe('run_command under the sandbox\'s limits', () => {
+  it('a file over the size limit, a fork loop and allocation past the memory limit each end with a note naming the limit; an ordinary command gets none', async () => {
+    process.env.CLAMP_SANDBOX_LIMITS = 'processes=64,memory=256m,file=1m';
+    try {
+      const h = harness([runCommandTool], ws);
+      // scripts, so the judge sees ordinary commands and only the sandbox stands in the way
+      ws.write('big.sh', 'head -c 3000000 /dev/zero > big.bin\n');
+      const big = await h.call('run_command', { command: 'bash ./big.sh' }, { mode: 'auto' });
+      expect(big.status).toBe('error');
+      expect(big.output).toContain('note: A process of the command tried to write a file larger than the sandbox\'s limit of 1.0 MB per file, and was stopped.');
+      expect(big.meta).toMatchObject({ sandboxBlamed: true });
+      expect(fs.statSync(path.join(ws.workspace, 'big.bin')).size).toBeLessThanOrEqual(1024 * 1024);
+      ws.write('fork.sh', 'while :; do sleep 30 & done\n');
+      const fork = await h.call('run_command', { command: 'bash ./fork.sh', timeout_ms: 60_000 }, { mode: 'auto' });
+      expect(fork.status).toBe('error');
+      expect(fork.output).toMatch(/the sandbox's limit of 64 processes \(threads count\)/);
+      ws.write('mem.sh', 'echo {1..999999999} > /dev/null\n');
+      const mem = await h.call('run_command', { command: 'bash ./mem.sh' }, { mode: 'auto' });
+      expect(mem.output).toMatch(/the sandbox's memory limit of 256\.0 MB/);
+      const plain = await h.call('run_command', { command: 'echo fine' }, { mode: 'auto' });
+      expect(plain.output).not.toContain('note:');
+    } finally {
+      delete process.env.CLAMP_SANDBOX_LIMITS;
+    }
+  }, 120_000);
+});
