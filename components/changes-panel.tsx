@@ -145,6 +145,9 @@ export function ChangesPanel({ sessionId, onClose }: { sessionId: string; onClos
   const [note, setNote] = useState('');
   const [unselected, setUnselected] = useState<ReadonlySet<string>>(() => new Set());
   const files = changes.data?.files ?? [];
+  // a commit is offered only into a git repository; elsewhere the panel says why there is none
+  const target = changes.data?.commit;
+  const canCommit = target?.kind === 'git';
   const selected = files.filter((f) => !unselected.has(f.path)).map((f) => f.path);
   const toggle = (p: string) =>
     setUnselected((prev) => {
@@ -180,7 +183,7 @@ export function ChangesPanel({ sessionId, onClose }: { sessionId: string; onClos
         <>
           <FileDiffList
             files={files}
-            lead={(f) => <input type="checkbox" aria-label={`Select ${f.path} for the commit`} checked={!unselected.has(f.path)} onChange={() => toggle(f.path)} />}
+            lead={canCommit ? (f) => <input type="checkbox" aria-label={`Select ${f.path} for the commit`} checked={!unselected.has(f.path)} onChange={() => toggle(f.path)} /> : undefined}
             actions={(f) =>
               reverting !== f.path && (
                 <button type="button" className={btnCls} onClick={() => setReverting(f.path)} aria-label={`Revert ${f.path}`}>
@@ -201,7 +204,16 @@ export function ChangesPanel({ sessionId, onClose }: { sessionId: string; onClos
               )
             }
           />
-          <CommitBox sessionId={sessionId} paths={selected} />
+          {canCommit ? (
+            <CommitBox sessionId={sessionId} paths={selected} />
+          ) : (
+            target?.kind === 'none' && (
+              <p data-testid="no-commit" className="border-t border-zinc-200 pt-3 text-xs text-zinc-600 dark:border-zinc-800 dark:text-zinc-400">
+                <span className="font-medium text-zinc-800 dark:text-zinc-200">No commit from here: </span>
+                {target.reason}
+              </p>
+            )
+          )}
         </>
       )}
     </Modal>
