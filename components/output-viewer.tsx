@@ -4,10 +4,11 @@ import { useCallback, useEffect, useId, useMemo, useRef, useState, type Keyboard
 import { createPortal } from 'react-dom';
 import { useQuery } from '@tanstack/react-query';
 import { sourceKey, type PageSource, type TaskLogStream } from '@/lib/ui/file-page';
-import { displayLines, positionLabel } from '@/lib/ui/line-window';
+import { displayLines, lineIndexAt, positionLabel } from '@/lib/ui/line-window';
 import { outputBytes } from '@/lib/ui/task-events';
 import { fetchTasks, TASKS_KEY } from '@/lib/ui/tasks-api';
 import { usePagedLines } from '@/lib/ui/use-paged-lines';
+import { searchStatus, useLogSearch } from '@/lib/ui/use-log-search';
 import { VirtualLines, type VirtualLinesHandle, type VisibleRange } from './virtual-lines';
 
 export interface OutputViewerProps {
@@ -30,8 +31,10 @@ const FOCUSABLE = 'button:not([disabled]), [href], input, select, textarea, [tab
 
 /**
  * A modal that shows a possibly huge file (a spilled output or a task log) page by page, with
- * line numbers, ANSI colours and its position. Task logs open at the end and follow new output
- * while the view is at the bottom. Focus is trapped inside; Esc closes; focus goes back where it was.
+ * line numbers, ANSI colours and its position ("lines 1–38 of 300,000"). Task logs open at the end and
+ * follow new output while the view is at the bottom. A search runs over the whole file on the server,
+ * with a match count and next/previous. Focus is trapped inside; Esc closes (after clearing a search);
+ * focus goes back where it was.
  */
 export function OutputViewer({ source, title, onClose }: OutputViewerProps) {
   const titleId = useId();
@@ -128,6 +131,30 @@ function ViewerBody({ source, title, titleId, onClose, onStream }: OutputViewerP
     if (paged.generation > 0 && (document.activeElement === document.body || !document.activeElement)) listRef.current?.focus();
   }, [paged.generation]);
 
+  // the search: over the whole file on the server; each match it moves to is brought into view and marked
+  const found = useLogSearch(source);
+  const [query, setQuery] = useState('');
+  const { current } = found;
+  const { jumpTo } = paged;
+  useEffect(() => {
+    if (current) jumpTo(current.offset, current.line, (i) => listRef.current?.scrollToLine(i));
+  }, [current, jumpTo]);
+  const highlight = useMemo(() => (current ? lineIndexAt(win, current.offset, current.line) : null), [current, win]);
+  const onSearchKey = (e: KeyboardEvent<HTMLInputElement>) => {
+    if (e.key === 'Escape' && (query || found.answer)) {
+      // the first Esc clears the search; the next one closes the viewer
+      e.preventDefault();
+      setQuery('');
+      found.clear();
+    } else if (e.key === 'Enter') {
+      e.preventDefault();
+      const q = query.trim() ? query : '';
+      if (!q) return;
+      if (found.answer?.query === q && !found.searching) found.step(e.shiftKey ? -1 : 1);
+      else found.search(q);
+    }
+  };
+
   const onReachEnd = useCallback(() => loadDown(), [loadDown]);
   const onReachStart = useCallback(() => loadUp(), [loadUp]);
   const jumpEnd = () => paged.toEnd(() => listRef.current?.scrollToEnd());
@@ -156,6 +183,27 @@ function ViewerBody({ source, title, titleId, onClose, onStream }: OutputViewerP
             })}
           </div>
         )}
+        <div role="search" aria-label="Search the whole output" className="flex items-center gap-1.5 max-sm:w-full">
+          <input
+            type="search"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            onKeyDown={onSearchKey}
+            aria-label="Search the whole output"
+            placeholder="Search all lines (Enter)"
+            spellCheck={false}
+            className="w-44 min-w-0 rounded border border-zinc-700 bg-zinc-950 px-2 py-1 text-xs text-zinc-100 placeholder:text-zinc-500 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 max-sm:flex-1"
+          />
+          <span data-testid="search-status" aria-live="polite" className="whitespace-nowrap text-xs tabular-nums text-zinc-400">
+            {found.searching ? 'Searching…' : found.error ? `Search failed: ${found.error}` : found.answer ? searchStatus(found.answer, found.index) : ''}
+          </span>
+          <button type="button" className={button} aria-label="Previous match" disabled={!found.answer?.matches.length} onClick={() => found.step(-1)}>
+            ↑
+          </button>
+          <button type="button" className={button} aria-label="Next match" disabled={!found.answer?.matches.length} onClick={() => found.step(1)}>
+            ↓
+          </button>
+        </div>
         <button type="button" className={button} onClick={jumpStart}>
           Jump to start
         </button>
@@ -177,6 +225,7 @@ function ViewerBody({ source, title, titleId, onClose, onStream }: OutputViewerP
             anchor={win.anchor}
             followTail={isTask}
             initialScroll={paged.startAt}
+            highlight={highlight}
             onReachEnd={onReachEnd}
             onReachStart={onReachStart}
             onRangeChange={setRange}
@@ -195,7 +244,7 @@ function ViewerBody({ source, title, titleId, onClose, onStream }: OutputViewerP
         ) : paged.loading ? (
           <span>Loading…</span>
         ) : (
-          <span>{footerText(isTask, running, task?.statusText, range.atBottom, win.loaded && lines.length === 0)}</span>
+          <span>{footerText(isTask, running, task?.statusText, range.atBottom, win.loaded && lines.length === 0, win.eof)}</span>
         )}
         <span className="ml-auto hidden sm:inline">Esc closes · arrows and Page Up/Down scroll</span>
       </footer>
@@ -203,9 +252,9 @@ function ViewerBody({ source, title, titleId, onClose, onStream }: OutputViewerP
   );
 }
 
-function footerText(isTask: boolean, running: boolean, statusText: string | undefined, atBottom: boolean, empty: boolean): string {
+function footerText(isTask: boolean, running: boolean, statusText: string | undefined, atBottom: boolean, empty: boolean, eof: boolean): string {
   if (empty) return isTask && running ? 'No output yet; new output appears here.' : 'The file is empty.';
-  if (!isTask) return 'Scroll to load more.';
+  if (!isTask) return eof && atBottom ? 'End of the output.' : 'Scroll to load more.';
   if (!running) return statusText ? `The task has ended: ${statusText}.` : 'The task has ended.';
   return atBottom ? 'Following new output.' : 'Paused: scroll to the bottom (or Jump to end) to follow new output.';
 }

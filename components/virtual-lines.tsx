@@ -13,6 +13,8 @@ const rowSize = () => ROW_PX;
 export interface VirtualLinesHandle {
   scrollToEnd(): void;
   scrollToStart(): void;
+  /** bring lines[index] to the middle of the view */
+  scrollToLine(index: number): void;
   focus(): void;
 }
 
@@ -36,8 +38,10 @@ export interface VirtualLinesProps {
   onReachStart?: () => void;
   /** while the view is at the bottom, keep it there as lines arrive */
   followTail?: boolean;
-  /** start scrolled to the end instead of the top */
-  initialScroll?: 'start' | 'end';
+  /** start scrolled to the top, the end, or with lines[n] in the middle */
+  initialScroll?: 'start' | 'end' | number;
+  /** lines[n] is the match the viewer's search is on: marked */
+  highlight?: number | null;
   /** a stable index of lines[0]: when it falls by k (k lines added above), the view stays on the same lines */
   anchor?: number;
   onRangeChange?: (range: VisibleRange) => void;
@@ -60,6 +64,7 @@ export function VirtualLines({
   onReachStart,
   followTail = false,
   initialScroll = 'start',
+  highlight = null,
   anchor = 0,
   onRangeChange,
   label = 'Output',
@@ -87,6 +92,7 @@ export function VirtualLines({
   useImperativeHandle(ref, () => ({
     scrollToEnd: () => v.scrollToEnd(),
     scrollToStart: () => v.scrollToOffset(0),
+    scrollToLine: (index) => v.scrollToIndex(Math.max(0, Math.min(lines.length - 1, index)), { align: 'center' }),
     focus: () => scrollRef.current?.focus(),
   }));
 
@@ -96,6 +102,7 @@ export function VirtualLines({
     if (placed.current || lines.length === 0) return;
     placed.current = true;
     if (initialScroll === 'end') v.scrollToEnd();
+    else if (typeof initialScroll === 'number') v.scrollToIndex(Math.min(lines.length - 1, initialScroll), { align: 'center' });
   }, [lines.length, initialScroll, v]);
 
   const widthCh = useMemo(() => lines.reduce((m, l) => Math.max(m, l.length), 0), [lines]);
@@ -134,6 +141,7 @@ export function VirtualLines({
             num={numbered ? String((startLine as number) + item.index) : null}
             gutterCh={gutterCh}
             ansi={ansi}
+            current={item.index === highlight}
           />
         ))}
       </div>
@@ -141,11 +149,15 @@ export function VirtualLines({
   );
 }
 
-const Row = memo(function Row(props: { top: number; text: string; num: string | null; gutterCh: number; ansi: boolean }) {
+const Row = memo(function Row(props: { top: number; text: string; num: string | null; gutterCh: number; ansi: boolean; current: boolean }) {
   // a CRLF line keeps its \r in the data (byte maths); it is not shown
   const text = props.text.endsWith('\r') ? props.text.slice(0, -1) : props.text;
   return (
-    <div className="absolute left-0 top-0 flex w-full leading-5" style={{ height: ROW_PX, transform: `translateY(${props.top}px)` }}>
+    <div
+      data-match={props.current ? 'current' : undefined}
+      className={`absolute left-0 top-0 flex w-full leading-5 ${props.current ? 'bg-amber-400/25 outline outline-1 -outline-offset-1 outline-amber-400/70' : ''}`}
+      style={{ height: ROW_PX, transform: `translateY(${props.top}px)` }}
+    >
       {props.num !== null && (
         <span
           aria-hidden="true"

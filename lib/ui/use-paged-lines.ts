@@ -45,6 +45,8 @@ export function usePagedLines(source: PageSource, openAt: 'start' | 'end'): Page
   const tokens = useRef(0);
   const abort = useRef<AbortController | null>(null);
   const lastJob = useRef<(() => Promise<void>) | null>(null);
+  /** a job the person asked for (a jump, a search match) while another ran: it runs next (the newest wins) */
+  const queued = useRef<(() => Promise<void>) | null>(null);
 
   const commit = useCallback((w: LineWindow) => {
     winRef.current = w;
@@ -57,23 +59,32 @@ export function usePagedLines(source: PageSource, openAt: 'start' | 'end'): Page
     [source.kind === 'file' ? source.path : source.taskId],
   );
 
-  /** run one loading job unless one is running; errors are shown with a retry of that job */
-  const run = useCallback((job: () => Promise<void>) => {
-    if (busy.current) return;
-    const token = ++tokens.current;
-    busy.current = token;
-    lastJob.current = job;
-    setLoading(true);
-    job()
-      .then(() => setError(null))
-      .catch((err: unknown) => {
-        if ((err as Error)?.name !== 'AbortError') setError(err instanceof Error ? err.message : String(err));
-      })
-      .finally(() => {
-        if (busy.current !== token) return; // a job of an unmounted list
-        busy.current = 0;
-        setLoading(false);
-      });
+  /**
+   * Run one loading job unless one is running (then it is dropped, or with wait run after it); errors are
+   * shown with a retry of that job.
+   */
+  const run = useCallback((job: () => Promise<void>, o: { wait?: boolean } = {}) => {
+    const start = (j: () => Promise<void>) => {
+      const token = ++tokens.current;
+      busy.current = token;
+      lastJob.current = j;
+      setLoading(true);
+      j()
+        .then(() => setError(null))
+        .catch((err: unknown) => {
+          if ((err as Error)?.name !== 'AbortError') setError(err instanceof Error ? err.message : String(err));
+        })
+        .finally(() => {
+          if (busy.current !== token) return; // a job of an unmounted list
+          busy.current = 0;
+          setLoading(false);
+          const next = queued.current;
+          queued.current = null;
+          if (next) start(next);
+        });
+    };
+    if (!busy.current) start(job);
+    else if (o.wait) queued.current = job;
   }, []);
 
   const replace = useCallback(
@@ -144,6 +155,7 @@ export function usePagedLines(source: PageSource, openAt: 'start' | 'end'): Page
       if (w.loaded && w.eof) return onDone();
       run(async () => {
         const cur = winRef.current;
+        if (cur.loaded && cur.eof) return onDone();
         if (cur.loaded && cur.totalBytes - cur.endOffset <= 2 * PAGE_BYTES) {
           await loadWhole(cur);
           onDone();
@@ -152,7 +164,7 @@ export function usePagedLines(source: PageSource, openAt: 'start' | 'end'): Page
         const head = cur.loaded ? cur : appendPage(emptyWindow(), await get(0, PAGE_BYTES));
         const t = tailRequest(head.totalBytes, PAGE_BYTES);
         replace(fromTail(await get(t.offset, t.limit)), 'end');
-      });
+      }, { wait: true });
     },
     [run, get, loadWhole, replace],
   );
@@ -160,7 +172,7 @@ export function usePagedLines(source: PageSource, openAt: 'start' | 'end'): Page
   const toStart = useCallback(
     (onDone: () => void) => {
       if (winRef.current.startOffset === 0) return onDone();
-      run(async () => replace(appendPage(emptyWindow(), await get(0, PAGE_BYTES)), 'start'));
+      run(async () => replace(appendPage(emptyWindow(), await get(0, PAGE_BYTES)), 'start'), { wait: true });
     },
     [run, get, replace],
   );
@@ -169,12 +181,18 @@ export function usePagedLines(source: PageSource, openAt: 'start' | 'end'): Page
     (offset: number, line: number, onDone: (index: number) => void) => {
       const here = lineIndexAt(winRef.current, offset, line);
       if (here !== null) return onDone(here);
-      run(async () => {
-        // half a page above the line, so it lands in the middle with lines around it
-        let w = appendPage(emptyWindow(), await get(Math.max(0, offset - PAGE_BYTES / 2), PAGE_BYTES));
-        while (!w.eof && w.endOffset <= offset) w = appendPage(w, await get(w.endOffset, PAGE_BYTES));
-        replace(w, lineIndexAt(w, offset, line) ?? 'start');
-      });
+      run(
+        async () => {
+          // the window may hold it by now (a page that was loading when the jump was asked for)
+          const now = lineIndexAt(winRef.current, offset, line);
+          if (now !== null) return onDone(now);
+          // half a page above the line, so it lands in the middle with lines around it
+          let w = appendPage(emptyWindow(), await get(Math.max(0, offset - PAGE_BYTES / 2), PAGE_BYTES));
+          while (!w.eof && w.endOffset <= offset) w = appendPage(w, await get(w.endOffset, PAGE_BYTES));
+          replace(w, lineIndexAt(w, offset, line) ?? 'start');
+        },
+        { wait: true },
+      );
     },
     [run, get, replace],
   );
