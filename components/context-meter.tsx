@@ -38,6 +38,9 @@ export function ContextMeter({ view, windowTokens, windowSource }: { view: Conte
   const source = context?.windowSource ?? windowSource;
   const pct = win > 0 ? Math.min(100, (used / win) * 100) : 0;
   const text = context ? `${formatTokens(used)} / ${formatTokens(win)} tokens` : win ? `— / ${formatTokens(win)} tokens` : 'no context yet';
+  // the count went down because Clamp pruned or compacted before this step (not by an estimate's error): say so
+  const lowered = !since ? context?.lowered : undefined;
+  const loweredText = lowered ? `${lowered.by === 'pruning' ? 'Pruning' : 'Compaction'} lowered it from ${lowered.fromTokens.toLocaleString('en-US')} tokens` : '';
   const ledger = useSessionLedger(view?.sessionId ?? null, open);
 
   // Escape or a click elsewhere closes the details
@@ -67,14 +70,23 @@ export function ContextMeter({ view, windowTokens, windowSource }: { view: Conte
         aria-haspopup="dialog"
         aria-expanded={open}
         onClick={() => setOpen(!open)}
-        title={context ? `Context at step ${context.step}: ${used.toLocaleString('en-US')} of ${win.toLocaleString('en-US')} tokens (${pct.toFixed(0)}%). Click for the breakdown and the ledger.` : 'Context use appears after the first step'}
+        title={
+          context
+            ? `The next request holds ${used.toLocaleString('en-US')} of ${win.toLocaleString('en-US')} tokens (${pct.toFixed(0)}%)${loweredText ? `; ${loweredText.charAt(0).toLowerCase()}${loweredText.slice(1)}` : ''}. Click for the breakdown and the ledger.`
+            : 'Context use appears after the first step'
+        }
         className="flex items-center gap-2 rounded px-1 py-0.5 hover:bg-zinc-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:hover:bg-zinc-800"
       >
         <span className="text-[11px] uppercase tracking-wide text-zinc-500 max-sm:sr-only">Context</span>
-        <span role="meter" aria-label="Context window used" aria-valuemin={0} aria-valuemax={win || 1} aria-valuenow={used} aria-valuetext={text} className="block">
+        <span role="meter" aria-label="Context window used" aria-valuemin={0} aria-valuemax={win || 1} aria-valuenow={used} aria-valuetext={loweredText ? `${text}; ${loweredText}` : text} className="block">
           <StackedBar breakdown={breakdown} usedTokens={used} windowTokens={win} className="h-1.5 w-16 sm:w-28" />
         </span>
         <span className="font-mono text-[11px] tabular-nums text-zinc-600 max-md:hidden dark:text-zinc-400">{text}</span>
+        {lowered && (
+          <span data-testid="context-lowered" className="whitespace-nowrap text-[11px] font-medium text-amber-700 dark:text-amber-400">
+            ↓ {lowered.by === 'pruning' ? 'pruned' : 'compacted'}
+          </span>
+        )}
       </button>
       {open && (
         <div role="dialog" aria-label="Context details" className="absolute right-0 top-full z-40 mt-1.5 w-[32rem] max-w-[calc(100vw-1rem)] space-y-3 rounded-md border border-zinc-200 bg-white p-3 text-sm text-zinc-800 shadow-lg dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100">
@@ -87,8 +99,14 @@ export function ContextMeter({ view, windowTokens, windowSource }: { view: Conte
                 {since
                   ? `Clamp's estimate after the compaction at step ${since.step} (${formatTokens(since.beforeTokens)} before it); the breakdown comes with the next step`
                   : context.estimated
-                    ? `Clamp's estimate before step ${context.step}`
-                    : `counted by the provider at step ${context.step}`}
+                    ? `What the request at step ${context.step} holds: the provider's count of the one before, and Clamp's estimate of what was added`
+                    : `The request at step ${context.step} as the provider counted it, and its answer: what the next request starts from`}
+              </p>
+            )}
+            {loweredText && (
+              <p className="text-xs text-amber-800 dark:text-amber-300">
+                {loweredText} before step {context?.step}:{' '}
+                {lowered?.by === 'pruning' ? 'older tool results are sent as short stubs (marked on their cards; the full text stays).' : 'older turns are sent as a summary (the divider in the conversation).'}
               </p>
             )}
             <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400" data-window-source={source?.kind}>

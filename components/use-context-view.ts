@@ -67,7 +67,7 @@ export function useContextView({
   const view = useMemo<ContextView>(
     () => ({ sessionId, context, compactedSince, turnLedger, busy, compacting, compact }),
     // the header re-renders when the numbers it shows change, not on every streamed chunk
-    [sessionId, context?.usedTokens, context?.windowTokens, context?.step, context?.estimated, ledgerKeyStr, compactedSince?.id, busy, compacting, compact], // eslint-disable-line react-hooks/exhaustive-deps
+    [sessionId, context?.usedTokens, context?.windowTokens, context?.step, context?.estimated, context?.lowered?.fromTokens, ledgerKeyStr, compactedSince?.id, busy, compacting, compact], // eslint-disable-line react-hooks/exhaustive-deps
   );
   useEffect(() => onContext(view), [view, onContext]);
 

@@ -107,7 +107,7 @@ describe('the context on the page', () => {
       await details.waitFor();
       const text = await details.innerText();
       expect(text).toContain('9,600 of 16,384 tokens (59%)');
-      expect(text).toContain("Clamp's estimate before step 9");
+      expect(text).toContain("What the request at step 9 holds: the provider's count of the one before, and Clamp's estimate of what was added");
       expect(text).toContain("Window size from the model server's own answer: vLLM /v1/models max_model_len");
       const kinds = await details.getByRole('table', { name: 'Context by kind' }).innerText();
       expect(kinds).toMatch(/system \+ tools\s+3\.0k/);
