@@ -15,6 +15,7 @@ import { liveWaitsOf } from './live-waits';
 import { ChatList, type ChatListHandle } from './chat-list';
 import { rowsOf } from './chat-rows';
 import { Composer, type ComposerMessage } from './composer';
+import { EmptyChat } from './empty-chat';
 import { useStoredUserParts } from './composer-sync';
 import type { ContextView } from './context-meter';
 import { OutputViewer } from './output-viewer';
@@ -139,7 +140,7 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
             cuts={cuts}
             pruned={pruned}
             idle={!busy}
-            empty={<p className="py-12 text-center text-sm text-zinc-500">Ask Clamp to read, search, change or run something in this workspace.</p>}
+            empty={<EmptyChat />}
           />
         </div>
         <div className="flex min-h-0 flex-col border-t border-zinc-200 bg-zinc-50/90 dark:border-zinc-800 dark:bg-zinc-950/90">

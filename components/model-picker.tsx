@@ -16,6 +16,8 @@ export function ModelPicker({ status, session, label }: { status: StatusAnswer |
   const groups = choices.data?.providers ?? [];
   const known = groups.some((g) => g.models.some((m) => `${g.provider}:${m}` === current));
   const errors = groups.filter((g) => g.error).map((g) => `${g.provider}: ${g.error}`);
+  // the default by its model's name, so the box shows it whole; the whole label (provider, URL) is its title
+  const defaultName = status?.model.model ?? label;
   return (
     <label className="flex min-w-0 items-center gap-1 text-xs">
       <span className="sr-only">Model of this session</span>
@@ -24,10 +26,12 @@ export function ModelPicker({ status, session, label }: { status: StatusAnswer |
         value={current}
         disabled={!session || patch.isPending}
         onChange={(e) => session && patch.mutate({ id: session.id, model: e.target.value || null })}
-        title={errors.length ? `Some providers did not list models:\n${errors.join('\n')}` : "This session's model: a switch answers from the next step"}
+        title={errors.length ? `Some providers did not list models:\n${errors.join('\n')}` : `This session's model: a switch answers from the next step. Default: ${label}`}
         className="max-w-[22rem] min-w-0 truncate rounded border border-zinc-300 bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-800 focus:outline-none focus:ring-2 focus:ring-sky-500 dark:border-zinc-700 dark:bg-zinc-800 dark:text-zinc-200"
       >
-        <option value="">Default: {label}</option>
+        <option value="" title={label}>
+          Default: {defaultName}
+        </option>
         {current && !known && <option value={current}>{current}</option>}
         {groups.map((g) => (
           <optgroup key={g.provider} label={g.error && g.models.length === 0 ? `${g.provider} (not reachable)` : g.provider}>

@@ -58,10 +58,11 @@ function Row({ s, active, onSelect, onDeleted }: { s: SessionSummary; active: bo
         className="min-w-0 flex-1 rounded px-2 py-1.5 text-left focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500"
       >
         <span className="block truncate text-sm text-zinc-900 dark:text-zinc-100">{s.title || 'Untitled'}</span>
-        <span className="flex gap-2 text-[11px] text-zinc-500">
-          {relativeTime(s.updatedAt)}
-          <span>{s.mode}</span>
-          {s.pendingApprovals > 0 && <span className="font-medium text-amber-700 dark:text-amber-400">{s.pendingApprovals} waiting</span>}
+        {/* one line: each item whole ("just now" never wraps), the mode giving way first */}
+        <span className="flex min-w-0 gap-2 whitespace-nowrap text-[11px] text-zinc-500" data-testid="session-meta">
+          <span className="shrink-0">{relativeTime(s.updatedAt)}</span>
+          <span className="min-w-0 truncate">{s.mode}</span>
+          {s.pendingApprovals > 0 && <span className="shrink-0 font-medium text-amber-700 dark:text-amber-400">{s.pendingApprovals} waiting</span>}
         </span>
       </button>
       {confirming ? (
@@ -79,7 +80,8 @@ function Row({ s, active, onSelect, onDeleted }: { s: SessionSummary; active: bo
           </button>
         </span>
       ) : (
-        <span className="flex shrink-0 items-center pr-1 opacity-0 focus-within:opacity-100 group-hover:opacity-100">
+        // over the row's end while hovered or focused, taking no room from its line when hidden
+        <span className="absolute inset-y-0 right-0 flex items-center rounded-r pointer-events-none bg-zinc-100 pr-1 pl-1 opacity-0 focus-within:pointer-events-auto focus-within:opacity-100 group-hover:pointer-events-auto group-hover:opacity-100 dark:bg-zinc-900">
           <ExportLinks id={s.id} title={s.title} />
           <button type="button" className={iconBtn} aria-label={`Rename session ${s.title}`} title="Rename" onClick={() => setRenaming(true)}>
             ✎

@@ -236,7 +236,7 @@ export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle, p
         {result && <TruncationNotes truncation={result.truncation} turnCut={turnCut} toolName={name} title={`Full output of ${title}`} />}
         {part.state === 'output-error' && <pre className="whitespace-pre-wrap font-mono text-xs text-rose-700 dark:text-rose-400">{part.errorText}</pre>}
         {isInterrupted(part) && <InterruptedNote toolCallId={part.toolCallId} />}
-        {isError && result?.hint && <p className="text-xs text-rose-700 dark:text-rose-400">Next step: {result.hint}</p>}
+        {isError && result?.hint && <p className="text-xs text-rose-700 dark:text-rose-400">The model&apos;s next step: {result.hint}</p>}
       </div>
       {expanded && (
         <div id={bodyId} className="space-y-2 border-t border-zinc-100 px-2.5 py-2 dark:border-zinc-800">
@@ -309,7 +309,13 @@ function CardBody({ part, title, result, diff, logPath }: { part: ToolPart; titl
           ) : (
             result.output && <VirtualText text={stripAnsi(result.output)} label={`Output of ${title}`} />
           )}
-          {result.hint && result.status !== 'error' && <p className="text-xs text-zinc-600 dark:text-zinc-400">Hint: {result.hint}</p>}
+          {result.hint && result.status !== 'error' && (
+            // a hint is written for the model (read_file, offset/limit …): shown as what it was told, folded
+            <details className="text-xs text-zinc-500" data-testid="model-hint">
+              <summary className="cursor-pointer select-none">What the model was told to do next</summary>
+              <p className="mt-0.5">{result.hint}</p>
+            </details>
+          )}
         </>
       );
     default: {

@@ -23,7 +23,7 @@ function Note({ text, by, spillPath, title }: { text: string; by: string; spillP
           Open full output
         </button>
       ) : (
-        <span className="ml-auto text-amber-700 dark:text-amber-400">the hint says how to get the rest</span>
+        <span className="ml-auto text-amber-700 dark:text-amber-400">the model was told how to get the rest</span>
       )}
     </div>
   );

@@ -10,8 +10,9 @@ import type { ChatRow } from './chat-rows';
 
 type UserRow = Extract<ChatRow, { kind: 'user' }>;
 
+// readable at rest (WCAG AA on the chat's background), not only on hover; a disabled one says why in its title
 const ctlCls =
-  'rounded px-1.5 py-0.5 text-[11px] text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 disabled:opacity-40 dark:hover:bg-zinc-800 dark:hover:text-zinc-100';
+  'rounded border border-zinc-300 bg-white px-1.5 py-0.5 text-[11px] text-zinc-700 hover:bg-zinc-100 hover:text-zinc-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 disabled:cursor-not-allowed disabled:text-zinc-500 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-300 dark:hover:bg-zinc-800 dark:hover:text-zinc-100 dark:disabled:text-zinc-400';
 
 /** Edit an earlier message in place: the edited text is sent after a rewind of the conversation (and, if chosen, of code). */
 function EditInPlace({ messageId, text, onDone }: { messageId: string; text: string; onDone: () => void }) {
@@ -139,7 +140,7 @@ export function UserMessage({ row }: { row: UserRow }) {
         </details>
       ))}
       {!readOnly && (
-        <div className="flex gap-1 opacity-60 transition-opacity group-focus-within:opacity-100 group-hover:opacity-100">
+        <div className="flex gap-1">
           <button type="button" className={ctlCls} disabled={!!blocked} title={blocked ?? 'Restore code, conversation or both to before this message'} onClick={() => openRewind(messageId)} aria-label="Rewind to before this message">
             ↶ Rewind
           </button>

@@ -3,8 +3,11 @@ import path from 'node:path';
 import type { AgentHost } from '../agent/host';
 import { BUDGET } from '../contract/budget';
 import type { ClampMessage, InterruptedNote } from '../contract/protocol';
+import type { ToolResult } from '../contract/types';
 import { cutTail, formatBytes } from '../contract/text';
 import { callRunPrefix } from '../exec/runner';
+import { callSummary } from '../agent/tool-summaries';
+import { createToolRegistry } from '../dispatch/all-tools';
 import { checkpointBeforeChange } from '../checkpoints/session';
 import type { Db } from '../store/db';
 import { listCheckpoints } from '../store/checkpoints';
@@ -118,6 +121,7 @@ type AnyPart = { type: string; toolCallId?: string; state?: string; [k: string]:
 export function withInterrupted(messages: ClampMessage[], calls: JournaledCall[], dataDir: string): ClampMessage[] {
   const out = messages.map((m) => ({ ...m, parts: [...m.parts] as AnyPart[] }));
   const stepAdded = new Set<string>();
+  const reg = createToolRegistry();
   for (const call of calls) {
     if (call.status === 'done' && call.result === undefined) continue;
     let msg = out.find((m) => m.id === call.messageId && m.role === 'assistant');
@@ -125,6 +129,10 @@ export function withInterrupted(messages: ClampMessage[], calls: JournaledCall[]
       msg = { id: call.messageId || `interrupted-${call.toolCallId}`, role: 'assistant', parts: [] };
       out.push(msg);
     }
+    // the card's header names the call by its tool's summary, as a live card does (not its input as JSON)
+    const summarised = msg.parts.some((p) => p.type === 'data-tool-summary' && (p.data as { toolCallId?: string } | undefined)?.toolCallId === call.toolCallId);
+    const summary = summarised ? undefined : callSummary(reg, call.toolName, call.input, call.status === 'running' ? undefined : (call.result as ToolResult | undefined));
+    if (summary !== undefined) msg.parts.push({ type: 'data-tool-summary', id: `summary-${call.toolCallId}`, data: { toolCallId: call.toolCallId, summary } });
     const at = msg.parts.findIndex((p) => p.toolCallId === call.toolCallId && p.type !== 'data-interrupted');
     if (call.status !== 'running') {
       // finished before the crash: put back what the unsaved step lost

@@ -61,6 +61,10 @@ describe('a call interrupted by a restart', () => {
     expect(text).toContain('interrupted by a restart');
     expect(text).toContain('Interrupted by a restart');
     expect(text).toContain('step-3');
+    // its header names the call as a live card does: the tool and its command, not its input as JSON
+    const header = await c.locator('button[aria-expanded]').first().innerText();
+    expect(header).toMatch(/^[▸▾]?\s*run_command\s*printf 'changed/);
+    expect(header).not.toContain('{"command"');
     await screenshot(page, 'interrupted-card');
     // the whole log opens in the output viewer, with the lines printed before the kill
     await c.getByRole('button', { name: 'Open log' }).click();
