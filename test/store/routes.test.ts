@@ -256,7 +256,7 @@ describe('/api/settings', () => {
       body: { error: 'Invalid request: field "sandbox.allowHosts.1": "https://x.example.org/" is not a host pattern: a host name (packages.example.org), *.name for every name below it, or an IP address, optionally with :port.' },
     });
     const hosts = await read(await settingsRoute.PUT(send('/settings', 'PUT', { sandbox: { allowHosts: [' packages.example.org ', '*.example.net', 'packages.example.org'] } })));
-    expect(hosts.body.sandbox.allowHosts).toEqual(['packages.example.org', '*.example.net']);
+    expect((hosts.body as { sandbox: { allowHosts: string[] } }).sandbox.allowHosts).toEqual(['packages.example.org', '*.example.net']);
     expect((await settingsRoute.PUT(streamedRequest('/settings', 'PUT', BUDGET.API_BODY_MAX_BYTES + 1))).status).toBe(413);
     expect((await read(await settingsRoute.GET())).body.settings).toMatchObject({ provider: null, baseUrl: null });
   });
