@@ -28,6 +28,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   browser: async () => (await import('./browser')).browserBench,
   context: async () => (await import('./context')).contextBench,
   sandbox: async () => (await import('./sandbox')).sandboxBench,
+  'sandbox-net': async () => (await import('./sandbox-net')).sandboxNetBench,
   checkpoint: async () => (await import('./checkpoint')).checkpointBench,
   diagnostics: async () => (await import('./diagnostics')).diagnosticsBench,
   turn: async () => (await import('./turn')).turnBench,

@@ -323,7 +323,7 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
               disabled={view.sandboxEnv.network !== undefined}
               aria-label="Allow network in the sandbox"
             />
-            Commands may reach the network
+            Commands share this machine&apos;s whole network (not only the allowed hosts, through the proxy)
             {view.sandboxEnv.network !== undefined && <span className="text-xs text-zinc-500">(set by CLAMP_SANDBOX_NETWORK)</span>}
           </label>
           <SandboxLists sandbox={sandbox} env={view.sandboxEnv} onSave={saveSandbox} inputClassName={inputCls} />

@@ -70,7 +70,7 @@ export class PortForwards {
 
   constructor(private readonly o: PortForwardsOptions) {}
 
-  /** Look at the namespace's ports (now and every SANDBOX_PORT_POLL_MS) while on; stop looking when off. */
+  /** Look at the namespace's ports every SANDBOX_PORT_POLL_MS while on; stop looking when off. */
   watch(on: boolean): void {
     if (!on) {
       clearInterval(this.timer);
@@ -78,14 +78,14 @@ export class PortForwards {
       return;
     }
     if (this.timer || this.stopped) return;
+    // the first look is one interval away: a short command pays nothing for it
     this.timer = setInterval(() => void this.poll(), BUDGET.SANDBOX_PORT_POLL_MS);
     this.timer.unref();
-    void this.poll();
   }
 
-  /** A run ended: look again now, so its ports' forwards go with it. */
+  /** A run ended: when ports are forwarded, look again now, so its ports' forwards go with it. */
   forget(_pid: number | undefined): void {
-    void this.poll();
+    if (this.forwards.size) void this.poll();
   }
 
   stop(): void {

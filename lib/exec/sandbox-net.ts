@@ -165,7 +165,9 @@ export class SessionNet {
       return this.fail(outboundGone ? 'pasta exited at once' : 'pasta did not attach in time');
     }
     this.forwards = new PortForwards({ tools: t, holder: h, proxyPort: port, ownerOf: (chain) => this.ownerRun(chain) });
+    // a holder or pasta that dies takes the network with it: the next command starts a new one
     void this.holder.exited.then(() => this.stop());
+    void this.outbound.exited.then(() => this.stop());
     return undefined;
   }
 

@@ -60,4 +60,29 @@ describe('a dev server the model starts', () => {
     await drawer.getByRole('button', { name: /^Kill / }).click();
     await expect.poll(() => drawer.getByRole('link', { name: href }).count(), { timeout: 15_000 }).toBe(0);
   });
+
+  it('the settings page lists the hosts commands may reach, refuses one that is not a host, and saves the others', { timeout: 60_000 }, async () => {
+    const { page } = await s.start('allowed hosts');
+    for (const size of [{ width: 1280, height: 720 }, { width: 420, height: 900 }]) {
+      await page.setViewportSize(size);
+      await page.getByRole('banner').getByRole('button', { name: 'Settings' }).click();
+      const dialog = page.getByRole('dialog');
+      const field = dialog.getByLabel('Hosts commands may reach');
+      await field.waitFor({ timeout: 15_000 });
+      await field.fill('https://packages.example.org/simple');
+      await field.blur();
+      await dialog.getByRole('alert').filter({ hasText: '"https://packages.example.org/simple" is not a host name' }).waitFor();
+      await field.fill(size.width === 1280 ? 'packages.example.org\n*.example.net' : 'packages.example.org');
+      await field.blur();
+      const want = size.width === 1280 ? ['packages.example.org', '*.example.net'] : ['packages.example.org'];
+      await expect
+        .poll(async () => ((await (await s.clamp.api('/api/settings')).json()) as { sandbox: { allowHosts: string[] } }).sandbox.allowHosts, { timeout: 10_000 })
+        .toEqual(want);
+      await field.scrollIntoViewIfNeeded();
+      const box = (await field.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(size.width);
+      await screenshot(page, `allowed-hosts-${size.width}`);
+      await dialog.getByRole('button', { name: 'Close' }).click();
+    }
+  });
 });
