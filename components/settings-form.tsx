@@ -39,14 +39,16 @@ export const btnCls = 'rounded border px-3 py-1 text-sm font-medium focus:outlin
 export const btnPlainCls = `${btnCls} border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100`;
 
 type Outcome =
-  | { kind: 'checked'; check: ModelCheck }
+  | { kind: 'checked'; check: ModelCheck; choose?: boolean }
   | { kind: 'refused'; check: ModelCheck }
   | { kind: 'saved'; note: string }
   | { kind: 'saved-anyway'; check: ModelCheck }
   | { kind: 'error'; message: string };
 
 function Message({ outcome }: { outcome: Outcome }) {
-  const bad = outcome.kind === 'error' || outcome.kind === 'saved-anyway' || (outcome.kind !== 'saved' && !outcome.check.ok);
+  // a test that reached the provider and leaves a model to pick is not a failure: amber, not red
+  const choose = outcome.kind === 'checked' && !!outcome.choose;
+  const bad = !choose && (outcome.kind === 'error' || outcome.kind === 'saved-anyway' || (outcome.kind !== 'saved' && !outcome.check.ok));
   const text =
     outcome.kind === 'error'
       ? outcome.message
@@ -58,7 +60,11 @@ function Message({ outcome }: { outcome: Outcome }) {
             ? `Not saved: ${outcome.check.message}`
             : outcome.check.message;
   return (
-    <p role={bad ? 'alert' : 'status'} data-settings-message={outcome.kind} className={`text-sm ${bad ? 'text-rose-700 dark:text-rose-400' : 'text-emerald-700 dark:text-emerald-400'}`}>
+    <p
+      role={bad ? 'alert' : 'status'}
+      data-settings-message={choose ? 'choose' : outcome.kind}
+      className={`text-sm ${bad ? 'text-rose-700 dark:text-rose-400' : choose ? 'text-amber-800 dark:text-amber-300' : 'text-emerald-700 dark:text-emerald-400'}`}
+    >
       {text}
     </p>
   );
@@ -93,6 +99,8 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
   const [imageInput, setImageInput] = useState<'auto' | 'yes' | 'no'>(s.imageInput ?? 'auto');
   const [key, setKey] = useState('');
   const [models, setModels] = useState<string[]>([]);
+  // the listed id the last test matched the model to (or the only one listed): the picker shows it chosen
+  const [pick, setPick] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const save = useSaveSettings();
   const check = useCheckModel();
@@ -106,11 +114,19 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
   useEffect(() => firstField.current?.focus(), []);
 
   const edited = () => setOutcome((o) => (o?.kind === 'checked' ? o : null));
+  const modelEdited = (value: string) => {
+    setModel(value);
+    setPick(null);
+    edited();
+  };
   const request = (): ModelCheckRequest => ({ provider: provider || null, model: model.trim() || null, baseUrl: usesBaseUrl ? baseUrl.trim() || null : null, key: secret && key ? key : null });
   const runCheck = async (): Promise<ModelCheck | null> => {
     try {
       const r = await check.mutateAsync(request());
       setModels(r.models);
+      setPick(r.pick);
+      // Model left empty and one model listed: that one is filled in, so Save saves what was tested
+      if (r.ok && r.pick && !model.trim()) setModel(r.pick);
       return r;
     } catch (err) {
       setOutcome({ kind: 'error', message: (err as Error).message });
@@ -120,13 +136,14 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
   const test = async () => {
     setOutcome(null);
     const r = await runCheck();
-    if (r) setOutcome({ kind: 'checked', check: r });
+    // with Model empty, a server that answers with several models leaves a choice, not an error
+    if (r) setOutcome({ kind: 'checked', check: r, choose: !r.ok && r.reached && r.models.length > 1 && !model.trim() });
   };
-  const store = (done: Outcome) => {
+  const store = (done: Outcome, picked: string | null = null) => {
     const cw = contextWindow.trim() ? Number(contextWindow) : null;
     const body: SettingsUpdate = {
       provider: provider || null,
-      model: model.trim() || null,
+      model: model.trim() || picked,
       baseUrl: usesBaseUrl ? baseUrl.trim() || null : null,
       contextWindow: cw !== null && Number.isFinite(cw) && cw > 0 ? Math.floor(cw) : null,
       defaultMode,
@@ -146,7 +163,7 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
     setOutcome(null);
     const r = await runCheck();
     if (!r) return;
-    if (r.ok) store({ kind: 'saved', note: r.message });
+    if (r.ok) store({ kind: 'saved', note: r.message }, r.pick);
     else setOutcome({ kind: 'refused', check: r });
   };
   const removeKey = () => secret && save.mutate({ keys: { [secret]: null } });
@@ -161,7 +178,7 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
     <>
       <div className="min-h-0 flex-1 space-y-5 overflow-y-auto px-5 pb-5">
         <form id="settings-form" onSubmit={(e) => void submit(e)} className="space-y-3">
-          <div className="grid grid-cols-2 gap-3">
+          <div className="grid gap-3 sm:grid-cols-2">
             <label className={labelCls}>
               Provider
               <select
@@ -170,6 +187,7 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
                 onChange={(e) => {
                   setProvider(e.target.value as Provider | '');
                   setModels([]);
+                  setPick(null);
                   setOutcome(null);
                 }}
                 className={`${inputCls} mt-1`}
@@ -186,10 +204,7 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
               {hint.modelLabel}
               <input
                 value={model}
-                onChange={(e) => {
-                  setModel(e.target.value);
-                  edited();
-                }}
+                onChange={(e) => modelEdited(e.target.value)}
                 placeholder={hint.model}
                 spellCheck={false}
                 className={`${inputCls} mt-1 font-mono`}
@@ -201,9 +216,10 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
             <label className={labelCls}>
               Models {provider === 'ollama' ? 'Ollama' : 'the provider'} lists ({models.length})
               <select
-                value={models.includes(model) ? model : ''}
+                value={models.includes(model) ? model : pick && models.includes(pick) ? pick : ''}
                 onChange={(e) => {
                   setModel(e.target.value);
+                  setPick(e.target.value || null);
                   setOutcome(null);
                 }}
                 className={`${inputCls} mt-1 font-mono`}
@@ -262,12 +278,12 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
             </div>
           )}
           <div className="flex items-center gap-2">
-            <button type="button" onClick={() => void test()} disabled={busy} className={btnPlainCls}>
+            <button type="button" onClick={() => void test()} disabled={busy} className={`${btnPlainCls} shrink-0 whitespace-nowrap`}>
               {check.isPending ? 'Testing…' : 'Test connection'}
             </button>
             <span className="text-xs text-zinc-500">reaches the provider and lists its models; nothing is saved</span>
           </div>
-          <div className="grid grid-cols-2 gap-3">
+          <div className="grid gap-3 sm:grid-cols-2">
             <label className={labelCls}>
               Context window override (tokens)
               <input inputMode="numeric" value={contextWindow} onChange={(e) => setContextWindow(e.target.value.replace(/[^0-9]/g, ''))} placeholder="the model's own" className={`${inputCls} mt-1 font-mono`} />
@@ -286,11 +302,11 @@ export function SettingsForm({ view, onClose, children }: { view: SettingsView; 
             <label className={labelCls}>
               The model takes images
               <select value={imageInput} onChange={(e) => setImageInput(e.target.value as 'auto' | 'yes' | 'no')} className={`${inputCls} mt-1`}>
-                <option value="auto">auto (the catalogue, else known vision models)</option>
+                <option value="auto">auto</option>
                 <option value="yes">yes</option>
                 <option value="no">no</option>
               </select>
-              <span className={helpCls}>CLAMP_IMAGE_INPUT, when set, wins</span>
+              <span className={helpCls}>auto: what the catalogue says, else known vision models. CLAMP_IMAGE_INPUT, when set, wins.</span>
             </label>
           </div>
         </form>

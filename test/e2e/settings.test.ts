@@ -155,7 +155,10 @@ describe('first run: the no-model page and the settings dialog', () => {
     const picker = dialog.getByLabel(/^Models Ollama lists \(2\)/);
     await picker.waitFor({ timeout: 15_000 });
     await expect(picker.locator('option').allInnerTexts()).resolves.toEqual(['pick one…', 'gemma3:4b', 'qwen3-coder:latest']);
-    await expect.poll(() => dialog.getByRole('alert').innerText(), { timeout: 15_000 }).toBe(`Reached Ollama at ${ollama.url}: 2 models listed. Choose the model to use (pick one from the list).`);
+    // reached, with a model left to pick: a status, not an alert
+    const choose = dialog.locator('[data-settings-message="choose"]');
+    await expect.poll(() => choose.innerText(), { timeout: 15_000 }).toBe(`Reached Ollama at ${ollama.url}: 2 models listed. Pick the model to use from the list.`);
+    await expect(choose.getAttribute('role')).resolves.toBe('status');
 
     await dialog.getByLabel('Provider').selectOption('openai-compatible');
     await dialog.getByLabel('Base URL').fill(fake.url);
