@@ -8,11 +8,13 @@ import type { SandboxLimits } from './limits';
  * (this process's own cgroup, writable, with the pids and memory controllers). It bounds what rlimits cannot:
  * root's processes (RLIMIT_NPROC exempts root) and the memory of all of a command's processes together.
  *
- * Node cannot start a child inside a cgroup (no clone3 CLONE_INTO_CGROUP, and a wrapper process would cost an
- * exec per command), so the server's main thread steps into the command's cgroup for the synchronous spawn and
- * back out right after (`enter`/`leave`): the child is born inside it, and so is everything it starts. On v1
- * only the main thread moves (`tasks`); on v2 the whole process does (`cgroup.procs`), which needs this process
- * to live in a leaf of its own (`clamp-<pid>/server`), made once when its cgroup holds nothing else.
+ * Node cannot start a child inside a cgroup (no clone3 CLONE_INTO_CGROUP), a wrapper process would cost an exec
+ * per command, and stepping this process in and out around the spawn costs an RCU grace period on the event loop
+ * (7 ms measured on a busy machine). So bubblewrap is started held (--block-fd): once it reports the sandbox's
+ * first process (--info-fd), that process is written into the command's cgroup off the event loop (`attach`,
+ * while bubblewrap builds the sandbox), and then let go; everything the command starts is born inside. On v2 the
+ * command cgroups' parent may hold no process, so this process moves once into a leaf of its own
+ * (`clamp-<pid>/server`), which needs its cgroup to hold nothing else.
  * Every cgroup is removed once its command is gone; the folder of a server that died is removed at the next start.
  */
 
@@ -22,10 +24,8 @@ const CONTROLLERS: readonly Controller[] = ['pids', 'memory'];
 export interface Hierarchy {
   /** where command cgroups are made */
   base: string;
-  /** where this process returns after a spawn */
+  /** where this process lives (v2: the leaf it moved to) */
   home: string;
-  /** the file a pid is written to: `tasks` (v1: one thread) or `cgroup.procs` (v2: the process) */
-  join: 'tasks' | 'cgroup.procs';
   controllers: Controller[];
   v2: boolean;
 }
@@ -133,7 +133,7 @@ function v1Hierarchies(procRoot: string, pid: number): Hierarchy[] {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') continue;
     }
-    out.push({ base, home, join: 'tasks', controllers: [c], v2: false });
+    out.push({ base, home, controllers: [c], v2: false });
   }
   return out;
 }
@@ -178,7 +178,7 @@ function v2Hierarchy(procRoot: string, pid: number): Hierarchy | undefined {
     removeBase(base);
     return undefined;
   }
-  return { base, home: server, join: 'cgroup.procs', controllers: [...CONTROLLERS], v2: true };
+  return { base, home: server, controllers: [...CONTROLLERS], v2: true };
 }
 
 /**
@@ -211,10 +211,8 @@ export function cgroupControllers(): Controller[] {
 export interface CommandCgroup {
   /** the controllers this command's cgroup has */
   controllers: Controller[];
-  /** step into it (right before the spawn); false when that failed (the command then runs under its rlimits only) */
-  enter(): boolean;
-  /** step back out (right after the spawn); never throws */
-  leave(): void;
+  /** move a process (the sandbox's first, before it starts the command) into it, off the event loop; false when that failed */
+  attach(pid: number): Promise<boolean>;
   /** whether a limit was hit so far: a fork refused at pids.max, a process killed for memory */
   hits(): { processes: boolean; memory: boolean };
   /** remove it once the command is gone (retried while processes are still leaving); never throws */
@@ -248,26 +246,15 @@ export function commandCgroup(limits: SandboxLimits): CommandCgroup | undefined 
     for (const m of made) rmdirQuiet(m.dir);
     return undefined;
   }
-  const pid = String(process.pid);
   const count = (file: string, key: string) => Number(new RegExp(`^${key} (\\d+)$`, 'm').exec(read(file))?.[1] ?? 0);
   return {
     controllers: made.flatMap((m) => m.h.controllers),
-    enter() {
+    async attach(pid) {
       try {
-        for (const m of made) write(path.join(m.dir, m.h.join), pid);
+        await Promise.all(made.map((m) => fs.promises.writeFile(path.join(m.dir, 'cgroup.procs'), String(pid))));
         return true;
       } catch {
-        this.leave();
         return false;
-      }
-    },
-    leave() {
-      for (const m of made) {
-        try {
-          write(path.join(m.h.home, m.h.join), pid);
-        } catch {
-          // it stays where it is; the command's cgroup cannot be removed until it leaves
-        }
       }
     },
     hits() {

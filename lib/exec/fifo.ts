@@ -121,6 +121,23 @@ export function openPipe(): PipeEnds | null {
   }
 }
 
+/**
+ * One pipe whose read end blocks (for a child that must wait on it: bubblewrap's --block-fd), or null. The read
+ * end is opened again through /proc/self/fd, without O_NONBLOCK (a writer is open, so that open does not wait).
+ */
+export function openBlockingPipe(): PipeEnds | null {
+  const p = openPipe();
+  if (!p) return null;
+  try {
+    const read = fs.openSync(`/proc/self/fd/${p.read}`, fs.constants.O_RDONLY);
+    closeFd(p.read);
+    return { read, write: p.write };
+  } catch {
+    [p.read, p.write].forEach(closeFd);
+    return null;
+  }
+}
+
 /** A command's two pipes, or null (both or neither: the caller then uses socket pairs for both). */
 export function openPipes(): { stdout: PipeEnds; stderr: PipeEnds } | null {
   const stdout = openPipe();

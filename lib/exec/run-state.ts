@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import { execa, type ResultPromise } from 'execa';
 import type { Readable } from 'node:stream';
@@ -22,9 +23,14 @@ export interface SpawnSpec {
   spareLeader?: boolean;
   /** descriptors the child gets as fd 3, 4 … (the sandbox's system-call filter); closed here once it started */
   fds?: number[];
-  /** the sandbox's limits on the command, and the cgroup that enforces some of them (the child is born in it) */
+  /** the sandbox's limits on the command, and the cgroup that enforces some of them */
   limits?: SandboxLimits;
   cgroup?: CommandCgroup;
+  /**
+   * with a cgroup: our ends of the pipes bwrap is held with — it reports the sandbox's first process on `info`
+   * and waits for a byte on `block`; that process goes into the cgroup before the command starts
+   */
+  hold?: { info: number; block: number };
 }
 
 type Child = ResultPromise<{ buffer: false; encoding: 'buffer' }>;
@@ -101,9 +107,6 @@ export class CommandRun {
     this.limits = spec.limits;
     // OS pipes where they can be made (fifo.ts); else the socket pairs of stdio 'pipe'
     const pipes = openPipes();
-    // the child is born in its cgroup: this thread steps in for the (synchronous) spawn and back out
-    this.cgroup = spec.cgroup?.enter() ? spec.cgroup : undefined;
-    if (spec.cgroup && !this.cgroup) spec.cgroup.remove();
     try {
       this.child = execa(spec.file, spec.args, {
         cwd: this.o.cwd,
@@ -127,8 +130,14 @@ export class CommandRun {
     } catch (e) {
       this.spawnError = e instanceof Error ? e.message : String(e);
     } finally {
-      this.cgroup?.leave();
       for (const fd of spec.fds ?? []) closeFd(fd);
+    }
+    if (spec.hold && spec.cgroup && this.child) {
+      this.cgroup = spec.cgroup;
+      void this.release(spec.hold, spec.cgroup);
+    } else {
+      if (spec.hold) [spec.hold.info, spec.hold.block].forEach(closeFd);
+      spec.cgroup?.remove();
     }
     if (pipes) {
       // the command holds its ends now (or never started): ours close, so the reads end when the command's do
@@ -139,6 +148,21 @@ export class CommandRun {
     } else if (this.child) {
       this.readers = { stdout: this.child.stdout ?? undefined, stderr: this.child.stderr ?? undefined };
     }
+  }
+
+  /**
+   * bwrap waits: the sandbox's first process (named on the info pipe) goes into the command's cgroup, off the
+   * event loop and while bwrap builds the sandbox, then bwrap is let go. When the cgroup cannot take it, the
+   * command runs under its rlimits only; bwrap is let go whatever happens.
+   */
+  private async release(hold: { info: number; block: number }, cgroup: CommandCgroup): Promise<void> {
+    const pid = await childPid(hold.info);
+    if (pid === undefined || !(await cgroup.attach(pid))) {
+      this.cgroup = undefined;
+      clearInterval(this.limitTimer);
+      cgroup.remove();
+    }
+    fs.write(hold.block, Buffer.from('g'), () => closeFd(hold.block));
   }
 
   private listen(): void {
@@ -302,4 +326,31 @@ export class CommandRun {
       bytes: () => this.sinks.bytes(),
     };
   }
+}
+
+/** Longest wait for bwrap to name the sandbox's first process (it does so right after making the namespaces). */
+const INFO_WAIT_MS = 10_000;
+
+/**
+ * The "child-pid" bwrap writes on its info pipe; undefined when the pipe ends (bwrap failed) or stays silent.
+ * The pipe is read to its end: bwrap writes more after the pid, and a closed pipe would kill it (SIGPIPE).
+ */
+function childPid(fd: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const reader = readerOf(fd);
+    let text = '';
+    let found: number | undefined;
+    const timer = setTimeout(() => reader.destroy(), INFO_WAIT_MS);
+    reader.on('data', (chunk: Buffer) => {
+      if (found !== undefined) return;
+      text += chunk.toString('utf8');
+      const m = /"child-pid":\s*(\d+)/.exec(text);
+      if (m) resolve((found = Number(m[1])));
+    });
+    reader.on('error', () => reader.destroy());
+    reader.on('close', () => {
+      clearTimeout(timer);
+      resolve(found);
+    });
+  });
 }

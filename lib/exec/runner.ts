@@ -6,10 +6,8 @@ import { sandboxArgs, sandboxStatus, withoutSecrets } from './sandbox';
 import { openSeccompFd } from './seccomp';
 import { sandboxLimitsOrDefault, ulimitPrefix } from './limits';
 import { commandCgroup } from './cgroups';
-import { closeFd } from './fifo';
+import { closeFd, openBlockingPipe, openPipe, type PipeEnds } from './fifo';
 
-/** The descriptor a sandbox's bwrap reads its system-call filter from (the first after stdin, stdout and stderr). */
-const SECCOMP_FD = 3;
 import type { RunHandle, RunOptions, RunResult } from './run-types';
 
 /**
@@ -97,18 +95,46 @@ function spawnSpec(o: RunOptions): SpawnSpec | { error: string } {
   }
   const limits = o.sandbox.limits ?? sandboxLimitsOrDefault();
   let filter: number | undefined;
+  // descriptors the child gets as 3, 4 …: the system-call filter, and, with a cgroup, the pipes that hold bwrap
+  const fds: number[] = [];
+  const fdOf = (fd: number) => 3 + fds.push(fd) - 1;
+  let hold: { info: PipeEnds; block: PipeEnds } | undefined;
   try {
     filter = openSeccompFd(o.sandbox.dataDir);
+    let cgroup = commandCgroup(limits);
+    if (cgroup) {
+      const info = openPipe();
+      const block = info && openBlockingPipe();
+      if (info && block) hold = { info, block };
+      else {
+        // no pipes to hold bwrap with: the command runs under its rlimits only
+        if (info) [info.read, info.write].forEach(closeFd);
+        cgroup.remove();
+        cgroup = undefined;
+      }
+    }
+    const fdArgs = {
+      ...(filter === undefined ? {} : { seccompFd: fdOf(filter) }),
+      ...(hold ? { infoFd: fdOf(hold.info.write), blockFd: fdOf(hold.block.read) } : {}),
+    };
     // the session's network (sandbox-net.ts): nsenter puts bwrap in it; the proxy's variables win over the person's
     const net = o.sandbox.network ? undefined : o.net;
     if (net) Object.assign(inner, net.env);
-    const args = sandboxArgs(o.sandbox, o.cwd, inner, { ...(filter === undefined ? {} : { seccompFd: SECCOMP_FD }), ...(net ? { joinedNet: { userns: net.joinsUserns } } : {}) });
+    const args = sandboxArgs(o.sandbox, o.cwd, inner, { ...fdArgs, ...(net ? { joinedNet: { userns: net.joinsUserns } } : {}) });
     const command = [shell[0]!, '-c', ulimitPrefix(limits, shell[0]!) + o.command];
-    const cgroup = commandCgroup(limits);
     const [file, ...before] = net ? [...net.enter, status.bwrap!] : [status.bwrap!];
-    return { file: file!, args: [...before, ...args, ...command], env: inner, spareLeader: true, ...(filter === undefined ? {} : { fds: [filter] }), limits, ...(cgroup ? { cgroup } : {}) };
+    return {
+      file: file!,
+      args: [...before, ...args, ...command],
+      env: inner,
+      spareLeader: true,
+      fds,
+      limits,
+      ...(cgroup && hold ? { cgroup, hold: { info: hold.info.read, block: hold.block.write } } : {}),
+    };
   } catch (err) {
     if (filter !== undefined) closeFd(filter);
+    if (hold) [hold.info.read, hold.info.write, hold.block.read, hold.block.write].forEach(closeFd);
     return { error: `the sandbox could not be set up: ${err instanceof Error ? err.message : String(err)}` };
   }
 }

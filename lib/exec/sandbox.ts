@@ -179,6 +179,9 @@ function emptyDir(dataDir: string): string {
 /** What sandboxArgs needs besides the spec: the descriptor number the command's bwrap reads its system-call filter from. */
 export interface SandboxArgsOptions {
   seccompFd?: number;
+  /** bwrap reports the sandbox's first process here (--info-fd) and waits for a byte on blockFd (--block-fd) before it starts the command */
+  infoFd?: number;
+  blockFd?: number;
   /** the command joins the session's network namespace (sandbox-net.ts) instead of making one; `userns`: through its user namespace, so the uid is mapped back */
   joinedNet?: { userns: boolean };
 }
@@ -231,6 +234,7 @@ export function sandboxArgs(spec: SandboxSpec, cwd: string, env: NodeJS.ProcessE
   // inside the holder's user namespace this process is its root: the command gets the person's own uid back
   if (opts.joinedNet?.userns && process.getuid?.() !== 0) args.push('--unshare-user', '--uid', String(process.getuid?.()), '--gid', String(process.getgid?.()));
   if (opts.seccompFd !== undefined) args.push('--seccomp', String(opts.seccompFd));
+  if (opts.infoFd !== undefined && opts.blockFd !== undefined) args.push('--info-fd', String(opts.infoFd), '--block-fd', String(opts.blockFd));
   args.push('--chdir', cwd, '--');
   return args;
 }
