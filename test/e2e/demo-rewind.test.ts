@@ -1,8 +1,9 @@
 /**
  * End-to-end: the demo's script (fixed tool call ids) on a copy of its sample project, in headless
  * Chromium. Rewind, then the same message again: the script asks for the same edit under the same id,
- * and it is a call of its own — the bar shows it, Deny denies it (the card says so, the turn goes on),
- * and Retry is never needed; nothing of the rewound calls' answers is applied to the new ones.
+ * and it is a call of its own — the bar shows it, Deny denies it (the card says so, the turn goes on);
+ * when the continuation after the answer is lost on the way, Retry sends it and the turn goes on. Nothing
+ * of the rewound calls' answers is applied to the new ones.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,7 +44,7 @@ const SIZES = [
 ] as const;
 
 describe('the demo after a rewind', () => {
-  for (const size of SIZES) it(`Rewind → the same message again → Deny → the turn goes on; Retry is never needed (${size.width}×${size.height})`, { timeout: 240_000 }, async () => {
+  for (const size of SIZES) it(`Rewind → the same message again → Deny (→ Retry when the continuation is lost) → the turn goes on (${size.width}×${size.height})`, { timeout: 240_000 }, async () => {
     const ctx = await browser.newContext();
     const { page, errors } = await openClamp(ctx, clamp, await createSession(clamp, `demo rewind ${size.name}`));
     await page.setViewportSize({ width: size.width, height: size.height });
@@ -78,20 +79,33 @@ describe('the demo after a rewind', () => {
     await expect(cardsOf(page, 'demo-edit').getAttribute('data-state')).resolves.toBe('approval-requested');
     await screenshot(page, `demo-rewind-asks-again-${size.name}`);
 
-    // Deny: the card says denied (not "Approved; running…"), nothing changed, and the turn goes on to the next call
-    const posts: Array<{ url: string; status: number; body: string }> = [];
-    page.on('response', async (r) => {
-      if (r.request().method() === 'POST') posts.push({ url: r.url(), status: r.status(), body: await r.text().catch(() => '') });
+    // Deny: the card says denied (not "Approved; running…"), nothing changed, and the turn goes on to the next call.
+    // At 1280×720 the continuation the page sends after the answer is lost on the way (a dropped connection): the
+    // turn failed, and Retry sends it again
+    const drop = size.name === 'wide';
+    const posts: Array<{ url: string; status: number }> = [];
+    page.on('response', (r) => {
+      if (r.request().method() === 'POST') posts.push({ url: r.url(), status: r.status() });
     });
+    let chats = 0;
+    await page.route('**/api/chat', (route) => (drop && chats++ === 0 ? route.abort('connectionreset') : route.continue()));
     await edit.getByRole('button', { name: /Deny/ }).click();
+    const failed = page.getByRole('alert').filter({ hasText: 'The turn failed' });
+    if (drop) {
+      await failed.waitFor({ timeout: 30_000 });
+      await expect(cardsOf(page, 'demo-edit').innerText()).resolves.toMatch(/denied/i);
+      await screenshot(page, `demo-rewind-retry-${size.name}`);
+      await failed.getByRole('button', { name: 'Retry' }).click();
+    }
     await expect.poll(() => cardsOf(page, 'demo-edit').getAttribute('data-state'), { timeout: 30_000 }).toBe('output-denied');
     await expect(cardsOf(page, 'demo-edit').innerText()).resolves.not.toMatch(/Approved; running/);
     const test = waitingFor(page, 'demo-test');
     await test.waitFor({ timeout: 30_000 });
     expect(ws.read('src/slug.js')).toBe(slug);
-    await expect(page.getByRole('alert').filter({ hasText: 'The turn failed' }).count()).resolves.toBe(0);
+    await expect(failed.count()).resolves.toBe(0);
     await expect(page.getByRole('button', { name: 'Retry' }).count()).resolves.toBe(0);
-    // every request of the page went through: the answer, then the continuation
+    await expect(page.getByText(/already sent|No pending approval/).count()).resolves.toBe(0);
+    // what reached the server went through: the answer, then the continuation (sent again by Retry when dropped)
     expect(posts.map((p) => [new URL(p.url).pathname.replace(/\/sessions\/[^/]+/, '/sessions/S'), p.status])).toEqual([
       [`/api/sessions/S/approvals/${editId}`, 200],
       ['/api/chat', 200],
