@@ -155,7 +155,7 @@ export function useDeleteRule() {
   });
 }
 
-/** POST an approval answer; resolves with the stored approval; throws ApiError (409 when it was already answered). */
+/** POST an approval answer; resolves with the stored approval; throws ApiError (409 when the call no longer waits: answered before, or withdrawn by a rewind). */
 export async function postApproval(sessionId: string, toolCallId: string, body: ApprovalAnswerBody): Promise<StoredApproval> {
   const url = `/api/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(toolCallId)}`;
   return (await fetchJson<ApprovalAnswerResult>(url, jsonBody('POST', body))).approval;

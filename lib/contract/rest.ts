@@ -170,7 +170,7 @@ export interface TaskAnswer {
 export interface ApprovalAnswerResult {
   approval: StoredApproval;
 }
-/** Its 409, when the call was already answered: the approval with the earlier answer. */
+/** Its 409, when the call no longer waits (answered before, or withdrawn by a rewind): the approval as it stands. */
 export interface ApprovalConflictAnswer extends ApprovalAnswerResult {
   error: string;
 }

@@ -106,7 +106,7 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
       body: 'ApprovalAnswerBody',
       bodyMaxBytes: BUDGET.APPROVAL_BODY_MAX_BYTES,
       answer: { schema: 'ApprovalAnswerResult' },
-      errors: { 404: 'no such pending call', 409: 'already answered: the body is { error, approval } with the earlier answer' },
+      errors: { 404: 'no such pending call', 409: 'the call no longer waits (answered before, or taken out by a rewind): the body is { error, approval } as it stands; the answer is not applied to any call' },
     },
   },
   '/api/sessions/{id}/stop': {
