@@ -139,6 +139,8 @@ export function startHelper(tools: NetTools, file: string, args: readonly string
     }
   };
   trackGroup(pid, async () => {
+    // unref'd so a running helper never keeps Clamp alive; a stop that waits for its exit holds the loop until then
+    child.ref();
     stop();
     await exited;
   });
