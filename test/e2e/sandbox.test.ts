@@ -57,7 +57,8 @@ describe('the sandbox end to end', () => {
     const clamp = await launch({});
     expect(clamp.output()).toContain('Sandbox: bubblewrap, workspace-write (debug mode: read-only), no network.');
     const status = await (await clamp.api('/api/status')).json();
-    expect(status.sandbox).toEqual({ level: 'by-mode', available: true, network: false });
+    expect(status.sandbox).toEqual({ level: 'by-mode', available: true, network: false, net: { available: true } });
+    expect(clamp.output()).toContain("Sandbox network: only through Clamp's proxy, to the hosts you allow");
     const ctx = await browser.newContext();
     const { page, errors } = await openClamp(ctx, clamp, await createSession(clamp, 'sandbox escape', 'auto'));
     expect(await page.getByTestId('sandbox-badge').count()).toBe(0);
