@@ -151,7 +151,12 @@ export const runCommandTool = defineTool({
   schema,
   nonEmpty: ['command'],
   summary: (input, r?: ToolResult<RunCommandMeta>) => {
-    const extra = [input.cwd && input.cwd !== '.' ? `(in ${input.cwd})` : '', input.background ? '(background)' : '', r?.meta?.taskId ? `→ ${r.meta.taskId}` : ''];
+    const extra = [
+      input.cwd && input.cwd !== '.' ? `(in ${input.cwd})` : '',
+      input.background ? '(background)' : '',
+      input.allow_hosts?.length ? `(reaching ${input.allow_hosts.join(', ')})` : '',
+      r?.meta?.taskId ? `→ ${r.meta.taskId}` : '',
+    ];
     return [r?.meta?.editedCommand ?? input.command, ...extra.filter(Boolean)].join(' ');
   },
   paths: (input) => [{ path: input.cwd ?? '.', access: 'read', field: 'cwd' }],
