@@ -61,7 +61,11 @@ function sweepDead(): void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ESRCH') continue;
     }
-    fs.rmSync(path.join(os.tmpdir(), n), { recursive: true, force: true });
+    try {
+      fs.rmSync(path.join(os.tmpdir(), n), { recursive: true, force: true });
+    } catch {
+      // another user's (a root server's, seen by an unprivileged one): not ours to remove
+    }
   }
 }
 
