@@ -144,11 +144,16 @@ export function takeLateNotes(sessionId: string, maxBytes = Number.POSITIVE_INFI
 
 /**
  * The result with the session's unread late reports in front (a result the model reads: not one that waits for
- * approval): the exit clamp keeps a result's head, so they survive its cut; they take at most half the cap.
+ * approval). They take at most half the cap and only the room the result leaves under it, so the exit clamp never
+ * cuts the result's own text for them (a long command's tail stays); what does not fit waits for a later result or
+ * the next message.
  */
 export function withLateNotes(r: ToolResult, ctx: ToolContext): ToolResult {
   if (!ctx.sessionId || r.status === 'approval-required') return r;
-  const notes = takeLateNotes(ctx.sessionId, Math.floor(ctx.budget.TOOL_OUTPUT_MAX_BYTES / 2));
+  const cap = ctx.budget.TOOL_OUTPUT_MAX_BYTES;
+  const room = Math.min(Math.floor(cap / 2), cap - Buffer.byteLength(r.output) - 2);
+  if (room <= 0) return r;
+  const notes = takeLateNotes(ctx.sessionId, room);
   return notes ? { ...r, output: `${notes.text}\n\n${r.output}` } : r;
 }
 
