@@ -51,19 +51,23 @@ describe('the own process tree', () => {
 });
 
 describe('the run marker', () => {
-  it('finds a descendant that left the tree before any look, by the marker in its environment', { timeout: 30_000 }, async () => {
+  it('finds a descendant that left the tree before any look, by the marker in its environment', { timeout: 60_000 }, async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clamp-own-tree-'));
     const marker = `test-${process.pid}-${Date.now()}`;
     const tree = new OwnTree(process.pid, marker).start(250);
     // a double fork at once: the busy grandchild is init's before the first look can see its parent
-    const sh = spawn('sh', ['-c', `node -e 'const t=Date.now(); while (Date.now()-t<${BUSY_MS});' & exit 0`], { stdio: 'ignore', env: { ...process.env, [TREE_MARKER]: marker } });
+    const sh = spawn('sh', ['-c', `${busy(BUSY_MS, path.join(dir, 'marked'))} & exit 0`], { stdio: 'ignore', env: { ...process.env, [TREE_MARKER]: marker } });
     await new Promise((r) => sh.on('exit', r));
-    await sleep(BUSY_MS + 500);
+    await until(path.join(dir, 'marked'));
+    await sleep(500);
     expect(tree.stop()).toBeGreaterThan((BUSY_MS / 10) * 0.6);
     // without the marker it would be another's
     const blind = new OwnTree(process.pid, undefined).start(250);
-    const sh2 = spawn('sh', ['-c', `node -e 'const t=Date.now(); while (Date.now()-t<${BUSY_MS});' & exit 0`], { stdio: 'ignore' });
+    const sh2 = spawn('sh', ['-c', `${busy(BUSY_MS, path.join(dir, 'unmarked'))} & exit 0`], { stdio: 'ignore' });
     await new Promise((r) => sh2.on('exit', r));
-    await sleep(BUSY_MS + 500);
+    await until(path.join(dir, 'unmarked'));
+    await sleep(500);
     expect(blind.stop()).toBeLessThan((BUSY_MS / 10) * 0.3);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -32,7 +32,8 @@ const scripts = {
 
 beforeAll(async () => {
   ws = tempWorkspace('clamp-e2e-mcp-');
-  marker = path.join(ws.root, 'repo-server-started');
+  // in the workspace: a repository's server runs in the sandbox, where only the workspace is writable
+  marker = path.join(ws.workspace, 'repo-server-started');
   const script = `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x'); import(${JSON.stringify(FIXTURE)})`;
   ws.write('.mcp.json', JSON.stringify({ mcpServers: { repo: { command: process.execPath, args: ['-e', script] } } }));
   ws.write('README.md', '# Demo\n');

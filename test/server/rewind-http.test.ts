@@ -109,7 +109,7 @@ describe('rewind through the routes', () => {
     const indexMtime = fs.statSync(path.join(ws.workspace, '.git', 'index')).mtimeMs;
 
     const id = await session();
-    expect(await getJson<ChangesAnswer>(`/api/sessions/${id}/changes`)).toEqual({ baselineId: null, files: [], truncated: false });
+    expect(await getJson<ChangesAnswer>(`/api/sessions/${id}/changes`)).toEqual({ baselineId: null, files: [], truncated: false, commit: { kind: 'git', root: ws.workspace } });
     const chunks = await chat(id, 'u1', 'edit');
     expect(chunks.at(-1)).toMatchObject({ type: 'finish' });
     // write_file keeps the file's CRLF line endings

@@ -384,7 +384,7 @@ describe('/api/settings/check', () => {
     const missing = path.join(ws.root, 'no-such-script.json');
     expect(await read(await checkRoute.POST(send('/settings/check', 'POST', { provider: 'scripted', model: missing, baseUrl: null })))).toEqual({
       status: 200,
-      body: { ok: false, message: `The script file ${missing} does not exist. Give the path of a JSON script of model turns (docs/scripted-model.md).`, models: [] },
+      body: { ok: false, reached: false, pick: null, message: `The script file ${missing} does not exist. Give the path of a JSON script of model turns (docs/scripted-model.md).`, models: [] },
     });
     const bad = await read(await checkRoute.POST(send('/settings/check', 'POST', { provider: 'nope', model: null, baseUrl: null })));
     expect(bad.status).toBe(400);

@@ -63,7 +63,7 @@ describe('settings', () => {
     const view = updateSettings(db, ws.dataDir, { provider: 'anthropic', keys: { anthropic: 'sk-ant-secret' } }, 'default', env);
     expect(view).toEqual({
       settings: { provider: 'anthropic', model: null, baseUrl: null, contextWindow: null, defaultMode: 'default' },
-      sandbox: { level: 'by-mode', network: false },
+      sandbox: { level: 'by-mode', network: false, passEnv: [], hide: [], show: [], allowHosts: [] },
       sandboxEnv: {},
       keys: { anthropic: true, openai: false, 'openai-compatible': false },
       envKeys: { anthropic: false, openai: true, 'openai-compatible': false },
