@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { signalGroup, waitGroupGone } from '../exec/group';
-import { sandboxArgs, withoutSecrets } from '../exec/sandbox';
+import { confinedCommand, sandboxArgs, withoutSecrets, type SandboxSpec } from '../exec/sandbox';
 import { RpcConnection, RpcError } from './rpc';
 import { languageIdOf, type ServerSpec } from './servers';
 import { runsFrom } from './runs-from';
@@ -85,9 +85,14 @@ export function typescriptFor(workspace: string, sandboxed: boolean, clampLib: s
   return clampLib && fs.existsSync(path.join(clampLib, 'tsserver.js')) ? { path: clampLib, source: 'clamp' } : undefined;
 }
 
-/** The bwrap arguments (up to `--`) a sandboxed server runs under: read-only, no network, secrets hidden, what it runs from bound in. */
+/** The sandbox a server runs in: read-only, no network, secrets hidden, what it runs from bound in. */
+function serverSandboxSpec(spec: ServerSpec, o: { workspace: string; dataDir: string; env: NodeJS.ProcessEnv }): SandboxSpec {
+  return { level: 'read-only', workspace: o.workspace, dataDir: o.dataDir, network: false, runsFrom: runsFrom(spec, o.env) };
+}
+
+/** The bwrap arguments (up to `--`) a sandboxed server runs under (the client adds the system-call filter and the limits). */
 export function serverSandboxArgs(spec: ServerSpec, o: { workspace: string; dataDir: string; env: NodeJS.ProcessEnv }): string[] {
-  return sandboxArgs({ level: 'read-only', workspace: o.workspace, dataDir: o.dataDir, network: false, runsFrom: runsFrom(spec, o.env) }, o.workspace, withoutSecrets(o.env));
+  return sandboxArgs(serverSandboxSpec(spec, o), o.workspace, withoutSecrets(o.env));
 }
 
 /** What a server's stderr says about why it stopped: its last line naming an error (Node's "Error: Cannot find module …"), else its last lines. */
@@ -159,8 +164,8 @@ export class LspClient {
     }
     const env = withoutSecrets(this.o.env);
     if (this.o.bwrap) {
-      args = [...serverSandboxArgs(spec, this.o), command, ...args];
-      command = this.o.bwrap;
+      // the same confinement as a command's: the sandbox's mounts, its system-call filter and its resource limits
+      ({ command, args } = confinedCommand(serverSandboxSpec(spec, this.o), this.o.bwrap, env, command, args));
     }
     const child = spawn(command, args, { cwd: workspace, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     this.child = child;

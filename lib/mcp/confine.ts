@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { SandboxSettings } from '../contract/protocol';
-import { parseSandboxLevel, sandboxArgs, sandboxStatus, withoutSecrets, type SandboxSpec } from '../exec/sandbox';
+import { confinedCommand, parseSandboxLevel, sandboxStatus, withoutSecrets, type SandboxSpec } from '../exec/sandbox';
 
 /**
  * Where a repository's stdio MCP server runs. Its command is the repository's choice (.mcp.json), so once the
@@ -59,5 +59,6 @@ export function confinedLaunch(spec: SandboxSpec, bwrap: string, command: string
     env.XDG_CACHE_HOME ??= path.join(spec.scratchDir, 'cache');
     env.npm_config_cache ??= path.join(spec.scratchDir, 'npm-cache');
   }
-  return { command: bwrap, args: [...sandboxArgs(spec, spec.workspace, env as NodeJS.ProcessEnv), command, ...args], env };
+  // the same confinement as a command's: the sandbox's mounts, its system-call filter and its resource limits
+  return { ...confinedCommand(spec, bwrap, env as NodeJS.ProcessEnv, command, args), env };
 }

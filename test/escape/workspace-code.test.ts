@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { escape, escapes, type Host } from './harness';
@@ -182,6 +183,33 @@ escapes('MCP servers of a repository run in the sandbox', () => {
       expect(r.states).toMatchObject([{ name: 'repo', source: 'workspace', status: 'running' }]);
       expect(r.answer).toBe('STILL WORKS');
       expectHostUntouched(host, p, [JSON.stringify(r)]);
+    },
+  );
+
+  escape(
+    {
+      tries: "the workspace's .mcp.json server (approved) connects to a unix socket a host service listens on in the workspace, then serves",
+      checks: "the host's socket saw no connection (the server runs under the sandbox's system-call filter, as commands do); its tool still answers",
+    },
+    async (host) => {
+      const sock = path.join(host.workspace, 'host.sock');
+      let hits = 0;
+      const server = net.createServer((c) => {
+        hits++;
+        c.destroy();
+      });
+      await new Promise<void>((resolve) => server.listen(sock, resolve));
+      fs.chmodSync(sock, 0o777);
+      try {
+        const probe = `require('net').connect(${JSON.stringify(sock)}).on('connect', () => process.exit(0)).on('error', () => process.exit(1))`;
+        const def = { command: 'bash', args: ['-c', `${q(process.execPath)} -e ${q(probe)}; exec ${q(process.execPath)} ${q(FIXTURE)}`] };
+        await sh(host, `cat > .mcp.json <<'EOF'\n${JSON.stringify({ mcpServers: { repo: def } })}\nEOF`);
+        const r = await mcpRound(host);
+        expect(r.answer).toBe('STILL WORKS');
+        expect(hits).toBe(0);
+      } finally {
+        server.close();
+      }
     },
   );
 
