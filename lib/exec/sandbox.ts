@@ -274,5 +274,5 @@ export function sandboxLine(v: SandboxView): string {
   if (v.level === 'off') return 'Sandbox: OFF (CLAMP_SANDBOX=off): commands run with your full access.';
   if (!v.available) return `Sandbox: NOT AVAILABLE: ${v.problem}. Every command asks first, and auto mode runs none.`;
   const levels = v.level === 'read-only' ? 'read-only' : 'workspace-write (debug mode: read-only)';
-  return `Sandbox: bubblewrap, ${levels}, ${v.network ? 'network allowed' : 'no network'}.`;
+  return `Sandbox: bubblewrap, ${levels}, ${v.network ? 'network allowed' : 'no direct network'}.`;
 }

@@ -55,7 +55,7 @@ describe('the sandbox end to end', () => {
 
   it('with bwrap: the launcher names the sandbox, the page shows no warning, and the escape is refused with the note', { timeout: 180_000 }, async () => {
     const clamp = await launch({});
-    expect(clamp.output()).toContain('Sandbox: bubblewrap, workspace-write (debug mode: read-only), no network.');
+    expect(clamp.output()).toContain('Sandbox: bubblewrap, workspace-write (debug mode: read-only), no direct network.');
     const status = await (await clamp.api('/api/status')).json();
     expect(status.sandbox).toEqual({ level: 'by-mode', available: true, network: false, net: { available: true } });
     expect(clamp.output()).toContain("Sandbox network: only through Clamp's proxy, to the hosts you allow");
