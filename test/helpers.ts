@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createContext, type ContextInit } from '../lib/dispatch/context';
@@ -125,4 +125,19 @@ export function loopbackCounter(): { hits: number; port: number } {
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
   return net;
+}
+
+/** A connection to host:port: 'open', or the error code (or 'timeout' after 3 s). Never rejects. */
+export function connectProbe(host: string, port: number): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const s = net.connect({ host, port }, () => {
+      s.destroy();
+      resolve('open');
+    });
+    s.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+    s.setTimeout(3000, () => {
+      s.destroy();
+      resolve('timeout');
+    });
+  });
 }

@@ -9,7 +9,7 @@ import type { SandboxSpec } from '../../lib/exec/sandbox';
 import { sandboxNetLine, sandboxNetPids, sessionNet, stopSandboxNets, type NetJoin } from '../../lib/exec/sandbox-net';
 import { sandboxNetStatus } from '../../lib/exec/net-tools';
 import type { ForwardedPort } from '../../lib/contract/tasks';
-import { loopbackCounter } from '../helpers';
+import { connectProbe as connect, loopbackCounter } from '../helpers';
 
 /**
  * The session's network, through the real runner, bwrap and pasta: what a command inside reaches (its
@@ -26,19 +26,6 @@ const alive = (pid: number) => {
     return false;
   }
 };
-/** A connection to host:port: 'open' or the error code. */
-const connect = (host: string, port: number) =>
-  new Promise<string>((resolve) => {
-    const s = net.connect({ host, port }, () => {
-      s.destroy();
-      resolve('open');
-    });
-    s.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-    s.setTimeout(3000, () => {
-      s.destroy();
-      resolve('timeout');
-    });
-  });
 const otherAddress = Object.values(os.networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
 
 let root = '';

@@ -1,13 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskSummary } from '../../lib/contract/protocol';
 import { orphanedHelpers } from '../../lib/exec/net-tools';
 import { startFakeOpenAI } from '../fake-openai';
-import { tempWorkspace } from '../helpers';
+import { connectProbe as connect, tempWorkspace } from '../helpers';
 import { scriptedReplies } from '../e2e/scenarios';
 import { ROOT } from '../../lib/server/build';
 import { readChunks, startClamp, type RunningClamp } from './harness';
@@ -37,18 +36,6 @@ let ws: ReturnType<typeof tempWorkspace>;
 let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
 let clamp: RunningClamp;
 
-const connect = (host: string, port: number) =>
-  new Promise<string>((resolve) => {
-    const s = net.connect({ host, port }, () => {
-      s.destroy();
-      resolve('open');
-    });
-    s.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-    s.setTimeout(3000, () => {
-      s.destroy();
-      resolve('timeout');
-    });
-  });
 
 async function session(mode: string): Promise<string> {
   const res = await clamp.api('/api/sessions', { json: { mode } });
