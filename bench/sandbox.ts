@@ -52,7 +52,7 @@ export const sandboxBench: Benchmark = {
         rows: [row('true'), row('ls -la (200 files)')],
       }],
       targets: [],
-      notes: [`bubblewrap at ${st.bwrap}: --ro-bind / /, private /tmp, workspace and scratch writable, secrets hidden, .git/hooks and .git/config read-only, new pid, ipc, uts and network namespaces.`,
+      notes: [`bubblewrap at ${st.bwrap}: --ro-bind / /, private bounded /tmp, workspace and scratch writable, HOME and secrets hidden, .git/hooks and .git/config read-only, every capability dropped, the system-call filter, rlimits and a cgroup per command where one is writable, new pid, ipc, uts and network namespaces (the session's shared network namespace is measured by "npm run bench -- sandbox-net").`,
         'Part of this benchmark\'s own CPU counts as other processes\' in the conditions line: bubblewrap\'s outer process exits without waiting for the pid namespace\'s first process (strace: it learns the exit status another way), so that process and the command it reaped are reaped outside this benchmark\'s tree, too briefly alive for bench/own-tree.ts to see. Measured here: 40 sandboxed `true` left 44–72 ticks of 10 ms (11–18 ms each) unaccounted; 40 unconfined ones left 0–4.'],
       data: Object.fromEntries(timed.map((t) => [t.name, t.samplesMs])),
     };
