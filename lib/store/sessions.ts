@@ -1,9 +1,7 @@
 import { PERMISSION_MODES, type PermissionMode } from '../contract/types';
-import type { ClampMessage, SessionDetail, SessionSummary } from '../contract/protocol';
+import type { ClampMessage, SessionSummary } from '../contract/protocol';
 import { BUDGET } from '../contract/budget';
 import { newId, stamp, StoreError, type Db } from './db';
-import { loadMessages } from './messages';
-import { listChildrenPending, listPending } from './approvals';
 import { getModelSettings } from './settings';
 
 /** The title of a session before its first user message names it. */
@@ -52,7 +50,8 @@ function toRecord(r: SessionRow): SessionRecord {
   };
 }
 
-function summary(r: SessionRecord): SessionSummary {
+/** A session record without its workspace, as the page lists it. */
+export function toSummary(r: SessionRecord): SessionSummary {
   const { workspace: _workspace, ...rest } = r;
   return rest;
 }
@@ -155,7 +154,7 @@ export function requireSession(db: Db, id: string, workspace?: string): SessionR
 export function listSessions(db: Db, workspace: string): SessionSummary[] {
   // a subagent's session is opened from its parent's card, not listed
   const rows = db.prepare(`${SELECT} WHERE s.workspace = ? AND s.parent_id IS NULL ORDER BY s.updated_at DESC, s.rowid DESC`).all(workspace) as SessionRow[];
-  return rows.map((r) => summary(toRecord(r)));
+  return rows.map((r) => toSummary(toRecord(r)));
 }
 
 /** Rename and/or switch the mode of a workspace's session; returns the updated summary. Throws 'not-found'. */
@@ -170,7 +169,7 @@ export function updateSession(db: Db, workspace: string, id: string, patch: { ti
     if (patch.model !== undefined) db.prepare('UPDATE sessions SET model = ? WHERE id = ?').run(patch.model, id);
     db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(stamp(), id);
   })();
-  return summary(requireSession(db, id));
+  return toSummary(requireSession(db, id));
 }
 
 /** Delete a workspace's session with its messages, approvals and session rules; false when there was none. */
@@ -189,11 +188,4 @@ export function nameFromMessages(db: Db, id: string, messages: readonly ClampMes
   if (!row || row.title_set) return;
   const title = titleFromMessages(messages);
   if (title) db.prepare('UPDATE sessions SET title = ?, title_set = 1 WHERE id = ?').run(title, id);
-}
-
-/** A workspace's session with its whole conversation and pending approvals (GET /api/sessions/[id]). */
-export function loadSessionDetail(db: Db, workspace: string, id: string): SessionDetail {
-  const s = requireSession(db, id, workspace);
-  // a child's calls wait in the parent's approval bar
-  return { session: summary(s), messages: loadMessages(db, id), pendingApprovals: [...listPending(db, id), ...listChildrenPending(db, id)] };
 }

@@ -10,11 +10,11 @@ import {
   getSessionMode,
   getSessionModel,
   listSessions,
-  loadSessionDetail,
   PLACEHOLDER_TITLE,
   requireSession,
   updateSession,
 } from '../../lib/store/sessions';
+import { loadSessionDetail } from '../../lib/store/session-detail';
 import { recordPending } from '../../lib/store/approvals';
 import { addRule, listSessionRules } from '../../lib/store/rules';
 import { setModelSettings } from '../../lib/store/settings';

@@ -5,7 +5,8 @@
  * the built-in result exactly. Counts the walk ran ahead with are wound back to the file a search
  * stops at. A batch the pool cannot answer is scanned here.
  */
-import { admit, take, type SearchRequest, type SearchResult } from './engine';
+import type { SearchRequest, SearchResult } from './engine';
+import { admit, take } from './collect';
 import type { IgnoreRules } from './ignore';
 import { scanFile, type Scan, type ScanState } from './scan';
 import type { WalkFile } from './walk';

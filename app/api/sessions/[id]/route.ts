@@ -1,6 +1,7 @@
 import { errorResponse, json, parseJson, routeId, serverConfig } from '@/lib/server/http';
 import { openDb } from '@/lib/store/db';
-import { deleteSession, loadSessionDetail, updateSession } from '@/lib/store/sessions';
+import { deleteSession, updateSession } from '@/lib/store/sessions';
+import { loadSessionDetail } from '@/lib/store/session-detail';
 import { BUDGET } from '@/lib/contract/budget';
 import { sessionPatchBody, type DeletedAnswer, type SessionAnswer } from '@/lib/contract/rest';
 import type { SessionDetail } from '@/lib/contract/protocol';
