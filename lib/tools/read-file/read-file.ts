@@ -7,7 +7,7 @@
  * past that the footer says "of at least N". Reaching a window deep in the file needs a scan up to
  * it; the line index (line-index.ts) remembers where lines start along the way, so the next deep
  * window of the same file (unchanged, or only appended to) starts from the nearest checkpoint instead of byte 0. Reads are
- * kept on the same CHUNK_BYTES grid from whichever checkpoint they start, so every output (the
+ * kept on the same CHUNK_BYTES grid (window-scan.ts) from whichever checkpoint they start, so every output (the
  * counting cap's "at least N" included) is the same as a scan from the start would give.
  */
 import fs from 'node:fs';
@@ -19,175 +19,17 @@ import type { Budget } from '../../contract/budget';
 import { confinedPath } from '../../contract/paths';
 import { REOPEN_FLAGS } from '../../policy/confined-fs';
 import { pinConfined } from '../../policy/confined-io';
-import { byteLength, fitWithNote, formatBytes, formatCount, utf8End } from '../../contract/text';
+import { byteLength, fitWithNote, formatBytes, formatCount } from '../../contract/text';
 import { sniffBinary } from './binary';
 import { notFoundError, pathArg } from '../common/near-names';
-import { LineIndex, countBytesRead } from './line-index';
-
-/** Bytes read per system call; the only buffer whose size does not depend on the window. */
-const CHUNK_BYTES = 1024 * 1024;
-const NL = 0x0a;
-const CR = 0x0d;
-const utf8 = new TextDecoder('utf-8'); // lossy: invalid bytes become U+FFFD
+import { LineIndex } from './line-index';
+import { digits, scanFile, type Scan } from './window-scan';
 
 const schema = z.strictObject({
   path: z.string().describe('File relative to the workspace root.'),
   offset: z.number().int().min(1).optional().describe('First line, 1-based (default 1).'),
   limit: z.number().int().min(1).optional().describe('Most lines (default: the maximum).'),
 });
-
-interface Scan {
-  /** display text of each window line (number prefix not yet added), and whether it was cut */
-  texts: { text: string; cut: boolean }[];
-  /** what ended the window */
-  end: 'limit' | 'bytes' | 'eof';
-  /** lines in the file (a lower bound when !complete) */
-  lines: number;
-  /** true when the scan reached the end of the file */
-  complete: boolean;
-  /** bytes scanned from the start of the file */
-  scanned: number;
-}
-
-const digits = (n: number) => String(Math.max(1, n)).length;
-
-/**
- * Stream the file once: skip to `offset`, keep at most `limit` lines (each cut to READ_MAX_LINE_BYTES)
- * within READ_WINDOW_MAX_BYTES of numbered text, then count the rest (bounded by READ_COUNT_MAX_BYTES).
- * Starts at the index's nearest checkpoint and records new ones as it passes them.
- * Memory: one chunk buffer plus the window.
- */
-async function scanFile(fh: fs.promises.FileHandle, size: number, offset: number, limit: number, budget: Budget, signal: AbortSignal, index: LineIndex): Promise<Scan> {
-  const known = index.total;
-  // the window lies past the end: a full scan would only count the lines, and they are known
-  if (known !== null && offset > known) return { texts: [], end: 'eof', lines: known, complete: true, scanned: size };
-  let from = index.startFor(offset);
-  if (from.byte > 0) {
-    // a checkpoint follows a newline; if it does not, the file changed under an unchanged stat
-    const one = Buffer.alloc(1);
-    const { bytesRead } = await fh.read(one, 0, 1, from.byte - 1);
-    countBytesRead(bytesRead);
-    if (bytesRead !== 1 || one[0] !== NL) {
-      index.drop();
-      from = { line: 1, byte: 0 };
-    }
-  }
-  const maxLine = budget.READ_MAX_LINE_BYTES;
-  const maxWindow = budget.READ_WINDOW_MAX_BYTES;
-  const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-  const texts: Scan['texts'] = [];
-  let end: Scan['end'] | null = null;
-  let windowBytes = 0;
-  let lineNo = from.line; // the line being read
-  let lineHasBytes = false;
-  let kept: Buffer[] = []; // head of the current window line, at most maxLine + 1 bytes
-  let keptBytes = 0;
-  let lineBytes = 0; // its full length
-  let lastByte = -1;
-  let pos = from.byte;
-  let countedAfter = 0;
-  let complete = true;
-  let totalKnown = false; // the count after the window was taken from the index
-  let nextCheckpoint = index.nextLine();
-  /** After a chunk: far enough past the last checkpoint in bytes, record the next line start (long lines). */
-  const byteStride = () => {
-    if (pos - index.frontierByte >= index.strideBytes) nextCheckpoint = Math.min(nextCheckpoint, lineNo + 1);
-  };
-
-  const finishLine = () => {
-    let body = Buffer.concat(kept, keptBytes);
-    let total = lineBytes;
-    if (lastByte === CR) total -= 1; // CRLF: the \r is part of the line ending, not shown
-    body = body.subarray(0, Math.min(body.length, total));
-    const cut = total > maxLine;
-    let text: string;
-    if (cut) {
-      const k = utf8End(body, maxLine);
-      text = `${utf8.decode(body.subarray(0, k))}… [line cut: ${formatCount(total - k)} more bytes]`;
-    } else {
-      text = utf8.decode(body);
-    }
-    kept = [];
-    keptBytes = 0;
-    lineBytes = 0;
-    lastByte = -1;
-    // the final number width is known only at the end; the lower bound here is fixed up by the caller
-    const cost = digits(lineNo) + 1 + Buffer.byteLength(text) + 1;
-    if (texts.length > 0 && windowBytes + cost > maxWindow) {
-      end = 'bytes';
-      return;
-    }
-    texts.push({ text, cut });
-    windowBytes += cost;
-    if (texts.length >= limit) end = 'limit';
-  };
-
-  for (;;) {
-    if (signal.aborted) throw new Error('aborted');
-    // stay on the grid a scan from byte 0 reads: the counting cap is checked at the same chunk ends
-    const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES - (pos % CHUNK_BYTES), pos);
-    if (bytesRead === 0) break;
-    countBytesRead(bytesRead);
-    const chunk = buf.subarray(0, bytesRead);
-    // a UTF-8 BOM is an encoding mark, not text
-    let start = pos === 0 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
-    const base = pos;
-    pos += bytesRead;
-    while (end === null && start < chunk.length) {
-      const nl = chunk.indexOf(NL, start);
-      const stop = nl === -1 ? chunk.length : nl;
-      if (stop > start) {
-        lineHasBytes = true;
-        if (lineNo >= offset) {
-          const room = maxLine + 1 - keptBytes;
-          if (room > 0) {
-            const piece = Buffer.from(chunk.subarray(start, Math.min(stop, start + room))); // copy: buf is reused
-            kept.push(piece);
-            keptBytes += piece.length;
-          }
-          lineBytes += stop - start;
-          lastByte = chunk[stop - 1];
-        }
-      }
-      if (nl === -1) start = chunk.length;
-      else {
-        if (lineNo >= offset) finishLine();
-        lineNo++;
-        if (lineNo === nextCheckpoint) nextCheckpoint = index.record(lineNo, base + nl + 1);
-        lineHasBytes = false;
-        start = nl + 1;
-      }
-    }
-    // the window is closed and the total is known: a scan from here would reach the end under the
-    // counting cap (it stops only at a chunk end before the end of the file, past the cap)
-    if (end !== null && known !== null && size - (base + start) <= budget.READ_COUNT_MAX_BYTES) {
-      totalKnown = true;
-      break;
-    }
-    if (end === null || start >= chunk.length) {
-      byteStride();
-      continue;
-    }
-    // the window is closed: only count lines, up to the counting cap
-    for (let i = chunk.indexOf(NL, start); i !== -1; i = chunk.indexOf(NL, i + 1)) {
-      if (++lineNo === nextCheckpoint) nextCheckpoint = index.record(lineNo, base + i + 1);
-    }
-    byteStride();
-    lineHasBytes = chunk[chunk.length - 1] !== NL;
-    countedAfter += chunk.length - start;
-    if (countedAfter >= budget.READ_COUNT_MAX_BYTES && pos < size) {
-      complete = false;
-      break;
-    }
-  }
-  // a last line without a trailing newline
-  if (end === null && lineHasBytes && lineNo >= offset) finishLine();
-  if (end === null) end = 'eof';
-  if (totalKnown && known !== null) return { texts, end, lines: known, complete: true, scanned: size };
-  const lines = lineHasBytes ? lineNo : lineNo - 1;
-  if (complete) index.setTotal(lines);
-  return { texts, end, lines, complete, scanned: pos };
-}
 
 function describe(b: Budget): string {
   return [
@@ -264,65 +106,83 @@ async function run(input: z.infer<typeof schema>, ctx: ToolContext): Promise<Too
     const eff = { ...b, READ_WINDOW_MAX_BYTES: Math.min(b.READ_WINDOW_MAX_BYTES, outMax) };
     const s = await scanFile(fh, stat.size, offset, limit, eff, ctx.signal, index);
     await index.seal(fh);
-    return render(rel, input, offset, limit, s, stat.size, eff, outMax, outMax < b.READ_WINDOW_MAX_BYTES);
+    return render({ rel, input, offset, limit, size: stat.size, b: eff, outMax, lowered: outMax < b.READ_WINDOW_MAX_BYTES }, s);
   } finally {
     await fh.close();
   }
 }
 
-/** The whole output, footer included, fits in outMax; lowered: an exit clamp below the window cap made it so. */
-function render(rel: string, input: z.infer<typeof schema>, offset: number, limit: number, s: Scan, size: number, b: Budget, outMax: number, lowered: boolean): ToolOutput<ReadFileMeta> {
+/** What render needs besides the scan: the call, its window, and the caps the output must fit. */
+interface View {
+  rel: string;
+  input: z.infer<typeof schema>;
+  offset: number;
+  limit: number;
+  size: number;
+  b: Budget;
+  outMax: number;
+  /** an exit clamp below the window cap lowered outMax */
+  lowered: boolean;
+}
+
+/** The answer when the window holds no line: an empty file, or an offset past the end (thrown). */
+function emptyWindow({ rel, offset, limit }: View, s: Scan): ToolOutput<ReadFileMeta> {
   if (s.lines === 0) {
     if (offset > 1) throw new ToolError(`Offset ${offset} is past the end of ${rel}: the file is empty (0 lines).`);
     return { output: `(${rel} is empty: 0 lines)` };
   }
-  if (s.texts.length === 0) {
-    const lastWindow = s.lines > limit ? ` (offset=${s.lines - limit + 1} shows the last ${limit})` : '';
-    throw new ToolError(
-      `Offset ${offset} is past the end of ${rel}: the file has ${s.lines} line${s.lines === 1 ? '' : 's'}. Use an offset from 1 to ${s.lines}${lastWindow}.`,
-    );
+  const lastWindow = s.lines > limit ? ` (offset=${s.lines - limit + 1} shows the last ${limit})` : '';
+  throw new ToolError(
+    `Offset ${offset} is past the end of ${rel}: the file has ${s.lines} line${s.lines === 1 ? '' : 's'}. Use an offset from 1 to ${s.lines}${lastWindow}.`,
+  );
+}
+
+/** The lines the window was asked for, as far as the file has them (at least the n shown). */
+const askedLines = (v: View, s: Scan, n: number) => Math.min(v.limit, Math.max(s.lines - v.offset + 1, n));
+/** Whether the file goes on after line `last` (or may: its count was cut short). */
+const goesOn = (s: Scan, last: number) => last < s.lines || !s.complete;
+
+/** The footer after n shown lines: where they lie in the file, what was lowered or cut, and where to go on. */
+function footer(v: View, s: Scan, n: number, end: Scan['end']): string {
+  const { b, offset } = v;
+  const total = s.complete ? String(s.lines) : `at least ${s.lines} (counted in the first ${formatBytes(s.scanned)} of ${formatBytes(v.size)})`;
+  const last = offset + n - 1;
+  const notes: string[] = [];
+  if (v.input.limit !== undefined && v.input.limit > b.READ_MAX_LINES) notes.push(`limit ${v.input.limit} lowered to the ${b.READ_MAX_LINES}-line maximum`);
+  if (end === 'bytes') {
+    const cap = v.lowered ? `the output stopped at the result's ${formatCount(v.outMax)}-byte cap` : `the window stopped at its ${formatCount(b.READ_WINDOW_MAX_BYTES)}-byte cap`;
+    notes.push(`${cap} after ${n} of the ${askedLines(v, s, n)} lines asked for`);
   }
-  const width = digits(Math.max(s.lines, offset + s.texts.length - 1));
-  const numbered = s.texts.map((t, i) => `${String(offset + i).padStart(width)}\t${t.text}\n`);
-  const total = s.complete
-    ? String(s.lines)
-    : `at least ${s.lines} (counted in the first ${formatBytes(s.scanned)} of ${formatBytes(size)})`;
-  const a = offset;
+  const shownClipped = s.texts.slice(0, n).filter((t) => t.cut).length;
+  if (shownClipped > 0) notes.push(`${shownClipped} long line${shownClipped === 1 ? '' : 's'} cut at ${formatCount(b.READ_MAX_LINE_BYTES)} bytes (marked "line cut")`);
+  const next = goesOn(s, last) ? `continue with offset=${last + 1}` : 'end of file';
+  return `(lines ${offset}–${last} of ${total}${notes.map((x) => `; ${x}`).join('')}; ${next})`;
+}
+
+/** The whole output, footer included, fits in outMax. */
+function render(v: View, s: Scan): ToolOutput<ReadFileMeta> {
+  if (s.lines === 0 || s.texts.length === 0) return emptyWindow(v, s);
+  const width = digits(Math.max(s.lines, v.offset + s.texts.length - 1));
+  const numbered = s.texts.map((t, i) => `${String(v.offset + i).padStart(width)}\t${t.text}\n`);
   /** The first n numbered lines within room bytes (and the window cap), at least one: the width grew once N was known. */
   const keep = (room: number) => {
     let n = 0;
     let bytes = 0;
-    const max = Math.min(room, b.READ_WINDOW_MAX_BYTES);
+    const max = Math.min(room, v.b.READ_WINDOW_MAX_BYTES);
     while (n < numbered.length && bytes + byteLength(numbered[n]) <= max) bytes += byteLength(numbered[n++]);
     n = Math.max(1, n);
     return { n, end: n < numbered.length ? ('bytes' as const) : s.end, text: numbered.slice(0, n).join('') };
   };
-  const footerFor = ({ n, end }: { n: number; end: Scan['end'] }) => {
-    const last = offset + n - 1;
-    const more = last < s.lines || !s.complete;
-    const asked = Math.min(limit, Math.max(s.lines - a + 1, n));
-    const notes: string[] = [];
-    if (input.limit !== undefined && input.limit > b.READ_MAX_LINES) notes.push(`limit ${input.limit} lowered to the ${b.READ_MAX_LINES}-line maximum`);
-    if (end === 'bytes') {
-      const cap = lowered ? `the output stopped at the result's ${formatCount(outMax)}-byte cap` : `the window stopped at its ${formatCount(b.READ_WINDOW_MAX_BYTES)}-byte cap`;
-      notes.push(`${cap} after ${n} of the ${asked} lines asked for`);
-    }
-    const shownClipped = s.texts.slice(0, n).filter((t) => t.cut).length;
-    if (shownClipped > 0) notes.push(`${shownClipped} long line${shownClipped === 1 ? '' : 's'} cut at ${formatCount(b.READ_MAX_LINE_BYTES)} bytes (marked "line cut")`);
-    const next = more ? `continue with offset=${last + 1}` : 'end of file';
-    return `(lines ${a}–${last} of ${total}${notes.map((x) => `; ${x}`).join('')}; ${next})`;
-  };
-  const fit = fitWithNote(outMax, keep, (k) => k.text + footerFor(k));
-  const { end } = fit.cut;
-  const shown = fit.cut.n;
-  const last = offset + shown - 1;
-  const more = last < s.lines || !s.complete;
-  const asked = Math.min(limit, Math.max(s.lines - a + 1, shown));
-  const noWindow = input.offset === undefined && input.limit === undefined;
+  const fit = fitWithNote(v.outMax, keep, (k) => k.text + footer(v, s, k.n, k.end));
+  const { end, n: shown } = fit.cut;
+  const last = v.offset + shown - 1;
+  const more = goesOn(s, last);
+  const asked = askedLines(v, s, shown);
+  const noWindow = v.input.offset === undefined && v.input.limit === undefined;
   const cut = end === 'bytes' || (noWindow && more);
   return {
     output: fit.text,
-    ...(more ? { hint: `To continue: read_file with path=${pathArg(rel)} offset=${last + 1}.` } : {}),
+    ...(more ? { hint: `To continue: read_file with path=${pathArg(v.rel)} offset=${last + 1}.` } : {}),
     truncation: cut
       ? {
           unit: 'lines' as const,
@@ -332,7 +192,7 @@ function render(rel: string, input: z.infer<typeof schema>, offset: number, limi
           by: 'tool' as const,
         }
       : null,
-    meta: { path: rel, offset: a, lastLine: last, totalLines: s.lines, totalLinesExact: s.complete, sizeBytes: size },
+    meta: { path: v.rel, offset: v.offset, lastLine: last, totalLines: s.lines, totalLinesExact: s.complete, sizeBytes: v.size },
   };
 }
 
