@@ -1,13 +1,14 @@
 /**
  * Judging awk and sed programs. awk: `system()`, pipes, `getline` from a command, gawk's `@load`/`@include` and
  * indirect calls run code; `print > file` writes; options can name a program file (-f, -E, -i), a library (-l),
- * a program text (-e/--source) or a file to write (-d, -o, -p). sed: the script is read command by command, so
- * `e` and `s///e` (run a command) and `w`/`W`/`s///w` (write a file) are found behind any address, negation or
- * grouping; a script that cannot be read asks.
+ * a program text (-e/--source) or a file to write (-d, -o, -p). sed: the script is read command by command
+ * (sed-script.ts), so `e` and `s///e` (run a command) and `w`/`W`/`s///w` (write a file) are found behind any
+ * address, negation or grouping; a script that cannot be read asks.
  */
 import { literalWord } from './shell-parse';
 import { finding, q, writeCheck, type Check } from './command-check-kit';
 import { usesLong } from './command-checks-more';
+import { sedEffects } from './sed-script';
 
 // ——— awk ———
 
@@ -83,122 +84,6 @@ export function awkCheck(c: Check): boolean {
 }
 
 // ——— sed ———
-
-interface SedEffects {
-  exec: boolean;
-  /** files a w/W command or s///w flag writes */
-  writes: string[];
-  /** why the script could not be read to its end */
-  unreadable: string | null;
-}
-
-/** Read a sed script command by command (GNU syntax): what it runs and what it writes. */
-export function sedEffects(script: string): SedEffects {
-  const out: SedEffects = { exec: false, writes: [], unreadable: null };
-  const n = script.length;
-  let i = 0;
-  const fail = (why: string): SedEffects => ({ ...out, unreadable: why });
-  const blanks = () => {
-    while (i < n && (script[i] === ' ' || script[i] === '\t')) i++;
-  };
-  const line = (): string => {
-    const start = i;
-    while (i < n && script[i] !== '\n') i++;
-    return script.slice(start, i).trim();
-  };
-  // up to the unescaped delimiter; false when the script ends first
-  const upTo = (d: string): boolean => {
-    while (i < n) {
-      if (script[i] === '\\') i += 2;
-      else if (script[i++] === d) return true;
-    }
-    return false;
-  };
-  const address = (): boolean => {
-    blanks();
-    const ch = script[i];
-    if (ch !== undefined && /[0-9$]/.test(ch)) {
-      i++;
-      while (i < n && /[0-9~]/.test(script[i]!)) i++;
-      return true;
-    }
-    if (ch === '/' || ch === '\\') {
-      const d = ch === '/' ? '/' : script[++i];
-      i++;
-      if (!d || !upTo(d)) return false;
-      while (i < n && /[IM]/.test(script[i]!)) i++;
-      return true;
-    }
-    return false;
-  };
-  while (i < n) {
-    while (i < n && /[\s;}]/.test(script[i]!)) i++;
-    if (i >= n) break;
-    if (script[i] === '#') {
-      line();
-      continue;
-    }
-    if (address()) {
-      blanks();
-      if (script[i] === ',') {
-        i++;
-        blanks();
-        if (script[i] === '+' || script[i] === '~') for (i++; i < n && /[0-9]/.test(script[i]!); ) i++;
-        else if (!address()) return fail('an address range it cannot read');
-      }
-    }
-    blanks();
-    while (script[i] === '!') {
-      i++;
-      blanks();
-    }
-    const cmd = script[i++];
-    if (cmd === '{' || cmd === '=' || (cmd !== undefined && 'dDgGhHxnNpPzFl'.includes(cmd))) {
-      if (cmd === 'l') while (i < n && /[0-9]/.test(script[i]!)) i++;
-      continue;
-    }
-    switch (cmd) {
-      case 's': {
-        const d = script[i++];
-        if (!d || d === '\n' || d === '\\' || !upTo(d) || !upTo(d)) return fail('an s command it cannot read');
-        while (i < n && /[gpiImMe0-9]/.test(script[i]!)) if (script[i++] === 'e') out.exec = true;
-        if (script[i] === 'w') {
-          i++;
-          out.writes.push(line());
-        }
-        break;
-      }
-      case 'y': {
-        const d = script[i++];
-        if (!d || !upTo(d) || !upTo(d)) return fail('a y command it cannot read');
-        break;
-      }
-      case 'a': case 'i': case 'c':
-        // text to the end of the line; a backslash-newline continues it
-        while (i < n && script[i] !== '\n') i += script[i] === '\\' ? 2 : 1;
-        break;
-      case 'r': case 'R':
-        line();
-        break;
-      case 'w': case 'W':
-        out.writes.push(line());
-        break;
-      case 'e':
-        out.exec = true;
-        line();
-        break;
-      case 'b': case 't': case 'T': case ':': case 'v':
-        while (i < n && script[i] !== ';' && script[i] !== '\n') i++;
-        break;
-      case 'q': case 'Q': case 'L':
-        while (i < n && /[0-9 ]/.test(script[i]!)) i++;
-        break;
-      default:
-        return fail(`the command ${q(cmd ?? '')} it does not know`);
-    }
-  }
-  return out;
-}
 
 /** sed: `e` and `s///e` run commands (opaque); `w` files are judged as writes; a script from a file is opaque. */
 export function sedScriptCheck(c: Check): void {

@@ -24,75 +24,88 @@ export interface Found {
 
 const clip = (s: string): string => (s.length > 60 ? `${s.slice(0, 59)}…` : s);
 
+/** Records one evaluation of the arithmetic expression being read. */
+type AddArith = (e: Omit<Evaluation, 'as' | 'source'>) => void;
+
 /**
  * The values an arithmetic expression reads (walked from `node`). Subscripts' indexes, substitutions and
  * expansions are contexts of their own, found by the caller's walk; here only what their result feeds in.
  */
 export function arithmetic(node: TsNode, context: string, out: Found): void {
-  const add = (e: Omit<Evaluation, 'as' | 'source'>): void => {
+  arithNode(node, out, (e) => {
     out.evaluations.push({ as: 'arith', source: context, ...e });
-  };
-  const visit = (n: TsNode): void => {
-    switch (n.type) {
-      case 'number':
-        return;
-      case 'variable_name':
-      case 'word':
-        if (ARITH_NUMBER.test(n.text)) return;
-        if (IDENT.test(n.text)) return add({ variable: n.text });
-        return add({ text: n.text });
-      case 'simple_expansion': {
-        const name = n.namedChildren.find((c) => c?.type === 'variable_name' || c?.type === 'special_variable_name');
-        return name ? add({ variable: name.text }) : add({ unknown: `the value of ${clip(n.text)}` });
-      }
-      case 'expansion':
-        return expansionValue(n, add);
-      case 'command_substitution':
-      case 'process_substitution':
-        return add({ unknown: `the output of \`${clip(n.text)}\`` });
-      case 'subscript': {
-        // the element's value is one of the values the array is given; the index is a context of its own
-        const name = n.childForFieldName('name');
-        return name ? add({ variable: name.text }) : add({ unknown: `the array element ${clip(n.text)}` });
-      }
-      case 'raw_string':
-        return add({ text: n.text.slice(1, -1) });
-      case 'string': {
-        const w = evalWord(n);
-        if (w.value !== null) return add({ text: w.value });
-        for (const c of n.namedChildren) if (c && c.type !== 'string_content') visit(c);
-        return;
-      }
-      case 'binary_expression':
-      case 'variable_assignment': {
-        const left = n.childForFieldName('left') ?? n.childForFieldName('name');
-        const op = n.childForFieldName('operator')?.text ?? (n.type === 'variable_assignment' ? '=' : '');
-        if (left && ASSIGN_OPS.has(op) && IDENT.test(left.text)) {
-          out.numeric.add(left.text);
-          if (op !== '=') add({ variable: left.text });
-          for (const c of n.namedChildren) if (c && c.id !== left.id) visit(c);
-          return;
-        }
-        for (const c of n.namedChildren) if (c) visit(c);
-        return;
-      }
-      case 'postfix_expression':
-      case 'unary_expression':
-        if (n.children.some((c) => c?.text === '++' || c?.text === '--')) {
-          const v = n.namedChildren.find((c) => c && IDENT.test(c.text));
-          if (v) out.numeric.add(v.text);
-        }
-        for (const c of n.namedChildren) if (c) visit(c);
-        return;
-      default:
-        for (const c of n.namedChildren) if (c) visit(c);
+  });
+}
+
+/** One node of an arithmetic expression: the value it reads, or its parts read in turn. */
+function arithNode(n: TsNode, out: Found, add: AddArith): void {
+  switch (n.type) {
+    case 'number':
+      return;
+    case 'variable_name':
+    case 'word':
+      if (ARITH_NUMBER.test(n.text)) return;
+      if (IDENT.test(n.text)) return add({ variable: n.text });
+      return add({ text: n.text });
+    case 'simple_expansion': {
+      const name = n.namedChildren.find((c) => c?.type === 'variable_name' || c?.type === 'special_variable_name');
+      return name ? add({ variable: name.text }) : add({ unknown: `the value of ${clip(n.text)}` });
     }
-  };
-  visit(node);
+    case 'expansion':
+      return expansionValue(n, add);
+    case 'command_substitution':
+    case 'process_substitution':
+      return add({ unknown: `the output of \`${clip(n.text)}\`` });
+    case 'subscript': {
+      // the element's value is one of the values the array is given; the index is a context of its own
+      const name = n.childForFieldName('name');
+      return name ? add({ variable: name.text }) : add({ unknown: `the array element ${clip(n.text)}` });
+    }
+    case 'raw_string':
+      return add({ text: n.text.slice(1, -1) });
+    case 'string': {
+      const w = evalWord(n);
+      if (w.value !== null) return add({ text: w.value });
+      for (const c of n.namedChildren) if (c && c.type !== 'string_content') arithNode(c, out, add);
+      return;
+    }
+    case 'binary_expression':
+    case 'variable_assignment':
+      return arithAssignment(n, out, add);
+    case 'postfix_expression':
+    case 'unary_expression':
+      return arithStep(n, out, add);
+    default:
+      return arithParts(n, out, add);
+  }
+}
+
+/** Every named part of `n` but the one with id `skip`. */
+function arithParts(n: TsNode, out: Found, add: AddArith, skip?: number): void {
+  for (const c of n.namedChildren) if (c && c.id !== skip) arithNode(c, out, add);
+}
+
+/** `x = e`, `x += e` …: x gets a number (and `+=` and the like read it first); other operators read both sides. */
+function arithAssignment(n: TsNode, out: Found, add: AddArith): void {
+  const left = n.childForFieldName('left') ?? n.childForFieldName('name');
+  const op = n.childForFieldName('operator')?.text ?? (n.type === 'variable_assignment' ? '=' : '');
+  if (!(left && ASSIGN_OPS.has(op) && IDENT.test(left.text))) return arithParts(n, out, add);
+  out.numeric.add(left.text);
+  if (op !== '=') add({ variable: left.text });
+  arithParts(n, out, add, left.id);
+}
+
+/** `x++`, `--x`: x gets a number; the operand is read either way. */
+function arithStep(n: TsNode, out: Found, add: AddArith): void {
+  if (n.children.some((c) => c?.text === '++' || c?.text === '--')) {
+    const v = n.namedChildren.find((c) => c && IDENT.test(c.text));
+    if (v) out.numeric.add(v.text);
+  }
+  arithParts(n, out, add);
 }
 
 /** `${x}` reads x; `${#x}` is a number; any other expansion's result is only known when it runs. */
-function expansionValue(n: TsNode, add: (e: Omit<Evaluation, 'as' | 'source'>) => void): void {
+function expansionValue(n: TsNode, add: AddArith): void {
   const inner = n.children.filter((c): c is TsNode => !!c && c.type !== '${' && c.type !== '}');
   if (inner[0]?.type === '#' || inner[0]?.text === '#') return;
   if (inner.length === 1 && (inner[0]!.type === 'variable_name' || inner[0]!.type === 'special_variable_name')) return add({ variable: inner[0]!.text });
