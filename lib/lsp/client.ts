@@ -9,15 +9,29 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import {
+  DidChangeConfigurationNotification,
+  DidChangeTextDocumentNotification,
+  DidCloseTextDocumentNotification,
+  DidOpenTextDocumentNotification,
+  DocumentDiagnosticRequest,
+  ExecuteCommandRequest,
+  ExitNotification,
+  InitializedNotification,
+  InitializeRequest,
+  ShutdownRequest,
+  type DocumentDiagnosticReport,
+  type FullDocumentDiagnosticReport,
+  type PublishDiagnosticsParams,
+  type ServerCapabilities,
+} from 'vscode-languageserver-protocol';
 import { signalGroup, waitGroupGone } from '../exec/group';
 import { confinedCommand, sandboxArgs, withoutSecrets, type SandboxSpec } from '../exec/sandbox';
 import { RpcConnection, RpcError } from './rpc';
+import { answerServer, initializeParams } from './handshake';
+import { fromLsp, fromTs, type RawDiagnostic, type TsDiagnostic } from './raw-diagnostic';
 import { languageIdOf, type ServerSpec } from './servers';
 import { runsFrom } from './runs-from';
-import type { FileDiagnostic } from '../contract/diagnostics';
-
-/** A diagnostic as a server reported it (a FileDiagnostic before its path is known). */
-export type RawDiagnostic = Omit<FileDiagnostic, 'path'>;
 
 export interface ClientOptions {
   spec: ServerSpec;
@@ -33,50 +47,11 @@ export interface ClientOptions {
 /** Where the TypeScript the built-in server runs comes from. */
 export type TsSource = 'workspace' | 'clamp';
 
-const SEVERITY: Record<number, RawDiagnostic['severity']> = { 1: 'error', 2: 'warning', 3: 'info', 4: 'hint' };
-const TS_CATEGORY: Record<string, RawDiagnostic['severity']> = { error: 'error', warning: 'warning', suggestion: 'hint', message: 'info' };
 /** Documents kept open per server; the least recently checked is closed past it. */
 const OPEN_DOCUMENTS_MAX = 64;
 const STDERR_KEPT_BYTES = 4000;
 /** How long a server that closed its output or exited is given to finish exiting and writing its last words. */
 const EXIT_WORDS_WAIT_MS = 1000;
-
-interface LspDiagnostic {
-  range?: { start?: { line?: number; character?: number } };
-  severity?: number;
-  message?: string;
-  code?: string | number;
-  source?: string;
-}
-interface TsDiagnostic {
-  start?: { line?: number; offset?: number };
-  text?: string;
-  code?: number;
-  category?: string;
-  source?: string;
-}
-
-function fromLsp(d: LspDiagnostic): RawDiagnostic {
-  return {
-    line: (d.range?.start?.line ?? 0) + 1,
-    column: (d.range?.start?.character ?? 0) + 1,
-    severity: SEVERITY[d.severity ?? 1] ?? 'error',
-    message: String(d.message ?? ''),
-    ...(d.code !== undefined && d.code !== null ? { code: d.code } : {}),
-    ...(d.source ? { source: d.source } : {}),
-  };
-}
-
-function fromTs(d: TsDiagnostic): RawDiagnostic {
-  return {
-    line: d.start?.line ?? 1,
-    column: d.start?.offset ?? 1,
-    severity: TS_CATEGORY[d.category ?? 'error'] ?? 'error',
-    message: String(d.text ?? ''),
-    ...(d.code !== undefined ? { code: d.code } : {}),
-    source: d.source ?? 'ts',
-  };
-}
 
 /** The TypeScript the built-in server should run: the workspace's own only inside the sandbox, else Clamp's (`clampLib`). */
 export function typescriptFor(workspace: string, sandboxed: boolean, clampLib: string | undefined): { path: string; source: TsSource } | undefined {
@@ -113,7 +88,7 @@ export class LspClient {
   private child?: ChildProcess;
   private rpc?: RpcConnection;
   private readonly ready: Promise<void>;
-  private capabilities: Record<string, unknown> = {};
+  private capabilities: ServerCapabilities = {};
   private readonly docs = new Map<string, { version: number; text: string }>();
   private readonly pushed = new Map<string, { seq: number; version?: number; items: RawDiagnostic[] }>();
   private readonly pushWaiters = new Set<() => void>();
@@ -152,6 +127,27 @@ export class LspClient {
   }
 
   private async start(): Promise<void> {
+    const env = withoutSecrets(this.o.env);
+    const { command, args, initializationOptions } = this.launchCommand(env);
+    const child = this.spawnServer(command, args, env);
+    const exited = this.exitOf(child);
+    const rpc = new RpcConnection(child.stdout!, child.stdin!);
+    this.rpc = rpc;
+    answerServer(rpc, this.o.workspace, this.spec.settings ?? {}, (p) => this.onPublish(p));
+    const init = rpc.request(InitializeRequest.type, initializeParams(this.o.workspace, this.spec, this.sandboxed, initializationOptions), { timeoutMs: this.o.startTimeoutMs });
+    const r = await Promise.race([init, exited]).catch(async (e: unknown) => {
+      // its output closes as it exits: how it exited and its last words say why, not the closed pipe
+      if (e instanceof RpcError && e.kind === 'closed') await Promise.race([exited.catch(() => undefined), new Promise((ok) => setTimeout(ok, EXIT_WORDS_WAIT_MS))]);
+      throw this.fail(e instanceof RpcError && e.kind === 'timeout' ? `it did not finish starting within ${Math.round(this.o.startTimeoutMs / 1000)} s` : e instanceof Error ? e.message : String(e));
+    });
+    this.capabilities = r?.capabilities ?? {};
+    this.initialized = true;
+    rpc.notify(InitializedNotification.type, {});
+    if (this.spec.settings) rpc.notify(DidChangeConfigurationNotification.type, { settings: this.spec.settings });
+  }
+
+  /** The program, its arguments and the initialization options: the built-in server's TypeScript chosen, confined when sandboxed. */
+  private launchCommand(env: NodeJS.ProcessEnv): { command: string; args: string[]; initializationOptions?: Record<string, unknown> } {
     const { spec, workspace } = this.o;
     let command = spec.command;
     let args = spec.args;
@@ -162,12 +158,16 @@ export class LspClient {
       this.tsSource = ts.source;
       initializationOptions = { ...initializationOptions, tsserver: { path: ts.path }, disableAutomaticTypingAcquisition: true, hostInfo: 'clamp' };
     }
-    const env = withoutSecrets(this.o.env);
     if (this.o.bwrap) {
       // the same confinement as a command's: the sandbox's mounts, its system-call filter and its resource limits
       ({ command, args } = confinedCommand(serverSandboxSpec(spec, this.o), this.o.bwrap, env, command, args));
     }
-    const child = spawn(command, args, { cwd: workspace, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    return { command, args, initializationOptions };
+  }
+
+  /** Start the server in its own process group, never holding Clamp open, keeping the tail of its stderr. */
+  private spawnServer(command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+    const child = spawn(command, args, { cwd: this.o.workspace, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     this.child = child;
     // a language server never keeps Clamp running (a headless run ends when its turn does)
     child.unref();
@@ -175,8 +175,13 @@ export class LspClient {
     child.stderr?.on('data', (d: Buffer) => {
       this.stderr = (this.stderr + d.toString('utf8')).slice(-STDERR_KEPT_BYTES);
     });
+    return child;
+  }
+
+  /** Rejects (and marks the client failed) when the server cannot start or exits, with its last words once they are in. */
+  private exitOf(child: ChildProcess): Promise<never> {
     const exited = new Promise<never>((_, reject) => {
-      child.on('error', (e) => reject(this.fail(`${spec.command} could not start (${e.message})`)));
+      child.on('error', (e) => reject(this.fail(`${this.spec.command} could not start (${e.message})`)));
       child.on('exit', (code, signal) => {
         const say = () => {
           const last = lastWords(this.stderr);
@@ -193,59 +198,14 @@ export class LspClient {
       });
     });
     exited.catch(() => undefined);
-    const rpc = new RpcConnection(child.stdout!, child.stdin!);
-    this.rpc = rpc;
-    this.answerServerRequests(rpc);
-    const rootUri = pathToFileURL(workspace).href;
-    const init = rpc.request<{ capabilities?: Record<string, unknown> }>(
-      'initialize',
-      {
-        // inside the sandbox's pid namespace Clamp's pid means nothing; bwrap's --die-with-parent watches instead
-        processId: this.sandboxed ? null : process.pid,
-        clientInfo: { name: 'clamp' },
-        rootUri,
-        rootPath: workspace,
-        workspaceFolders: [{ uri: rootUri, name: path.basename(workspace) }],
-        capabilities: {
-          textDocument: {
-            synchronization: { dynamicRegistration: false, didSave: false },
-            ...(spec.kind === 'typescript' ? {} : { publishDiagnostics: { versionSupport: true }, diagnostic: { dynamicRegistration: false } }),
-          },
-          workspace: { configuration: true, workspaceFolders: true },
-          window: { workDoneProgress: false },
-        },
-        ...(initializationOptions ? { initializationOptions } : {}),
-      },
-      { timeoutMs: this.o.startTimeoutMs },
-    );
-    const r = await Promise.race([init, exited]).catch(async (e: unknown) => {
-      // its output closes as it exits: how it exited and its last words say why, not the closed pipe
-      if (e instanceof RpcError && e.kind === 'closed') await Promise.race([exited.catch(() => undefined), new Promise((ok) => setTimeout(ok, EXIT_WORDS_WAIT_MS))]);
-      throw this.fail(e instanceof RpcError && e.kind === 'timeout' ? `it did not finish starting within ${Math.round(this.o.startTimeoutMs / 1000)} s` : e instanceof Error ? e.message : String(e));
-    });
-    this.capabilities = r?.capabilities ?? {};
-    this.initialized = true;
-    rpc.notify('initialized', {});
-    if (spec.settings) rpc.notify('workspace/didChangeConfiguration', { settings: spec.settings });
+    return exited;
   }
 
-  private answerServerRequests(rpc: RpcConnection): void {
-    const settings = this.spec.settings ?? {};
-    rpc.onRequest('workspace/configuration', (p) => {
-      const items = (p as { items?: { section?: string }[] })?.items ?? [];
-      return items.map((it) => (it.section ? (it.section.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), settings) ?? null) : settings));
-    });
-    rpc.onRequest('client/registerCapability', () => null);
-    rpc.onRequest('client/unregisterCapability', () => null);
-    rpc.onRequest('window/workDoneProgress/create', () => null);
-    rpc.onRequest('window/showMessageRequest', () => null);
-    rpc.onRequest('workspace/workspaceFolders', () => [{ uri: pathToFileURL(this.o.workspace).href, name: path.basename(this.o.workspace) }]);
-    rpc.onNotification('textDocument/publishDiagnostics', (p) => {
-      const params = p as { uri?: string; version?: number; diagnostics?: LspDiagnostic[] };
-      if (!params?.uri) return;
-      this.pushed.set(params.uri, { seq: ++this.pushSeq, version: params.version, items: (params.diagnostics ?? []).map(fromLsp) });
-      for (const w of [...this.pushWaiters]) w();
-    });
+  /** Pushed diagnostics replace the file's last ones and wake whoever waits for them. */
+  private onPublish(params: PublishDiagnosticsParams): void {
+    if (!params?.uri) return;
+    this.pushed.set(params.uri, { seq: ++this.pushSeq, version: params.version, items: (params.diagnostics ?? []).map(fromLsp) });
+    for (const w of [...this.pushWaiters]) w();
   }
 
   private fail(why: string): Error {
@@ -290,15 +250,15 @@ export class LspClient {
     const since = this.pushSeq;
     const version = this.sync(rpc, uri, abs, text);
     if (this.spec.kind === 'typescript') {
-      const ask = (command: string) =>
-        rpc.request<{ body?: TsDiagnostic[] }>('workspace/executeCommand', { command: 'typescript.tsserverRequest', arguments: [command, { file: uri }] }, { timeoutMs: left(), signal: o.signal });
+      const ask = async (command: string): Promise<{ body?: TsDiagnostic[] } | null> =>
+        rpc.request(ExecuteCommandRequest.type, { command: 'typescript.tsserverRequest', arguments: [command, { file: uri }] }, { timeoutMs: left(), signal: o.signal });
       const syntactic = await ask('syntacticDiagnosticsSync');
       const semantic = await ask('semanticDiagnosticsSync');
       return [...(syntactic?.body ?? []), ...(semantic?.body ?? [])].map(fromTs);
     }
     if (this.capabilities.diagnosticProvider) {
-      const r = await rpc.request<{ kind?: string; items?: LspDiagnostic[] }>('textDocument/diagnostic', { textDocument: { uri } }, { timeoutMs: left(), signal: o.signal });
-      if (r?.kind !== 'unchanged') return (r?.items ?? []).map(fromLsp);
+      const r: Partial<DocumentDiagnosticReport> | null = await rpc.request(DocumentDiagnosticRequest.type, { textDocument: { uri } }, { timeoutMs: left(), signal: o.signal });
+      if (r?.kind !== 'unchanged') return ((r as Partial<FullDocumentDiagnosticReport> | null)?.items ?? []).map(fromLsp);
     }
     return this.settledPush(uri, version, since, left, o.signal);
   }
@@ -312,19 +272,19 @@ export class LspClient {
       if (doc.text !== text) {
         doc.version += 1;
         doc.text = text;
-        rpc.notify('textDocument/didChange', { textDocument: { uri, version: doc.version }, contentChanges: [{ text }] });
+        rpc.notify(DidChangeTextDocumentNotification.type, { textDocument: { uri, version: doc.version }, contentChanges: [{ text }] });
         this.pushed.delete(uri);
       }
       return doc.version;
     }
-    rpc.notify('textDocument/didOpen', { textDocument: { uri, languageId: languageIdOf(this.spec, path.relative(this.o.workspace, abs)), version: 1, text } });
+    rpc.notify(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: languageIdOf(this.spec, path.relative(this.o.workspace, abs)), version: 1, text } });
     this.pushed.delete(uri);
     this.docs.set(uri, { version: 1, text });
     while (this.docs.size > OPEN_DOCUMENTS_MAX) {
       const oldest = this.docs.keys().next().value as string;
       this.docs.delete(oldest);
       this.pushed.delete(oldest);
-      rpc.notify('textDocument/didClose', { textDocument: { uri: oldest } });
+      rpc.notify(DidCloseTextDocumentNotification.type, { textDocument: { uri: oldest } });
     }
     return 1;
   }
@@ -367,8 +327,8 @@ export class LspClient {
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const rpc = this.rpc;
     if (rpc && !rpc.closed && this.failure === undefined) {
-      await rpc.request('shutdown', null, { timeoutMs: graceMs }).catch(() => undefined);
-      rpc.notify('exit');
+      await rpc.request(ShutdownRequest.type, undefined, { timeoutMs: graceMs }).catch(() => undefined);
+      rpc.notify(ExitNotification.type);
     }
     const pgid = child.pid;
     if (pgid === undefined) return;

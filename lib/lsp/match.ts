@@ -5,7 +5,7 @@
  * an error on a line the change left alone, at that line's new number, is the same error as before.
  */
 import { diffLines } from 'diff';
-import type { RawDiagnostic } from './client';
+import type { RawDiagnostic } from './raw-diagnostic';
 
 /** Longest time spent diffing the two texts for the line map; past it only the common head and tail map. */
 const LINE_MAP_DIFF_MAX_MS = 200;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { lineMap, newErrors } from '../../lib/lsp/match';
 import { RpcConnection } from '../../lib/lsp/rpc';
 import { globRegex, matchesPatterns } from '../../lib/lsp/servers';
-import type { RawDiagnostic } from '../../lib/lsp/client';
+import type { RawDiagnostic } from '../../lib/lsp/raw-diagnostic';
 
 const err = (line: number, message = "Type 'number' is not assignable to type 'string'.", code: string | number = 2322): RawDiagnostic => ({ line, column: 7, severity: 'error', message, code });
 
@@ -46,12 +46,13 @@ describe('the JSON-RPC framing', () => {
     const seen: unknown[] = [];
     rpc.onNotification('note', (p) => seen.push(p));
     rpc.onRequest('workspace/configuration', () => [null]);
+    // the first request's id is 0 (vscode-jsonrpc numbers from 0)
     const answer = rpc.request<{ ok: boolean }>('ask', {}, { timeoutMs: 5000 });
     const frame = (o: object) => {
       const b = Buffer.from(JSON.stringify(o));
       return Buffer.concat([Buffer.from(`Content-Length: ${b.length}\r\n\r\n`), b]);
     };
-    const all = Buffer.concat([frame({ jsonrpc: '2.0', method: 'note', params: { n: 'é' } }), frame({ jsonrpc: '2.0', id: 1, result: { ok: true } }), frame({ jsonrpc: '2.0', id: 7, method: 'workspace/configuration', params: { items: [{}] } })]);
+    const all = Buffer.concat([frame({ jsonrpc: '2.0', method: 'note', params: { n: 'é' } }), frame({ jsonrpc: '2.0', id: 0, result: { ok: true } }), frame({ jsonrpc: '2.0', id: 7, method: 'workspace/configuration', params: { items: [{}] } })]);
     for (let i = 0; i < all.length; i += 5) fromServer.write(all.subarray(i, i + 5));
     await expect(answer).resolves.toEqual({ ok: true });
     expect(seen).toEqual([{ n: 'é' }]);
@@ -60,6 +61,47 @@ describe('the JSON-RPC framing', () => {
     await expect(rpc.request('slow', {}, { timeoutMs: 30 })).rejects.toMatchObject({ kind: 'timeout' });
     rpc.close('gone');
     await expect(rpc.request('late', {}, { timeoutMs: 30 })).rejects.toMatchObject({ kind: 'closed' });
+  });
+});
+
+describe('the JSON-RPC connection', () => {
+  const frame = (body: string) => Buffer.concat([Buffer.from(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`), Buffer.from(body)]);
+  const pair = () => {
+    const fromServer = new PassThrough();
+    const toServer = new PassThrough();
+    const sent: string[] = [];
+    toServer.on('data', (d: Buffer) => sent.push(d.toString()));
+    return { rpc: new RpcConnection(fromServer, toServer), fromServer, sent };
+  };
+
+  it('a stopped request is cancelled on the server; an unknown or failing server request gets an error answer', async () => {
+    const { rpc, fromServer, sent } = pair();
+    const stop = new AbortController();
+    const asked = rpc.request('slow', {}, { timeoutMs: 5000, signal: stop.signal });
+    stop.abort();
+    await expect(asked).rejects.toMatchObject({ kind: 'aborted' });
+    rpc.onRequest('boom', () => {
+      throw new Error('no such setting');
+    });
+    fromServer.write(frame('{"jsonrpc":"2.0","id":3,"method":"unknown/thing"}'));
+    fromServer.write(frame('{"jsonrpc":"2.0","id":4,"method":"boom","params":{}}'));
+    await new Promise((r) => setTimeout(r, 20));
+    const out = sent.join('');
+    expect(out).toContain('"method":"$/cancelRequest","params":{"id":0}');
+    expect(out).toContain('{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Clamp does not handle unknown/thing"}}');
+    expect(out).toContain('{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"no such setting"}}');
+  });
+
+  it('an unreadable message is skipped; a header without a length closes the connection', async () => {
+    const { rpc, fromServer } = pair();
+    const answer = rpc.request<number>('ask', {}, { timeoutMs: 5000 });
+    fromServer.write(frame('{not json'));
+    fromServer.write(frame('{"jsonrpc":"2.0","id":0,"result":42}'));
+    await expect(answer).resolves.toBe(42);
+    const next = rpc.request('ask', {}, { timeoutMs: 5000 });
+    fromServer.write('Content-Type: text/plain\r\n\r\n');
+    await expect(next).rejects.toMatchObject({ kind: 'closed', message: 'ask: the server wrote something that is not an LSP message' });
+    expect(rpc.closed).toBe(true);
   });
 });
 
