@@ -1,16 +1,10 @@
 import crypto from 'node:crypto';
-import { convertToModelMessages, type LanguageModel } from 'ai';
+import type { LanguageModel } from 'ai';
 import type { Registry } from '../dispatch/registry';
-import { listedTools } from '../dispatch/registry';
 import { budgetTable, type Budget } from '../contract/budget';
 import type { ClampMessage, CompactionInfo, ModelStatus } from '../contract/protocol';
 import type { AgentHost } from './host';
-import { buildAgentTools } from './agent-tools';
-import { CallScheduler } from './scheduler';
-import { buildSystemPrompt } from './system-prompt';
-import { ContextKeeper } from './context/keeper';
-import { withModelContent } from './run-turn';
-import { dataPartForModel } from './data-parts';
+import { prepareTurn } from './prepare-turn';
 
 export interface CompactNowOptions {
   host: AgentHost;
@@ -32,27 +26,21 @@ export interface CompactNowOptions {
  * stored message.
  */
 export async function compactNow(o: CompactNowOptions): Promise<{ compaction: CompactionInfo; message: ClampMessage } | null> {
-  const budget = o.budget ?? budgetTable();
-  const tools = buildAgentTools({ reg: o.reg, host: o.host, scheduler: new CallScheduler(), budget, signal: o.signal ?? new AbortController().signal });
-  const sys = buildSystemPrompt({ workspace: o.host.workspace, dataDir: o.host.dataDir, extra: o.systemExtra });
   const id = crypto.randomUUID();
   const events: unknown[] = [];
-  const keeper = new ContextKeeper({
+  const turn = prepareTurn({
+    host: o.host,
+    reg: o.reg,
     model: o.model,
     status: o.status,
-    budget,
-    dataDir: o.host.dataDir,
-    system: sys.prompt,
-    projectDocs: sys.docs.text,
-    tools,
+    budget: o.budget ?? budgetTable(),
     stored: o.messages,
-    emit: (e) => events.push(e),
     signal: o.signal,
+    systemExtra: o.systemExtra,
+    emit: (e) => events.push(e),
     messageId: () => id,
   });
-  const all = await convertToModelMessages(withModelContent(o.messages), { tools, ignoreIncompleteToolCalls: true, convertDataPart: dataPartForModel });
-  const active = listedTools(o.reg, o.host.mode(), { workspace: o.host.workspace, dataDir: o.host.dataDir, services: o.host.services }).map((t) => t.name);
-  const compaction = await keeper.compact(all, 'manual', active, o.focus);
+  const compaction = await turn.keeper.compact(await turn.input(), 'manual', turn.listed(), o.focus);
   if (!compaction) return null;
   const pruned = events.filter((e) => (e as { type: string }).type === 'data-pruned') as ClampMessage['parts'];
   const message: ClampMessage = {

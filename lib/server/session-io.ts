@@ -5,7 +5,7 @@ import { byteLength, cutHead, formatBytes } from '../contract/text';
 import type { Db } from '../store/db';
 import { loadMessages, saveMessages } from '../store/messages';
 import { createSession, requireSession, updateSession } from '../store/sessions';
-import { markStopped } from '../agent/run-turn';
+import { markStopped } from '../agent/turn-messages';
 import { attachmentText } from '../agent/data-parts';
 
 /** A tool output in the Markdown export: whole up to this, else its head and a note (the JSON export keeps it all). */
