@@ -65,7 +65,6 @@ interface WritePlan {
 function plan(input: Input, ctx: ToolContext): WritePlan {
   const b = ctx.budget;
   const target = confinedPath(ctx, input.path);
-  const { abs, rel } = target;
   const size = byteLength(input.content);
   if (size > b.EDIT_MAX_FILE_BYTES) {
     throw new ToolError(
@@ -74,73 +73,73 @@ function plan(input: Input, ctx: ToolContext): WritePlan {
     );
   }
   const st = statPath(target);
-  if (st.kind === 'dir' || st.kind === 'other') throw notAFileError(rel, st.kind, 'write_file');
-  if (st.kind === 'missing') {
-    const blocker = blockingAncestor(abs);
-    if (blocker) {
-      const b2 = path.relative(ctx.workspace, blocker.path).split(path.sep).join('/');
-      throw new ToolError(`Cannot create ${rel}: ${b2} is ${blocker.what}, not a folder.`, 'Choose a path whose folders are folders (list_dir shows them).');
-    }
-    const d = diffFiles(rel, rel, '', input.content, b.DIFF_COMPUTE_MAX_MS);
-    return {
-      target,
-      rel,
-      write: { data: input.content },
-      diff: d,
-      summary: `write_file ${rel} (new file, ${diffSummary(d.added, 0)}, ${formatBytes(size)})`,
-      result: {
-        output: `Created ${rel} (${diffSummary(d.added, 0)}, ${formatBytes(size)}).`,
-        meta: { path: rel, diff: d.diff, added: d.added, removed: 0, created: true },
-      },
-    };
-  }
-  if (st.size > b.EDIT_MAX_FILE_BYTES) throw tooLargeError(rel, st.size, b.EDIT_MAX_FILE_BYTES, 'write_file');
+  if (st.kind === 'dir' || st.kind === 'other') throw notAFileError(target.rel, st.kind, 'write_file');
+  if (st.kind === 'missing') return planCreate(target, input.content, size, ctx);
+  if (st.size > b.EDIT_MAX_FILE_BYTES) throw tooLargeError(target.rel, st.size, b.EDIT_MAX_FILE_BYTES, 'write_file');
+  return planReplace(target, input.content, st.mode, b);
+}
 
-  const prev = previous(target, b);
-  const notes: string[] = [];
-  let text = input.content;
-  let layout: TextLayout = { bom: false, eol: 'mixed' }; // 'mixed' writes the text exactly as given
-  if (prev.layout) {
-    if (prev.layout.bom) {
-      if (!text.startsWith(BOM)) notes.push('Kept the file\'s UTF-8 byte-order mark.');
-      text = text.startsWith(BOM) ? text.slice(1) : text;
-      layout = { ...layout, bom: true };
-    }
-    if (prev.layout.eol === 'crlf') {
-      if (text.includes('\n') && !text.includes('\r\n')) notes.push('Kept the file\'s CRLF line endings.');
-      text = text.replace(/\r\n/g, '\n');
-      layout = { ...layout, eol: 'crlf' };
-    }
+/** A new file (its missing folders are made when it is written); a file or link where a folder should be fails. */
+function planCreate(target: ResolvedPath, content: string, size: number, ctx: ToolContext): WritePlan {
+  const { abs, rel } = target;
+  const blocker = blockingAncestor(abs);
+  if (blocker) {
+    const b2 = path.relative(ctx.workspace, blocker.path).split(path.sep).join('/');
+    throw new ToolError(`Cannot create ${rel}: ${b2} is ${blocker.what}, not a folder.`, 'Choose a path whose folders are folders (list_dir shows them).');
   }
+  const d = diffFiles(rel, rel, '', content, ctx.budget.DIFF_COMPUTE_MAX_MS);
+  return {
+    target,
+    rel,
+    write: { data: content },
+    diff: d,
+    summary: `write_file ${rel} (new file, ${diffSummary(d.added, 0)}, ${formatBytes(size)})`,
+    result: {
+      output: `Created ${rel} (${diffSummary(d.added, 0)}, ${formatBytes(size)}).`,
+      meta: { path: rel, diff: d.diff, added: d.added, removed: 0, created: true },
+    },
+  };
+}
+
+/** The content in the existing text file's layout: its byte-order mark and CRLF endings kept, with a note for each the content lacked. */
+function inLayoutOf(prev: TextLayout | undefined, content: string): { text: string; layout: TextLayout; notes: string[] } {
+  const notes: string[] = [];
+  let text = content;
+  let layout: TextLayout = { bom: false, eol: 'mixed' }; // 'mixed' writes the text exactly as given
+  if (prev?.bom) {
+    if (!text.startsWith(BOM)) notes.push('Kept the file\'s UTF-8 byte-order mark.');
+    text = text.startsWith(BOM) ? text.slice(1) : text;
+    layout = { ...layout, bom: true };
+  }
+  if (prev?.eol === 'crlf') {
+    if (text.includes('\n') && !text.includes('\r\n')) notes.push('Kept the file\'s CRLF line endings.');
+    text = text.replace(/\r\n/g, '\n');
+    layout = { ...layout, eol: 'crlf' };
+  }
+  return { text, layout, notes };
+}
+
+const NO_DIFF: FileDiff = { diff: '', added: 0, removed: 0, exact: true };
+
+/** Replacing an existing file: unchanged, replacing binary data (no line diff), or a text change with its diff. */
+function planReplace(target: ResolvedPath, content: string, mode: number, b: Budget): WritePlan {
+  const { rel } = target;
+  const prev = previous(target, b);
+  const { text, layout, notes } = inLayoutOf(prev.layout, content);
   const encoded = encodeText(text, layout);
-  const none = { diff: '', added: 0, removed: 0, exact: true };
   if (encoded.equals(prev.raw)) {
     return {
       target,
       rel,
-      diff: none,
+      diff: { ...NO_DIFF },
       result: {
         output: `${rel} is unchanged: content is identical to what the file already holds.`,
         meta: { path: rel, diff: '', added: 0, removed: 0, created: false },
       },
     };
   }
-  const write = { data: encoded, mode: st.mode };
-  if (prev.text === undefined) {
-    const added = countLines(text);
-    const lines = `${formatCount(added)} line${added === 1 ? '' : 's'} (${formatBytes(encoded.length)})`;
-    return {
-      target,
-      rel,
-      write,
-      diff: { ...none, added },
-      summary: `write_file ${rel} (replaces ${formatCount(prev.raw.length)} bytes of binary or non-UTF-8 data with ${lines})`,
-      result: {
-        output: `Overwrote ${rel}, which held ${formatCount(prev.raw.length)} bytes of binary or non-UTF-8 data (no line diff), with ${lines}.`,
-        meta: { path: rel, diff: '', added, removed: 0, created: false, replacedBinary: true },
-      },
-    };
-  }
+  const write = { data: encoded, mode };
+  if (prev.text === undefined) return planOverBinary(target, text, write, prev.raw.length);
   const d = diffFiles(rel, rel, prev.text, text, b.DIFF_COMPUTE_MAX_MS);
   const shown = diffForModel(d.diff, b.DIFF_MAX_BYTES);
   return {
@@ -153,6 +152,24 @@ function plan(input: Input, ctx: ToolContext): WritePlan {
       truncation: shown.truncation,
       ...(shown.truncation ? { hint: `The diff was cut; read_file ${rel} to see the result.` } : {}),
       meta: { path: rel, diff: d.diff, added: d.added, removed: d.removed, created: false },
+    },
+  };
+}
+
+/** Text over a file that held binary or non-UTF-8 data: no line diff describes it, so the summary counts lines and bytes. */
+function planOverBinary(target: ResolvedPath, text: string, write: { data: Buffer; mode: number }, oldBytes: number): WritePlan {
+  const { rel } = target;
+  const added = countLines(text);
+  const lines = `${formatCount(added)} line${added === 1 ? '' : 's'} (${formatBytes(write.data.length)})`;
+  return {
+    target,
+    rel,
+    write,
+    diff: { ...NO_DIFF, added },
+    summary: `write_file ${rel} (replaces ${formatCount(oldBytes)} bytes of binary or non-UTF-8 data with ${lines})`,
+    result: {
+      output: `Overwrote ${rel}, which held ${formatCount(oldBytes)} bytes of binary or non-UTF-8 data (no line diff), with ${lines}.`,
+      meta: { path: rel, diff: '', added, removed: 0, created: false, replacedBinary: true },
     },
   };
 }
@@ -181,6 +198,7 @@ async function preview(input: Input, ctx: ToolContext): Promise<{ summary: strin
 export const writeFileTool = defineTool({
   name: 'write_file',
   effect: 'write',
+  traits: { cardOpen: true },
   schema,
   describe,
   nonEmpty: ['path'],

@@ -12,7 +12,7 @@ import { ToolError, type ToolContext, type ToolOutput, type ToolResult } from '.
 import type { Budget } from '../../contract/budget';
 import { confinedPath, type ResolvedPath } from '../../contract/paths';
 import { notFoundError } from '../common/near-names';
-import { commitPlannedWrite, encodeText, readTextFile, statPath, toWorkingEol } from '../common/file-io';
+import { commitPlannedWrite, encodeText, readTextFile, statPath, toWorkingEol, type TextFile } from '../common/file-io';
 import { diffFiles, diffForModel, diffSummary, type FileDiff } from '../common/diff';
 import {
   applyCandidates,
@@ -22,6 +22,7 @@ import {
   MATCHER_LABELS,
   type MatcherName,
   type MatchLimits,
+  type MatchOutcome,
   type Oversized,
 } from './matchers';
 import { byteLength, clipLine, countLines, formatBytes, formatCount } from '../../contract/text';
@@ -45,6 +46,9 @@ function describe(b: Budget): string {
     'To replace a whole file use write_file. To make several changes in one or more files at once use apply_patch.'
   ].join('\n');
 }
+
+/** findMatches' answer when old_string was found. */
+type Matched = Extract<MatchOutcome, { kind: 'match' }>;
 
 const limitsOf = (b: Budget): MatchLimits => ({
   spanMaxRatio: b.EDIT_LOOSE_SPAN_MAX_RATIO,
@@ -153,50 +157,65 @@ function plan(input: Input, ctx: ToolContext): EditPlan {
   const b = ctx.budget;
   if (input.old_string === input.new_string) throw identicalError();
   const target = confinedPath(ctx, input.path);
-  const { rel } = target;
-  const st = statPath(target);
-  if (st.kind === 'missing') {
-    if (input.old_string === '') return planCreate(target, input.new_string, false, b);
-    const nf = notFoundError(ctx.workspace, rel);
-    throw new ToolError(
-      `${nf.message} To create a new file use write_file (or edit_file with an empty old_string).`,
-      nf.hint ?? 'Check the path, or create the file with write_file.',
-      nf.meta,
-    );
-  }
+  if (statPath(target).kind === 'missing') return planMissing(target, input, ctx);
   const file = readTextFile(target, { maxBytes: b.EDIT_MAX_FILE_BYTES, sniffBytes: b.BINARY_SNIFF_BYTES, tool: 'edit_file' });
-  if (input.old_string === '') {
-    if (file.text === '') return planCreate(target, input.new_string, true, b);
-    throw new ToolError(
-      `old_string is empty but ${rel} already exists (${formatCount(countLines(file.text))} lines). ` +
-        'To replace the whole file use write_file; to change part of it, give old_string copied exactly from read_file.',
-      'Use write_file to replace the whole file, or give old_string.',
-    );
-  }
+  if (input.old_string === '') return planIntoEmpty(target, file.text, input.new_string, b);
+  return planReplace(target, file, input, b);
+}
+
+/** A missing file: an empty old_string creates it; any other is not found (with the names near it). */
+function planMissing(target: ResolvedPath, input: Input, ctx: ToolContext): EditPlan {
+  if (input.old_string === '') return planCreate(target, input.new_string, false, ctx.budget);
+  const nf = notFoundError(ctx.workspace, target.rel);
+  throw new ToolError(
+    `${nf.message} To create a new file use write_file (or edit_file with an empty old_string).`,
+    nf.hint ?? 'Check the path, or create the file with write_file.',
+    nf.meta,
+  );
+}
+
+/** An empty old_string on an existing file: fills it when it is empty, else points to write_file. */
+function planIntoEmpty(target: ResolvedPath, text: string, content: string, b: Budget): EditPlan {
+  if (text === '') return planCreate(target, content, true, b);
+  throw new ToolError(
+    `old_string is empty but ${target.rel} already exists (${formatCount(countLines(text))} lines). ` +
+      'To replace the whole file use write_file; to change part of it, give old_string copied exactly from read_file.',
+    'Use write_file to replace the whole file, or give old_string.',
+  );
+}
+
+/** Find old_string (exactly, else by the looser matchers); one match, or every match with replace_all. */
+function planReplace(target: ResolvedPath, file: TextFile, input: Input, b: Budget): EditPlan {
+  const { rel } = target;
   const old = toWorkingEol(input.old_string, file.eol);
   const neu = toWorkingEol(input.new_string, file.eol);
   if (old === neu) throw identicalError();
-
   const outcome = findMatches(file.text, old, neu, limitsOf(b));
   if (outcome.kind === 'not-found') throw notFound(rel, file.text, old, b);
   if (outcome.kind === 'disproportionate') throw disproportionate(rel, outcome.refused, b);
-  const { matcher, candidates } = outcome;
-  const lines = lineNumbersAt(file.text, candidates.map((c) => c.start));
-  const how = matcher === 'exact' ? '' : `, ${matcherNote(matcher)}`;
-  if (candidates.length > 1 && !input.replace_all) {
+  const lines = lineNumbersAt(file.text, outcome.candidates.map((c) => c.start));
+  if (outcome.candidates.length > 1 && !input.replace_all) {
+    const how = outcome.matcher === 'exact' ? '' : `, ${matcherNote(outcome.matcher)}`;
+    const n = outcome.candidates.length;
     throw new ToolError(
-      `old_string matches ${candidates.length} places in ${rel} (lines ${listLines(lines, b.EDIT_MATCH_LINES_MAX_LISTED)}${how}); it must match exactly one.\n` +
-        `Add surrounding lines to old_string so it matches one place, or set replace_all=true to replace all ${candidates.length}.`,
+      `old_string matches ${n} places in ${rel} (lines ${listLines(lines, b.EDIT_MATCH_LINES_MAX_LISTED)}${how}); it must match exactly one.\n` +
+        `Add surrounding lines to old_string so it matches one place, or set replace_all=true to replace all ${n}.`,
       'Give more context in old_string, or set replace_all=true.',
-      { matches: candidates.length, lines },
+      { matches: n, lines },
     );
   }
+  return planMatched(target, file, outcome, neu, lines, b);
+}
 
+/** The file with the matches replaced: unchanged, or the bytes to write with the diff and a note on any loose matcher. */
+function planMatched(target: ResolvedPath, file: TextFile, match: Matched, neu: string, lines: number[], b: Budget): EditPlan {
+  const { rel } = target;
+  const { matcher, candidates } = match;
   const after = applyCandidates(file.text, candidates);
   const notes: string[] = [];
   if (matcher !== 'exact') {
     const reindented = candidates.some((c) => c.replacement !== neu) && matcher !== 'escapes';
-    notes.push(`Note: ${matcherNote(matcher)}${reindented ? '; new_string was re-indented to fit' : ''}${outcome.notes.map((n) => `; ${n}`).join('')}. Check the diff.`);
+    notes.push(`Note: ${matcherNote(matcher)}${reindented ? '; new_string was re-indented to fit' : ''}${match.notes.map((n) => `; ${n}`).join('')}. Check the diff.`);
   }
   const d = diffFiles(rel, rel, file.text, after, b.DIFF_COMPUTE_MAX_MS);
   const meta = { path: rel, diff: d.diff, added: d.added, removed: d.removed, created: false, matcher, matches: candidates.length, lines };
@@ -277,6 +296,7 @@ function tooLargeAfter(rel: string, size: number, b: Budget): ToolError {
 export const editFileTool = defineTool({
   name: 'edit_file',
   effect: 'write',
+  traits: { cardOpen: true },
   schema,
   describe,
   nonEmpty: ['path'],
