@@ -57,6 +57,14 @@ const modelOutput = ({ output }: { output: unknown }) => {
   return { type: r.status === 'error' ? ('error-text' as const) : ('text' as const), value: r.output };
 };
 
+/** What the calls of one turn's tools share: the options, the rules' approver, and the verdicts made when the SDK asked. */
+interface TurnCalls {
+  o: AgentToolsOptions;
+  approver: Approver;
+  /** the verdict made when the SDK asked whether a call needs approval, used when that call runs */
+  verdicts: Map<string, PolicyDecision>;
+}
+
 /**
  * The registry as AI SDK tools. Every call goes through dispatch, which alone refuses or clamps it:
  * every registered tool is given to the SDK (the mode's listed tools are what the model is told
@@ -67,106 +75,127 @@ const modelOutput = ({ output }: { output: unknown }) => {
  * budgeted text while the page receives the whole ToolResult.
  */
 export function buildAgentTools(o: AgentToolsOptions): ToolSet {
-  const approver: Approver = { rule: (t, input, d) => o.host.ruleVerdict(t, input, d) };
-  const ctxFor = (toolCallId: string, signal?: AbortSignal, network = false): ToolContext =>
-    createContext({
-      workspace: o.host.workspace,
-      dataDir: o.host.dataDir,
-      mode: o.host.mode(),
-      signal: signal ?? o.signal,
-      budget: o.budget,
-      sessionId: o.host.sessionId,
-      callId: toolCallId,
-      // "allow network" on this call's approval reaches run_command through its own context only
-      services: network ? { ...o.host.services, [APPROVED_NETWORK]: true } : o.host.services,
-      onProgress: o.onProgress ? (p) => o.onProgress!(toolCallId, p) : undefined,
-    });
-  // the verdict made when the SDK asked whether a call needs approval, used when that call runs
-  const verdicts = new Map<string, PolicyDecision>();
+  const lookup = toolLookup({ o, approver: { rule: (t, input, d) => o.host.ruleVerdict(t, input, d) }, verdicts: new Map() });
+  // only the registry's tools are listed (Object.keys/entries: what the model can be told about); a
+  // look-up of any other name, by property or own-property check, finds its stand-in
+  const known = (key: string) => Object.hasOwn(o.reg, key);
+  return new Proxy(Object.create(null) as ToolSet, {
+    get: (_target, key) => (typeof key === 'string' ? lookup(key) : undefined),
+    has: (_target, key) => typeof key === 'string',
+    ownKeys: () => Object.keys(o.reg),
+    getOwnPropertyDescriptor: (_target, key) =>
+      typeof key === 'string' ? { value: lookup(key), writable: false, enumerable: known(key), configurable: true } : undefined,
+  });
+}
 
-  const needsApproval = (name: string) => async (input: unknown, { toolCallId }: { toolCallId: string }) => {
-    // a child's calls wait for their answer inside run()
-    if (o.awaitApproval) return false;
-    // the SDK asks again when an approved call resumes, and would drop an answer a rule has since made
-    // unnecessary: a call a person has answered did need approval
-    if (o.host.answerFor(toolCallId)) return true;
-    const ctx = ctxFor(toolCallId);
-    const j = await judge(o.reg, name, input, ctx, approver);
-    // a call that cannot run (invalid, outside the workspace) runs into dispatch, which says why
-    if (!j.ok) return false;
-    if (j.decision.action !== 'ask') {
-      verdicts.set(toolCallId, j.decision);
-      return false;
-    }
-    // no person to ask: the host decides now, and dispatch runs or refuses the call on that verdict
-    if (o.host.unattended) {
-      verdicts.set(toolCallId, o.host.unattended(j.tool, j.decision));
-      return false;
-    }
-    const info = await approvalInfo(j.tool, j.input, j.decision, { ...ctx, paths: j.paths }, toolCallId);
-    o.host.recordPending(info, j.input);
-    o.onApprovalInfo?.(info);
-    return true;
-  };
+/** A call's tool context; "allow network" on this call's approval reaches run_command through its own context only. */
+function ctxFor(c: TurnCalls, toolCallId: string, signal?: AbortSignal, network = false): ToolContext {
+  const { o } = c;
+  return createContext({
+    workspace: o.host.workspace,
+    dataDir: o.host.dataDir,
+    mode: o.host.mode(),
+    signal: signal ?? o.signal,
+    budget: o.budget,
+    sessionId: o.host.sessionId,
+    callId: toolCallId,
+    services: network ? { ...o.host.services, [APPROVED_NETWORK]: true } : o.host.services,
+    onProgress: o.onProgress ? (p) => o.onProgress!(toolCallId, p) : undefined,
+  });
+}
 
-  const run = async (name: string, input: unknown, toolCallId: string, signal: AbortSignal | undefined): Promise<ToolResult> => {
-    let answer = o.host.answerFor(toolCallId);
-    if (o.awaitApproval && !answer) {
-      const waited = await waitInRun(name, input, toolCallId, signal ?? o.signal);
-      if (waited.result) {
-        o.onResult?.(toolCallId, name, waited.result);
-        return waited.result;
-      }
-      answer = waited.answer;
-    }
-    o.onStart?.(toolCallId, name);
-    const ctx = ctxFor(toolCallId, signal, !!answer && answer.answer !== 'deny' && answer.network === true);
-    const verdict = answer ? answer.decision : verdicts.get(toolCallId);
-    verdicts.delete(toolCallId);
-    // a denied call never executes (the SDK reports it as denied); were one to, it would still not run
-    const approved = !!answer && answer.answer !== 'deny';
-    const startedAt = Date.now();
-    // write-ahead and the checkpoint before a change: stored before the call runs
-    const place = o.callPlace?.() ?? { messageId: '', userMessageId: null, stepParts: [] };
-    const ran = answer?.answer === 'edit' && answer.editedCommand ? { ...(input as object), command: answer.editedCommand } : input;
-    await o.host.beforeRun?.({ toolCallId, toolName: name, input: ran, effect: lookupTool(o.reg, name)?.effect, ...place });
-    let r = await dispatch(o.reg, name, input, ctx, {
-      approver: { ...approver, approved },
-      verdict,
-      editedCommand: answer?.answer === 'edit' && answer.editedCommand ? answer.editedCommand : undefined,
-    });
-    // the page shows every call's duration, also after a reload (metadata only: the model's text is not touched)
-    if (typeof r.meta?.durationMs !== 'number') r = { ...r, meta: { ...r.meta, durationMs: Date.now() - startedAt } };
-    o.host.afterRun?.(toolCallId, r);
-    if (answer) o.host.markConsumed(toolCallId);
-    o.onResult?.(toolCallId, name, r);
-    return r;
-  };
+/** The SDK's question for a tool: does this call need the person? Judged once; the verdict is kept for the call's run. */
+const needsApproval = (c: TurnCalls, name: string) => async (input: unknown, { toolCallId }: { toolCallId: string }) => {
+  const { o } = c;
+  // a child's calls wait for their answer inside run()
+  if (o.awaitApproval) return false;
+  // the SDK asks again when an approved call resumes, and would drop an answer a rule has since made
+  // unnecessary: a call a person has answered did need approval
+  if (o.host.answerFor(toolCallId)) return true;
+  const ctx = ctxFor(c, toolCallId);
+  const j = await judge(o.reg, name, input, ctx, c.approver);
+  // a call that cannot run (invalid, outside the workspace) runs into dispatch, which says why
+  if (!j.ok) return false;
+  if (j.decision.action !== 'ask') {
+    c.verdicts.set(toolCallId, j.decision);
+    return false;
+  }
+  // no person to ask: the host decides now, and dispatch runs or refuses the call on that verdict
+  if (o.host.unattended) {
+    c.verdicts.set(toolCallId, o.host.unattended(j.tool, j.decision));
+    return false;
+  }
+  const info = await approvalInfo(j.tool, j.input, j.decision, { ...ctx, paths: j.paths }, toolCallId);
+  o.host.recordPending(info, j.input);
+  o.onApprovalInfo?.(info);
+  return true;
+};
 
-  // a child's call that needs a person: judged here, recorded pending, and awaited while the call runs
-  const waitInRun = async (name: string, input: unknown, toolCallId: string, signal: AbortSignal): Promise<{ result?: ToolResult; answer?: RecordedAnswer }> => {
-    const ctx = ctxFor(toolCallId, signal);
-    const j = await judge(o.reg, name, input, ctx, approver);
-    if (!j.ok || j.decision.action !== 'ask') {
-      if (j.ok) verdicts.set(toolCallId, j.decision);
-      return {};
+/** Run one call: its answer or verdict, the host's write-ahead, dispatch, and the result told to the turn. */
+async function runCall(c: TurnCalls, name: string, input: unknown, toolCallId: string, signal: AbortSignal | undefined): Promise<ToolResult> {
+  const { o } = c;
+  let answer = o.host.answerFor(toolCallId);
+  if (o.awaitApproval && !answer) {
+    const waited = await waitInRun(c, name, input, toolCallId, signal ?? o.signal);
+    if (waited.result) {
+      o.onResult?.(toolCallId, name, waited.result);
+      return waited.result;
     }
-    // no person to ask: the host decides now, and dispatch runs or refuses the call on that verdict
-    if (o.host.unattended) {
-      verdicts.set(toolCallId, o.host.unattended(j.tool, j.decision));
-      return {};
-    }
-    const info = await approvalInfo(j.tool, j.input, j.decision, { ...ctx, paths: j.paths }, toolCallId);
-    const a = await o.awaitApproval!(info, j.input, signal);
-    if (a === 'stopped') return { result: { status: 'error', output: `${name} was not run: the turn was stopped while it waited for approval.`, truncation: null } };
-    if (a.answer === 'deny') {
-      o.host.markConsumed(toolCallId);
-      return { result: { status: 'denied', output: denialText(name, { by: 'user', reason: a.reason }), truncation: null, meta: { policy: j.decision } } };
-    }
-    return { answer: { ...a, decision: a.decision ?? j.decision } };
-  };
+    answer = waited.answer;
+  }
+  o.onStart?.(toolCallId, name);
+  const ctx = ctxFor(c, toolCallId, signal, !!answer && answer.answer !== 'deny' && answer.network === true);
+  const verdict = answer ? answer.decision : c.verdicts.get(toolCallId);
+  c.verdicts.delete(toolCallId);
+  // a denied call never executes (the SDK reports it as denied); were one to, it would still not run
+  const approved = !!answer && answer.answer !== 'deny';
+  const startedAt = Date.now();
+  // write-ahead and the checkpoint before a change: stored before the call runs
+  const place = o.callPlace?.() ?? { messageId: '', userMessageId: null, stepParts: [] };
+  const ran = answer?.answer === 'edit' && answer.editedCommand ? { ...(input as object), command: answer.editedCommand } : input;
+  await o.host.beforeRun?.({ toolCallId, toolName: name, input: ran, effect: lookupTool(o.reg, name)?.effect, ...place });
+  let r = await dispatch(o.reg, name, input, ctx, {
+    approver: { ...c.approver, approved },
+    verdict,
+    editedCommand: answer?.answer === 'edit' && answer.editedCommand ? answer.editedCommand : undefined,
+  });
+  // the page shows every call's duration, also after a reload (metadata only: the model's text is not touched)
+  if (typeof r.meta?.durationMs !== 'number') r = { ...r, meta: { ...r.meta, durationMs: Date.now() - startedAt } };
+  o.host.afterRun?.(toolCallId, r);
+  if (answer) o.host.markConsumed(toolCallId);
+  o.onResult?.(toolCallId, name, r);
+  return r;
+}
 
-  // built lazily from the registry as it is at each look-up (a turn's registry follows its MCP servers)
+/** A child's call that needs a person: judged here, recorded pending, and awaited while the call runs. */
+async function waitInRun(c: TurnCalls, name: string, input: unknown, toolCallId: string, signal: AbortSignal): Promise<{ result?: ToolResult; answer?: RecordedAnswer }> {
+  const { o } = c;
+  const ctx = ctxFor(c, toolCallId, signal);
+  const j = await judge(o.reg, name, input, ctx, c.approver);
+  if (!j.ok || j.decision.action !== 'ask') {
+    if (j.ok) c.verdicts.set(toolCallId, j.decision);
+    return {};
+  }
+  // no person to ask: the host decides now, and dispatch runs or refuses the call on that verdict
+  if (o.host.unattended) {
+    c.verdicts.set(toolCallId, o.host.unattended(j.tool, j.decision));
+    return {};
+  }
+  const info = await approvalInfo(j.tool, j.input, j.decision, { ...ctx, paths: j.paths }, toolCallId);
+  const a = await o.awaitApproval!(info, j.input, signal);
+  if (a === 'stopped') return { result: { status: 'error', output: `${name} was not run: the turn was stopped while it waited for approval.`, truncation: null } };
+  if (a.answer === 'deny') {
+    o.host.markConsumed(toolCallId);
+    return { result: { status: 'denied', output: denialText(name, { by: 'user', reason: a.reason }), truncation: null, meta: { policy: j.decision } } };
+  }
+  return { answer: { ...a, decision: a.decision ?? j.decision } };
+}
+
+/** The SDK tool for a name: built lazily from the registry as it is at each look-up (a turn's registry follows its MCP servers), a stand-in for a name it lacks. */
+function toolLookup(c: TurnCalls): (key: string) => ToolSet[string] {
+  const { o } = c;
+  const execute = (name: string, effect: ToolDefinition['effect']) => (input: unknown, opts: { toolCallId: string; abortSignal?: AbortSignal }) =>
+    o.scheduler.schedule(effect, () => runCall(c, name, input, opts.toolCallId, opts.abortSignal));
   const built = new Map<string, { def: ToolDefinition; tool: ToolSet[string] }>();
   const sdkTool = (t: ToolDefinition): ToolSet[string] => {
     let b = built.get(t.name);
@@ -177,9 +206,8 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
           description: describeTool(t, o.budget),
           // dispatch validates with errors written for the model; the SDK passes the input through
           inputSchema: jsonSchema<unknown>(modelSchema(t) as JSONSchema7),
-          needsApproval: needsApproval(t.name),
-          execute: (input: unknown, opts: { toolCallId: string; abortSignal?: AbortSignal }) =>
-            o.scheduler.schedule(t.effect, () => run(t.name, input, opts.toolCallId, opts.abortSignal)),
+          needsApproval: needsApproval(c, t.name),
+          execute: execute(t.name, t.effect),
           toModelOutput: modelOutput,
         }),
       };
@@ -192,28 +220,12 @@ export function buildAgentTools(o: AgentToolsOptions): ToolSet {
   const standIn = (name: string): ToolSet[string] => {
     let t = standIns.get(name);
     if (!t) {
-      t = dynamicTool({
-        description: '',
-        inputSchema: jsonSchema<unknown>({}),
-        execute: (input: unknown, opts: { toolCallId: string; abortSignal?: AbortSignal }) =>
-          o.scheduler.schedule('read', () => run(name, input, opts.toolCallId, opts.abortSignal)),
-        toModelOutput: modelOutput,
-      });
+      t = dynamicTool({ description: '', inputSchema: jsonSchema<unknown>({}), execute: execute(name, 'read'), toModelOutput: modelOutput });
       standIns.set(name, t!);
     }
     return t!;
   };
-  // only the registry's tools are listed (Object.keys/entries: what the model can be told about); a
-  // look-up of any other name, by property or own-property check, finds its stand-in
-  const known = (key: string) => Object.hasOwn(o.reg, key);
-  const lookup = (key: string) => (known(key) ? sdkTool(o.reg[key]) : standIn(key));
-  return new Proxy(Object.create(null) as ToolSet, {
-    get: (_target, key) => (typeof key === 'string' ? lookup(key) : undefined),
-    has: (_target, key) => typeof key === 'string',
-    ownKeys: () => Object.keys(o.reg),
-    getOwnPropertyDescriptor: (_target, key) =>
-      typeof key === 'string' ? { value: lookup(key), writable: false, enumerable: known(key), configurable: true } : undefined,
-  });
+  return (key) => (Object.hasOwn(o.reg, key) ? sdkTool(o.reg[key]) : standIn(key));
 }
 
 /**

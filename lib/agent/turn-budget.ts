@@ -1,4 +1,4 @@
-import type { ModelMessage, ToolResultPart } from 'ai';
+import type { ModelMessage, ToolModelMessage, ToolResultPart } from 'ai';
 import { BUDGET, type Budget } from '../contract/budget';
 import { clampResult } from '../contract/clamp';
 import { byteLength } from '../contract/text';
@@ -36,37 +36,20 @@ function textOf(part: ToolResultPart): TextOutput | undefined {
   return (o.type === 'text' || o.type === 'error-text') && typeof o.value === 'string' ? (o as TextOutput) : undefined;
 }
 
+type BudgetOptions = { windowTokens: number; usedTokens: number; dataDir: string; known: Map<string, TurnCut>; budget?: Budget };
+
 /**
  * Apply the per-step budget to the messages of the next model call:
  * 1. every result cut earlier (this turn or a stored one) is replaced by its cut text again;
  * 2. the newest tool message is put in call order and its results share stepBudgetBytes.
  * Returns the messages to send and the new cuts (for the page and for storage).
  */
-export function applyTurnBudget(
-  messages: ModelMessage[],
-  opts: { windowTokens: number; usedTokens: number; dataDir: string; known: Map<string, TurnCut>; budget?: Budget },
-): { messages: ModelMessage[]; cuts: TurnCut[] } {
-  const budget = opts.budget ?? BUDGET;
+export function applyTurnBudget(messages: ModelMessage[], opts: BudgetOptions): { messages: ModelMessage[]; cuts: TurnCut[] } {
   const out = messages.map((m) => (m.role === 'tool' ? { ...m, content: [...m.content] } : m));
-  // 1. cuts already decided
-  for (const m of out) {
-    if (m.role !== 'tool') continue;
-    m.content = m.content.map((p) => {
-      if (p.type !== 'tool-result') return p;
-      const cut = opts.known.get(p.toolCallId);
-      const t = textOf(p);
-      return cut && t ? { ...p, output: { type: t.type, value: cut.modelText } } : p;
-    });
-  }
-  // 2. the newest tool message, after the last assistant message
-  let lastAssistant = -1;
-  for (let i = out.length - 1; i >= 0; i--) {
-    if (out[i].role === 'assistant') {
-      lastAssistant = i;
-      break;
-    }
-  }
+  reapplyCuts(out, opts.known);
   const cuts: TurnCut[] = [];
+  // the newest tool message, after the last assistant message
+  const lastAssistant = out.findLastIndex((m) => m.role === 'assistant');
   if (lastAssistant === -1) return { messages: out, cuts };
   const assistant = out[lastAssistant];
   const callOrder = Array.isArray(assistant.content)
@@ -81,27 +64,48 @@ export function applyTurnBudget(
       const ib = b.type === 'tool-result' ? callOrder.indexOf(b.toolCallId) : -1;
       return ia - ib;
     });
-    const fresh = m.content.filter((p): p is ToolResultPart => p.type === 'tool-result' && !opts.known.has(p.toolCallId) && !!textOf(p));
-    if (fresh.length === 0) continue;
-    const total = stepBudgetBytes(opts.windowTokens, opts.usedTokens, budget);
-    const sizes = fresh.map((p) => byteLength(textOf(p)!.value));
-    const shares = divideBudget(sizes, total);
-    fresh.forEach((p, k) => {
-      if (sizes[k] <= shares[k]) return;
-      const t = textOf(p)!;
-      const clamped = clampResult(
-        { status: t.type === 'text' ? 'ok' : 'error', output: t.value, truncation: null },
-        Math.max(shares[k], budget.TURN_BUDGET_RESULT_MIN_BYTES),
-        opts.dataDir,
-        p.toolName,
-        'turn',
-      );
-      const cut: TurnCut = { toolCallId: p.toolCallId, modelText: clamped.output, truncation: clamped.truncation!, budgetBytes: total };
-      opts.known.set(p.toolCallId, cut);
-      cuts.push(cut);
-      const idx = m.content.indexOf(p);
-      m.content[idx] = { ...p, output: { type: t.type, value: clamped.output } };
-    });
+    cuts.push(...cutFresh(m, opts));
   }
   return { messages: out, cuts };
+}
+
+/** Cuts already decided: each result cut earlier is sent as its cut text again. */
+function reapplyCuts(out: ModelMessage[], known: Map<string, TurnCut>): void {
+  for (const m of out) {
+    if (m.role !== 'tool') continue;
+    m.content = m.content.map((p) => {
+      if (p.type !== 'tool-result') return p;
+      const cut = known.get(p.toolCallId);
+      const t = textOf(p);
+      return cut && t ? { ...p, output: { type: t.type, value: cut.modelText } } : p;
+    });
+  }
+}
+
+/** The results of a tool message not cut before share the step's budget; each over its share is clamped (and spilled) and recorded in `known`. */
+function cutFresh(m: ToolModelMessage, opts: BudgetOptions): TurnCut[] {
+  const budget = opts.budget ?? BUDGET;
+  const fresh = m.content.filter((p): p is ToolResultPart => p.type === 'tool-result' && !opts.known.has(p.toolCallId) && !!textOf(p));
+  if (fresh.length === 0) return [];
+  const total = stepBudgetBytes(opts.windowTokens, opts.usedTokens, budget);
+  const sizes = fresh.map((p) => byteLength(textOf(p)!.value));
+  const shares = divideBudget(sizes, total);
+  const cuts: TurnCut[] = [];
+  fresh.forEach((p, k) => {
+    if (sizes[k] <= shares[k]) return;
+    const t = textOf(p)!;
+    const clamped = clampResult(
+      { status: t.type === 'text' ? 'ok' : 'error', output: t.value, truncation: null },
+      Math.max(shares[k], budget.TURN_BUDGET_RESULT_MIN_BYTES),
+      opts.dataDir,
+      p.toolName,
+      'turn',
+    );
+    const cut: TurnCut = { toolCallId: p.toolCallId, modelText: clamped.output, truncation: clamped.truncation!, budgetBytes: total };
+    opts.known.set(p.toolCallId, cut);
+    cuts.push(cut);
+    const idx = m.content.indexOf(p);
+    m.content[idx] = { ...p, output: { type: t.type, value: clamped.output } };
+  });
+  return cuts;
 }
