@@ -5,6 +5,7 @@ import renderMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
 import type { ClampDataParts, TurnCut } from '@/lib/contract/protocol';
+import { BranchViewer } from './branch-viewer';
 import type { PrunedMark } from './chat-derive';
 import type { ChatRow } from './chat-rows';
 import { CompactionDivider } from './compaction-divider';
@@ -86,6 +87,11 @@ function Notice({ notice }: { notice: ClampDataParts['notice'] }) {
   );
 }
 
+/** A kept branch opened from a rewind's divider, drawn with the conversation's own rows. */
+function RowsBranchViewer({ branchId, onClose }: { branchId: string; onClose: () => void }) {
+  return <BranchViewer branchId={branchId} onClose={onClose} Row={RowView} />;
+}
+
 /**
  * One row of the conversation (see chat-rows.ts): user text as typed; an assistant message's parts
  * one by one: markdown, reasoning (collapsed), a tool card, a notice. Other data parts feed the
@@ -113,7 +119,7 @@ export const RowView = memo(function RowView({ row, cuts, pruned, idle }: { row:
     case 'compaction':
       return <CompactionDivider compaction={row.compaction} />;
     case 'rewind':
-      return <RewindDivider note={row.note} />;
+      return <RewindDivider note={row.note} Branch={RowsBranchViewer} />;
     case 'working':
       return <p className="text-xs text-zinc-500">Working…</p>;
     case 'subagent':

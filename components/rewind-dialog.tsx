@@ -1,12 +1,13 @@
 'use client';
 
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { ClampMessage } from '@/lib/contract/protocol';
-import { checkpointKeys, fetchRewindPreview, runningTasksOf, type RewindPreview } from './checkpoint-api';
+import { checkpointKeys, fetchRewindPreview, type RewindPreview } from './checkpoint-api';
 import { FileDiffList } from './file-diff-list';
 import { btnCls, btnPrimaryCls, Modal } from './modal';
-import { useRewind } from './rewind-context';
+import type { RewindApi } from './rewind-context';
+import { useRewindRun } from './use-rewind-run';
 
 export type RewindChoice = 'both' | 'code' | 'conversation';
 
@@ -99,55 +100,30 @@ export function PreviewFiles({ preview }: { preview: RewindPreview }) {
   );
 }
 
-function PreviewBody({ messageId, messages, onRewound, onClose }: { messageId: string; messages: ClampMessage[]; onRewound: (draft: string | null) => void; onClose: () => void }) {
-  const { sessionId, rewind, blocked } = useRewind();
-  const preview = useQuery({ queryKey: checkpointKeys.preview(sessionId, messageId), queryFn: () => fetchRewindPreview(sessionId, messageId), staleTime: 0, gcTime: 0 });
-  const [choice, setChoice] = useState<RewindChoice>('both');
-  const [tasks, setTasks] = useState<RewindPreview['runningTasks'] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
-  const message = messages.find((m) => m.id === messageId);
-  const running = tasks ?? preview.data?.runningTasks ?? [];
-  const code = choice !== 'conversation';
-  const conversation = choice !== 'code';
-  // this message and every one after it
-  const later = preview.data?.laterMessages ?? Math.max(1, messages.length - messages.findIndex((m) => m.id === messageId));
+/** What the dialog needs of the conversation's rewind controls (the provider that renders it hands them down). */
+export type RewindDialogApi = Pick<RewindApi, 'sessionId' | 'rewind' | 'blocked'>;
 
-  const go = async () => {
-    setPending(true);
-    setError(null);
-    try {
-      await rewind({ messageId, code, conversation, ...(running.length > 0 ? { stopTasks: true } : {}) });
-      onRewound(conversation ? messageText(message) : null);
-    } catch (e) {
-      const t = runningTasksOf(e);
-      if (t) setTasks(t);
-      else setError(e instanceof Error ? e.message : String(e));
-      setPending(false);
-    }
-  };
-  const label = CHOICES.find((c) => c.value === choice)!.label;
+function ChoiceList({ choice, onChange }: { choice: RewindChoice; onChange: (c: RewindChoice) => void }) {
+  return (
+    <fieldset className="space-y-1.5">
+      <legend className="sr-only">What to restore</legend>
+      {CHOICES.map((c) => (
+        <label key={c.value} className="flex cursor-pointer items-start gap-2">
+          <input type="radio" name="rewind-choice" value={c.value} checked={choice === c.value} onChange={() => onChange(c.value)} className="mt-0.5" />
+          <span>
+            <span className="font-medium">{c.label}</span>
+            <span className="block text-xs text-zinc-500">{c.help}</span>
+          </span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
 
+/** The preview's state: working it out, its failure, or the files a code rewind changes and what no rewind undoes. */
+function PreviewState({ preview, code }: { preview: UseQueryResult<RewindPreview>; code: boolean }) {
   return (
     <>
-      <blockquote className="whitespace-pre-wrap rounded bg-zinc-100 px-3 py-2 text-zinc-800 dark:bg-zinc-800 dark:text-zinc-100">{oneLine(messageText(message), 600) || '(this message)'}</blockquote>
-      <fieldset className="space-y-1.5">
-        <legend className="sr-only">What to restore</legend>
-        {CHOICES.map((c) => (
-          <label key={c.value} className="flex cursor-pointer items-start gap-2">
-            <input type="radio" name="rewind-choice" value={c.value} checked={choice === c.value} onChange={() => setChoice(c.value)} className="mt-0.5" />
-            <span>
-              <span className="font-medium">{c.label}</span>
-              <span className="block text-xs text-zinc-500">{c.help}</span>
-            </span>
-          </label>
-        ))}
-      </fieldset>
-      {conversation && (
-        <p className="text-xs text-zinc-600 dark:text-zinc-400">
-          {later === 1 ? 'This message' : `The ${later} messages from this one on`} will be kept as a branch you can still open; its text goes back to the message box.
-        </p>
-      )}
       {preview.isLoading && <p className="text-zinc-500">Working out what would change…</p>}
       {preview.error && <p className="text-rose-700 dark:text-rose-400">The preview could not be made: {preview.error.message}</p>}
       {preview.data && (
@@ -156,10 +132,37 @@ function PreviewBody({ messageId, messages, onRewound, onClose }: { messageId: s
           <CannotUndo items={preview.data.cannotUndo} />
         </>
       )}
-      <RunningTasks tasks={running} />
-      {error && (
+    </>
+  );
+}
+
+function PreviewBody({ messageId, messages, api, onRewound, onClose }: { messageId: string; messages: ClampMessage[]; api: RewindDialogApi; onRewound: (draft: string | null) => void; onClose: () => void }) {
+  const { sessionId, blocked } = api;
+  const preview = useQuery({ queryKey: checkpointKeys.preview(sessionId, messageId), queryFn: () => fetchRewindPreview(sessionId, messageId), staleTime: 0, gcTime: 0 });
+  const [choice, setChoice] = useState<RewindChoice>('both');
+  const run = useRewindRun(api.rewind, preview.data?.runningTasks);
+  const message = messages.find((m) => m.id === messageId);
+  const code = choice !== 'conversation';
+  const conversation = choice !== 'code';
+  // this message and every one after it
+  const later = preview.data?.laterMessages ?? Math.max(1, messages.length - messages.findIndex((m) => m.id === messageId));
+  const go = () => run.go({ messageId, code, conversation }, () => onRewound(conversation ? messageText(message) : null));
+  const label = CHOICES.find((c) => c.value === choice)!.label;
+
+  return (
+    <>
+      <blockquote className="whitespace-pre-wrap rounded bg-zinc-100 px-3 py-2 text-zinc-800 dark:bg-zinc-800 dark:text-zinc-100">{oneLine(messageText(message), 600) || '(this message)'}</blockquote>
+      <ChoiceList choice={choice} onChange={setChoice} />
+      {conversation && (
+        <p className="text-xs text-zinc-600 dark:text-zinc-400">
+          {later === 1 ? 'This message' : `The ${later} messages from this one on`} will be kept as a branch you can still open; its text goes back to the message box.
+        </p>
+      )}
+      <PreviewState preview={preview} code={code} />
+      <RunningTasks tasks={run.running} />
+      {run.error && (
         <p role="alert" className="text-rose-700 dark:text-rose-400">
-          {error}
+          {run.error}
         </p>
       )}
       {blocked && <p className="text-amber-700 dark:text-amber-400">{blocked}</p>}
@@ -167,8 +170,8 @@ function PreviewBody({ messageId, messages, onRewound, onClose }: { messageId: s
         <button type="button" className={btnCls} onClick={onClose}>
           Cancel
         </button>
-        <button type="button" className={btnPrimaryCls} disabled={pending || !!blocked || !preview.data} onClick={() => void go()}>
-          {pending ? 'Rewinding…' : running.length > 0 ? `Stop tasks and ${label.toLowerCase()}` : label}
+        <button type="button" className={btnPrimaryCls} disabled={run.pending || !!blocked || !preview.data} onClick={() => void go()}>
+          {run.pending ? 'Rewinding…' : run.running.length > 0 ? `Stop tasks and ${label.toLowerCase()}` : label}
         </button>
       </div>
     </>
@@ -180,11 +183,11 @@ function PreviewBody({ messageId, messages, onRewound, onClose }: { messageId: s
  * files that would change (each with its diff), what a rewind cannot undo, running tasks to stop
  * first, and the button that confirms. Without a message it first lists the user messages.
  */
-export function RewindDialog({ messageId, messages, onClose, onRewound }: { messageId?: string; messages: ClampMessage[]; onClose: () => void; onRewound: (draft: string | null) => void }) {
+export function RewindDialog({ messageId, messages, api, onClose, onRewound }: { messageId?: string; messages: ClampMessage[]; api: RewindDialogApi; onClose: () => void; onRewound: (draft: string | null) => void }) {
   const [picked, setPicked] = useState(messageId);
   return (
     <Modal title={picked ? 'Rewind to before this message' : 'Rewind'} onClose={onClose} wide>
-      {picked ? <PreviewBody messageId={picked} messages={messages} onRewound={onRewound} onClose={onClose} /> : <MessagePicker messages={messages} onPick={setPicked} />}
+      {picked ? <PreviewBody messageId={picked} messages={messages} api={api} onRewound={onRewound} onClose={onClose} /> : <MessagePicker messages={messages} onPick={setPicked} />}
     </Modal>
   );
 }

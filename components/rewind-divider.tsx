@@ -1,8 +1,7 @@
 'use client';
 
-import { useState } from 'react';
+import { useState, type ComponentType } from 'react';
 import type { RewindNote } from '@/lib/contract/protocol';
-import { BranchViewer } from './branches';
 import { useRewind } from './rewind-context';
 
 function list(paths: string[], max = 4): string {
@@ -12,9 +11,10 @@ function list(paths: string[], max = 4): string {
 /**
  * Where a rewind happened, in the conversation: what it restored, the later messages kept as a
  * branch (one click opens it, read-only), and an undo of a code rewind (the workspace as it was just
- * before it, kept as a checkpoint).
+ * before it, kept as a checkpoint). `Branch` shows the branch: the chat's branch viewer, passed in because
+ * it draws its rows with the row that draws this divider.
  */
-export function RewindDivider({ note }: { note: RewindNote }) {
+export function RewindDivider({ note, Branch }: { note: RewindNote; Branch: ComponentType<{ branchId: string; onClose: () => void }> }) {
   const { rewind, blocked, readOnly } = useRewind();
   const [viewing, setViewing] = useState(false);
   const [undo, setUndo] = useState<'idle' | 'confirm' | 'pending' | 'done'>('idle');
@@ -66,7 +66,7 @@ export function RewindDivider({ note }: { note: RewindNote }) {
         </p>
       )}
       {error && <p className="mt-1 text-rose-700 dark:text-rose-400">{error}</p>}
-      {viewing && note.branchId && <BranchViewer branchId={note.branchId} onClose={() => setViewing(false)} />}
+      {viewing && note.branchId && <Branch branchId={note.branchId} onClose={() => setViewing(false)} />}
     </div>
   );
 }

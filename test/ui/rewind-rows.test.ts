@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { ClampMessage } from '../../lib/contract/protocol';
 import { rowsOf } from '../../components/chat-rows';
 import { RowView } from '../../components/message-view';
-import { ReadOnlyRewind, RewindProvider, turnOf } from '../../components/rewind-context';
+import { ReadOnlyRewind, RewindProvider } from '../../components/rewind-context';
+import { turnOf } from '../../components/use-rewind-api';
 
 /**
  * The rows the rewind UI adds to: a user message carries its Rewind and Edit controls (none in a
