@@ -4,10 +4,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Budget } from '../contract/budget';
-import type { McpServerEntry } from './config';
+import type { McpServerDef, McpServerEntry } from './config';
 import { confinedLaunch, type Confinement } from './confine';
 
 export type ServerStatus = 'stopped' | 'starting' | 'running' | 'crashed' | 'failed';
@@ -18,6 +17,9 @@ export function mcpLogDir(dataDir: string): string {
 }
 
 const CLIENT_INFO = { name: 'clamp', version: '0.1.0' };
+type StdioDef = Extract<McpServerDef, { command: string }>;
+type HttpDef = Exclude<McpServerDef, StdioDef>;
+type Sandboxed = Extract<Confinement, { bwrap: string }>;
 
 /**
  * One MCP server: its connection, its tools as the server lists them, its status, its stderr log and
@@ -118,40 +120,54 @@ export class ServerRuntime {
     const timeout = this.o.budget.MCP_CONNECT_TIMEOUT_MS;
     const confined = 'command' in def ? this.o.confine?.() : undefined;
     if (confined && 'problem' in confined) throw new Error(confined.problem);
-    const where = confined && 'spec' in confined ? ` (in the sandbox: ${confined.spec.level}, ${confined.spec.network ? 'network allowed' : 'no network'})` : '';
+    const sandbox = confined && 'spec' in confined ? confined : undefined;
+    const where = sandbox ? ` (in the sandbox: ${sandbox.spec.level}, ${sandbox.spec.network ? 'network allowed' : 'no network'})` : '';
     this.log(`clamp: starting ${'command' in def ? [def.command, ...(def.args ?? [])].join(' ') : def.url}${where}`);
     const client = new Client(CLIENT_INFO, { capabilities: {} });
-    let transport: Transport;
-    if ('command' in def) {
-      const launch =
-        confined && 'spec' in confined
-          ? confinedLaunch(confined.spec, confined.bwrap, def.command, def.args ?? [], getDefaultEnvironment(), def.env ?? {})
-          : { command: def.command, args: def.args ?? [], env: { ...getDefaultEnvironment(), ...(def.env ?? {}) } };
-      const t = new StdioClientTransport({ ...launch, cwd: this.o.workspace, stderr: 'pipe' });
-      const log = this.openLog();
-      t.stderr?.on('data', (d: Buffer) => log.write(d));
-      t.stderr?.on('end', () => log.end());
-      transport = t;
-      await client.connect(transport, { timeout });
-      this.pid = t.pid;
-    } else {
-      const url = new URL(def.url);
-      const headers = def.headers ?? {};
-      if (def.type === 'sse') {
-        transport = sseTransport(url, headers);
-        await client.connect(transport, { timeout });
-      } else {
-        try {
-          transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
-          await client.connect(transport, { timeout });
-        } catch (err) {
-          // an older server speaks only the HTTP+SSE transport: try it before giving up
-          this.log(`clamp: Streamable HTTP failed (${err instanceof Error ? err.message : String(err)}); trying SSE`);
-          transport = sseTransport(url, headers);
-          await client.connect(transport, { timeout });
-        }
-      }
+    if ('command' in def) await this.connectStdio(client, def, sandbox, timeout);
+    else await this.connectHttp(client, def, timeout);
+    this.follow(client, timeout);
+    this.client = client;
+    try {
+      this.tools = await listAllTools(client, timeout);
+    } catch (err) {
+      this.client = null;
+      this.stopping = true;
+      await client.close().catch(() => undefined);
+      this.stopping = false;
+      throw err;
     }
+  }
+
+  /** A local server: its command (inside the sandbox when confined), its stderr appended to its log. */
+  private async connectStdio(client: Client, def: StdioDef, sandbox: Sandboxed | undefined, timeout: number): Promise<void> {
+    const launch = sandbox
+      ? confinedLaunch(sandbox.spec, sandbox.bwrap, def.command, def.args ?? [], getDefaultEnvironment(), def.env ?? {})
+      : { command: def.command, args: def.args ?? [], env: { ...getDefaultEnvironment(), ...(def.env ?? {}) } };
+    const t = new StdioClientTransport({ ...launch, cwd: this.o.workspace, stderr: 'pipe' });
+    const log = this.openLog();
+    t.stderr?.on('data', (d: Buffer) => log.write(d));
+    t.stderr?.on('end', () => log.end());
+    await client.connect(t, { timeout });
+    this.pid = t.pid;
+  }
+
+  /** A remote server: Streamable HTTP, falling back to HTTP+SSE; or HTTP+SSE alone when the entry says so. */
+  private async connectHttp(client: Client, def: HttpDef, timeout: number): Promise<void> {
+    const url = new URL(def.url);
+    const headers = def.headers ?? {};
+    if (def.type === 'sse') return client.connect(sseTransport(url, headers), { timeout });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }), { timeout });
+    } catch (err) {
+      // an older server speaks only the HTTP+SSE transport: try it before giving up
+      this.log(`clamp: Streamable HTTP failed (${err instanceof Error ? err.message : String(err)}); trying SSE`);
+      await client.connect(sseTransport(url, headers), { timeout });
+    }
+  }
+
+  /** A dropped connection is a crash (unless it is being stopped); a changed tool list is listed again. */
+  private follow(client: Client, timeout: number): void {
     client.onclose = () => {
       if (this.client !== client) return;
       this.client = null;
@@ -169,16 +185,6 @@ export class ServerRuntime {
         this.log(`clamp: could not list the changed tools: ${err instanceof Error ? err.message : String(err)}`);
       }
     });
-    this.client = client;
-    try {
-      this.tools = await listAllTools(client, timeout);
-    } catch (err) {
-      this.client = null;
-      this.stopping = true;
-      await client.close().catch(() => undefined);
-      this.stopping = false;
-      throw err;
-    }
   }
 
   private crashed(): void {

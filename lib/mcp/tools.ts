@@ -1,4 +1,5 @@
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
 import type { Budget } from '../contract/budget';
 import type { McpToolInfo } from '../contract/mcp-rest';
 import { ToolError, type PolicyDecision, type SideEffect, type ToolDefinition } from '../contract/types';
@@ -56,59 +57,74 @@ export function buildServerTools(server: ServerRuntime, opts: McpServerOptions, 
     const description = headBytes((t.description ?? '').trim(), budget.MCP_TOOL_DESCRIPTION_MAX_BYTES);
     const info: McpToolInfo = { name: t.name, clampName, description, state: 'enabled', readOnlyHint: t.annotations?.readOnlyHint === true, effect, policy, tokens: 0 };
     infos.push(info);
-    if (taken.has(clampName)) {
-      info.state = 'skipped';
-      info.note = `its name ${clampName} is taken by another tool`;
-      continue;
-    }
-    const converted = convertInputSchema(t.inputSchema, budget.MCP_TOOL_SCHEMA_MAX_BYTES);
-    if (!converted.ok) {
-      info.state = 'skipped';
-      info.note = converted.reason;
-      continue;
-    }
-    let schema;
-    try {
-      schema = validatingSchema(t.inputSchema as Record<string, unknown>);
-    } catch (err) {
-      info.state = 'skipped';
-      info.note = `its input schema does not compile (${err instanceof Error ? err.message : String(err)})`;
-      continue;
-    }
-    if (converted.repairs.length) info.note = `schema repaired: ${converted.repairs.join('; ')}`;
+    const schemas = schemasOf(t, clampName, taken, budget, info);
+    if (!schemas) continue;
     taken.add(clampName);
     if (opts.disabledTools.includes(t.name)) {
       info.state = 'disabled';
       continue;
     }
-    const serverName = server.entry.name;
-    const toolName = t.name;
-    const def: ToolDefinition<typeof schema, McpCallMeta> = {
-      name: clampName,
-      effect,
-      schema,
-      jsonSchema: converted.schema,
-      describe: () => `${description || `The ${toolName} tool.`}\n(MCP tool ${toolName} of the server ${serverName}.)`,
-      summary: (input) => summaryOf(input),
-      policy: (): PolicyDecision => {
-        if (policy === 'deny') return { action: 'deny', reason: `the settings page denies ${serverName}'s tool ${toolName}` };
-        if (policy === 'allow') return { action: 'allow', reason: `allowed on the settings page (${serverName}'s tool ${toolName})` };
-        if (effect === 'read') return { action: 'allow', reason: `${serverName} marks ${toolName} read-only` };
-        return { action: 'ask', reason: `calls ${toolName} on the MCP server ${serverName}, which does not mark it read-only`, ruleKey: clampName };
-      },
-      run: async (input, ctx) => {
-        const timeoutMs = ctx.budget.MCP_CALL_TIMEOUT_MS;
-        let r;
-        try {
-          r = await server.call(toolName, input, { signal: ctx.signal, timeoutMs, onProgress: ctx.onProgress ? (text) => ctx.onProgress!({ kind: 'status', text }) : undefined });
-        } catch (err) {
-          if (ctx.signal.aborted) throw err;
-          throw callError(server, clampName, err, timeoutMs);
-        }
-        return toolOutputOf(r, { server: serverName, tool: toolName, budget: ctx.budget, takesImages: ctx.services[MODEL_TAKES_IMAGES] === true });
-      },
-    };
-    defs.push(def);
+    defs.push(toolDefinition(server, t.name, { clampName, effect, policy, description, ...schemas }));
   }
   return { defs, infos };
+}
+
+/** The schema a tool shows providers and the one its calls are checked with; undefined (the reason on `info`) when it is skipped. */
+function schemasOf(t: Tool, clampName: string, taken: Set<string>, budget: Budget, info: McpToolInfo): { schema: z.ZodType; jsonSchema: Record<string, unknown> } | undefined {
+  const skip = (note: string) => {
+    info.state = 'skipped';
+    info.note = note;
+    return undefined;
+  };
+  if (taken.has(clampName)) return skip(`its name ${clampName} is taken by another tool`);
+  const converted = convertInputSchema(t.inputSchema, budget.MCP_TOOL_SCHEMA_MAX_BYTES);
+  if (!converted.ok) return skip(converted.reason);
+  let schema;
+  try {
+    schema = validatingSchema(t.inputSchema as Record<string, unknown>);
+  } catch (err) {
+    return skip(`its input schema does not compile (${err instanceof Error ? err.message : String(err)})`);
+  }
+  if (converted.repairs.length) info.note = `schema repaired: ${converted.repairs.join('; ')}`;
+  return { schema, jsonSchema: converted.schema };
+}
+
+interface ToolShape {
+  clampName: string;
+  effect: SideEffect;
+  policy: McpToolInfo['policy'];
+  description: string;
+  schema: z.ZodType;
+  jsonSchema: Record<string, unknown>;
+}
+
+/** One server tool as a Clamp tool: its policy from the settings page and its read-only mark, its call through the server. */
+function toolDefinition(server: ServerRuntime, toolName: string, o: ToolShape): ToolDefinition<z.ZodType, McpCallMeta> {
+  const { clampName, effect, policy, description, schema } = o;
+  const serverName = server.entry.name;
+  return {
+    name: clampName,
+    effect,
+    schema,
+    jsonSchema: o.jsonSchema,
+    describe: () => `${description || `The ${toolName} tool.`}\n(MCP tool ${toolName} of the server ${serverName}.)`,
+    summary: (input) => summaryOf(input),
+    policy: (): PolicyDecision => {
+      if (policy === 'deny') return { action: 'deny', reason: `the settings page denies ${serverName}'s tool ${toolName}` };
+      if (policy === 'allow') return { action: 'allow', reason: `allowed on the settings page (${serverName}'s tool ${toolName})` };
+      if (effect === 'read') return { action: 'allow', reason: `${serverName} marks ${toolName} read-only` };
+      return { action: 'ask', reason: `calls ${toolName} on the MCP server ${serverName}, which does not mark it read-only`, ruleKey: clampName };
+    },
+    run: async (input, ctx) => {
+      const timeoutMs = ctx.budget.MCP_CALL_TIMEOUT_MS;
+      let r;
+      try {
+        r = await server.call(toolName, input, { signal: ctx.signal, timeoutMs, onProgress: ctx.onProgress ? (text) => ctx.onProgress!({ kind: 'status', text }) : undefined });
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        throw callError(server, clampName, err, timeoutMs);
+      }
+      return toolOutputOf(r, { server: serverName, tool: toolName, budget: ctx.budget, takesImages: ctx.services[MODEL_TAKES_IMAGES] === true });
+    },
+  };
 }
