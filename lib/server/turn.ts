@@ -1,13 +1,15 @@
 import type { UIMessageChunk } from 'ai';
 import type { ChatBody } from '../contract/chat-body';
-import type { ClampMessage } from '../contract/protocol';
+import type { ClampMessage, ModelStatus } from '../contract/protocol';
+import type { ToolServices } from '../contract/types';
 import type { AgentHost } from '../agent/host';
 import { ChatRequestError, mergeIncoming } from '../agent/chat-request';
 import type { ResolvedModel, UnresolvedModel } from '../agent/providers';
+import type { StepModel } from '../agent/model-switch';
 import { runTurn } from '../agent/run-turn';
-import { openDb } from '../store/db';
+import { openDb, type Db } from '../store/db';
 import { loadMessages, saveMessages } from '../store/messages';
-import { getSessionMode, nameFromMessages, requireSession, touchSession } from '../store/sessions';
+import { getSessionMode, nameFromMessages, requireSession, touchSession, type SessionRecord } from '../store/sessions';
 import { getApprovalSecret } from '../store/secrets';
 import { turnTools } from './mcp';
 import { getTaskManager } from '../tasks/manager';
@@ -85,75 +87,117 @@ export interface SessionTurnOptions {
 export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: SessionTurnOptions): Promise<ReadableStream<UIMessageChunk>> {
   const db = openDb(cfg.dataDir);
   const session = requireSession(db, body.sessionId, cfg.workspace);
-  // the steps ask for the session's model again (a pick in the header counts from the next step); the first finds this one
-  const stepModels = sessionModelForSteps(cfg, body.sessionId);
-  const inputs = o.model ? '' : stepModels.inputs();
-  const resolved = o.model ?? (await sessionModelWithWindow(cfg, body.sessionId));
-  if (!o.model) stepModels.seed(inputs, resolved);
-  if (!resolved.ok) throw new NoModelError(resolved.status.help ?? 'No model is configured.');
+  const model = await turnModel(cfg, body.sessionId, o);
   if (runningTurns().has(body.sessionId)) {
     throw new HttpError(409, 'This session is already working on a turn. Wait for it, or press Stop.');
   }
   // built-ins and MCP tools (with deferral for the window), read afresh for every turn
-  const tools = await turnTools(cfg, { sessionId: body.sessionId, status: resolved.status, mode: () => getSessionMode(db, body.sessionId) ?? 'default' });
+  const tools = await turnTools(cfg, { sessionId: body.sessionId, status: model.resolved.status, mode: () => getSessionMode(db, body.sessionId) ?? 'default' });
   if (session.parentId) throw new HttpError(409, "This is a subagent's transcript: it is read-only. Continue in its parent session.");
+  const host = turnHost(cfg, db, body.sessionId, tools.services, o);
+  const messages = await storeIncoming(cfg, db, session, body, host, model.resolved.status, o.signal);
+  const held = holdSession(body.sessionId, o);
+  const stream = runTurn({
+    host,
+    reg: tools.reg,
+    systemExtra: tools.systemExtra,
+    model: model.resolved.model,
+    status: model.resolved.status,
+    messages,
+    signal: held.signal,
+    approvalSecret: getApprovalSecret(cfg.dataDir),
+    maxSteps: o.maxSteps ?? maxStepsFromEnv(),
+    stepModel: model.stepModel,
+    save: saveTurn(db, body.sessionId, messages),
+  });
+  return held.release(stream);
+}
+
+/**
+ * The model of a turn: the caller's, else the session's (its pick, else the configured one, with the
+ * window a local server reports); then the steps ask for the session's model again, so a model picked in
+ * the header mid-turn answers from the next step (a model given by the caller stays). Throws NoModelError.
+ */
+async function turnModel(cfg: ServerConfig, sessionId: string, o: SessionTurnOptions): Promise<{ resolved: ResolvedModel; stepModel?: () => StepModel | null }> {
+  if (o.model) {
+    if (!o.model.ok) throw new NoModelError(o.model.status.help ?? 'No model is configured.');
+    return { resolved: o.model };
+  }
+  // the steps' first ask finds this turn's own model
+  const steps = sessionModelForSteps(cfg, sessionId);
+  const inputs = steps.inputs();
+  const resolved = await sessionModelWithWindow(cfg, sessionId);
+  steps.seed(inputs, resolved);
+  if (!resolved.ok) throw new NoModelError(resolved.status.help ?? 'No model is configured.');
+  const stepModel = () => {
+    const r = steps.resolve();
+    return r.ok && specOf(r) ? { id: r.status.model!, model: r.model } : null;
+  };
+  return { resolved, stepModel };
+}
+
+/** The store's host of the session with the turn's tool services, or the caller's host derived from it. */
+function turnHost(cfg: ServerConfig, db: Db, sessionId: string, services: ToolServices, o: SessionTurnOptions): AgentHost {
   // without a host of its own (a headless run brings one) the person follows the turn in the page: ask_user waits for them
-  const stored = storeHost(db, { sessionId: body.sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir), ...tools.services }, person: !o.host });
-  const host = o.host ? o.host(stored) : stored;
+  const stored = storeHost(db, { sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir), ...services }, person: !o.host });
+  return o.host ? o.host(stored) : stored;
+}
+
+/**
+ * The body merged into the stored conversation (its attachments read, the late diagnostics the model has
+ * not read yet noted) and saved before the model is asked anything: a crash loses no input. Throws
+ * HttpError for a body that does not fit the conversation.
+ */
+async function storeIncoming(cfg: ServerConfig, db: Db, session: SessionRecord, body: ChatBody, host: AgentHost, status: ModelStatus, signal: AbortSignal): Promise<ClampMessage[]> {
+  const extra = body.message
+    ? await attachmentParts(body.message, { workspace: cfg.workspace, dataDir: cfg.dataDir, mode: session.mode, sessionId: body.sessionId, signal, imageInput: status.imageInput, modelLabel: status.label })
+    : [];
   let messages: ClampMessage[];
   let loaded: ClampMessage[];
-  const extra = body.message
-    ? await attachmentParts(body.message, { workspace: cfg.workspace, dataDir: cfg.dataDir, mode: session.mode, sessionId: body.sessionId, signal: o.signal, imageInput: resolved.status.imageInput, modelLabel: resolved.status.label })
-    : [];
   try {
     loaded = loadMessages(db, body.sessionId);
-    // a new message carries the late diagnostics the model has not read yet
     messages = withLateNote(mergeIncoming(loaded, body, host.answerFor, extra), body.sessionId);
   } catch (err) {
     if (err instanceof ChatRequestError) throw new HttpError(err.status, err.message);
     throw err;
   }
-  // the user's message is stored before the model is asked anything: a crash loses no input
   saveMessages(db, body.sessionId, messages, { storedBefore: samePrefix(messages, loaded) });
   nameFromMessages(db, body.sessionId, messages);
   touchSession(db, body.sessionId);
+  return messages;
+}
 
+/** The turn's save after each step: the messages before the turn's own are the objects saved at its start, so only the turn's message is written. */
+function saveTurn(db: Db, sessionId: string, messages: ClampMessage[]): (all: ClampMessage[]) => void {
+  return (all) => {
+    try {
+      saveMessages(db, sessionId, all, { storedBefore: samePrefix(all, messages) });
+      touchSession(db, sessionId);
+    } catch (err) {
+      console.error('clamp: could not save the session:', err);
+    }
+  };
+}
+
+/**
+ * The session marked as running a turn: its abort follows the caller's signal, and `release` lets the
+ * session go when the turn's stream ends — or a while after the abort, since a cancelled response (the
+ * page went away) must still release it.
+ */
+function holdSession(sessionId: string, o: SessionTurnOptions): { signal: AbortSignal; release: (stream: ReadableStream<UIMessageChunk>) => ReadableStream<UIMessageChunk> } {
   const abort = new AbortController();
-  runningTurns().set(body.sessionId, abort);
+  runningTurns().set(sessionId, abort);
   const onGone = () => abort.abort(new Error(o.abortReason ?? 'the page stopped the turn'));
   o.signal.addEventListener('abort', onGone);
   const finish = () => {
     o.signal.removeEventListener('abort', onGone);
-    if (runningTurns().get(body.sessionId) === abort) runningTurns().delete(body.sessionId);
+    if (runningTurns().get(sessionId) === abort) runningTurns().delete(sessionId);
   };
-  const stream = runTurn({
-    host,
-    reg: tools.reg,
-    systemExtra: tools.systemExtra,
-    model: resolved.model,
-    status: resolved.status,
-    messages,
+  return {
     signal: abort.signal,
-    approvalSecret: getApprovalSecret(cfg.dataDir),
-    maxSteps: o.maxSteps ?? maxStepsFromEnv(),
-    // a model picked in the header mid-turn answers from the next step (a model given by the caller stays)
-    stepModel: o.model
-      ? undefined
-      : () => {
-          const r = stepModels.resolve();
-          return r.ok && specOf(r) ? { id: r.status.model!, model: r.model } : null;
-        },
-    save: (all) => {
-      try {
-        // the messages before the turn's own are the objects saved above: only the turn's message is written
-        saveMessages(db, body.sessionId, all, { storedBefore: samePrefix(all, messages) });
-        touchSession(db, body.sessionId);
-      } catch (err) {
-        console.error('clamp: could not save the session:', err);
-      }
+    release: (stream) => {
+      abort.signal.addEventListener('abort', () => setTimeout(finish, 5000).unref?.());
+      return stream.pipeThrough(new TransformStream<UIMessageChunk, UIMessageChunk>({ flush: finish }));
     },
-  });
-  // a cancelled response (the page went away) must still release the session
-  abort.signal.addEventListener('abort', () => setTimeout(finish, 5000).unref?.());
-  return stream.pipeThrough(new TransformStream<UIMessageChunk, UIMessageChunk>({ flush: finish }));
+  };
 }
