@@ -1,6 +1,7 @@
 import type { ContextWindowSource, ModelPrices, ModelStatus } from '../contract/protocol';
 import { lookupCatalogue } from './context/catalogue';
-import { discoverServerWindow } from './context/discover';
+import { providerRow } from '../contract/providers';
+import { discoverServerWindow, type DiscoverOptions } from './context/discover';
 
 /** When a model is unknown: a conservative window, so budgets err on the small side. */
 export const DEFAULT_WINDOW_TOKENS = 32_768;
@@ -21,14 +22,15 @@ export function contextWindowFor(provider: string | null, modelId: string | null
 }
 
 /**
- * For local servers (openai-compatible, ollama): the window the server itself reports, which beats
- * the catalogue (a local server runs with the length it was started with). The settings override
- * still wins. Returns the status unchanged when the server does not say. Never throws.
+ * For local servers (the providers whose table row names window probes): the window the server itself
+ * reports, which beats the catalogue (a local server runs with the length it was started with). The
+ * settings override still wins. Returns the status unchanged when the server does not say. With a data
+ * dir the answer is remembered there for the next process. Never throws.
  */
-export async function withServerWindow(status: ModelStatus, baseUrl: string | null, o: { fetch?: typeof fetch } = {}): Promise<ModelStatus> {
+export async function withServerWindow(status: ModelStatus, baseUrl: string | null, o: Pick<DiscoverOptions, 'fetch' | 'dataDir' | 'now'> = {}): Promise<ModelStatus> {
   if (!status.configured || !baseUrl || !status.model || status.windowSource.kind === 'settings') return status;
-  if (status.provider !== 'openai-compatible' && status.provider !== 'ollama') return status;
-  const found = await discoverServerWindow(status.provider, baseUrl, status.model, o);
+  if (!providerRow(status.provider)?.windowProbes.length) return status;
+  const found = await discoverServerWindow(status.provider!, baseUrl, status.model, o);
   if (!found) return status;
   return { ...status, windowTokens: found.tokens, windowSource: { kind: 'server', detail: found.detail } };
 }

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { BUDGET } from './budget';
 import { parseHostPattern } from './hosts';
+import { PROVIDERS, SECRET_NAMES, type Provider, type SecretName } from './providers';
 import { PERMISSION_MODES, type PermissionMode } from './types';
 import type { ClampMessage, ImageInput, ModelStatus, SandboxView, SavedRule, SessionSummary, StoredApproval, TaskSummary } from './protocol';
 
@@ -27,7 +28,7 @@ export const sessionPatchBody = z
       .trim()
       .regex(/^[a-z-]+:.+$/, 'must be provider:model, as GET /api/models lists them')
       .max(4200)
-      .refine((m) => (PROVIDERS as readonly string[]).includes(m.slice(0, m.indexOf(':'))), { message: `names an unknown provider; use one of: anthropic, openai, openai-compatible, ollama, scripted` })
+      .refine((m) => (PROVIDERS as readonly string[]).includes(m.slice(0, m.indexOf(':'))), { message: `names an unknown provider; use one of: ${PROVIDERS.join(', ')}` })
       .nullable()
       .optional(),
   })
@@ -38,9 +39,8 @@ export type SessionPatchBody = z.infer<typeof sessionPatchBody>;
 export const compactBody = z.strictObject({ focus: z.string().trim().max(BUDGET.COMPACTION_FOCUS_MAX_BYTES).optional() });
 export type CompactBody = z.infer<typeof compactBody>;
 
-/** The model providers Clamp knows. */
-export const PROVIDERS = ['anthropic', 'openai', 'openai-compatible', 'ollama', 'scripted'] as const;
-export type Provider = (typeof PROVIDERS)[number];
+/** The model providers Clamp knows (the provider table's names). */
+export { PROVIDERS, type Provider };
 
 const httpUrl = z
   .string()
@@ -63,7 +63,7 @@ export const settingsUpdateBody = z
     baseUrl: httpUrl.nullable(),
     contextWindow: z.int().min(1024).max(100_000_000).nullable(),
     defaultMode: mode,
-    keys: z.strictObject({ anthropic: apiKey, openai: apiKey, 'openai-compatible': apiKey }).optional(),
+    keys: z.strictObject(Object.fromEntries(SECRET_NAMES.map((n) => [n, apiKey])) as Record<SecretName, typeof apiKey>).optional(),
     sandbox: z
       .strictObject({
         level: z.enum(SANDBOX_SETTING_LEVELS),

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { BUDGET } from '../contract/budget';
 import type { ModelCheck, ModelCheckRequest, SecretName } from '../contract/protocol';
-import { DEFAULT_MODELS, OLLAMA_BASE_URL, resolveModel, type ProviderName } from '../agent/providers';
+import { resolveModel, type ProviderName } from '../agent/providers';
 import { loadScript } from '../agent/scripted-model';
+import { providerRow, type ProviderRow } from '../contract/providers';
 import { readSecrets, SECRET_ENV } from '../store/secrets';
 
 /**
@@ -11,9 +12,7 @@ import { readSecrets, SECRET_ENV } from '../store/secrets';
  * person did (the file they gave, the URL they typed), never an environment variable they did not use.
  */
 
-const SECRET_OF: Partial<Record<ProviderName, SecretName>> = { anthropic: 'anthropic', openai: 'openai', 'openai-compatible': 'openai-compatible' };
 type Env = Readonly<Record<string, string | undefined>>;
-const OLLAMA_ROOT = OLLAMA_BASE_URL.replace(/\/v1$/, '');
 
 export interface CheckOptions {
   dataDir: string;
@@ -117,66 +116,33 @@ function checkScript(model: string | null): ModelCheck {
   }
 }
 
-/** Where each provider lists its models, and how to ask. */
-function listRequest(provider: Exclude<ProviderName, 'scripted'>, baseUrl: string | null, key: Key | undefined, env: Env): { url: string; headers: Record<string, string>; what: string } | { error: string } {
-  const bearer: Record<string, string> = key ? { authorization: `Bearer ${key.value}` } : {};
-  const base = (u: string) => u.replace(/\/+$/, '');
-  switch (provider) {
-    case 'anthropic':
-      // the same base URL the provider itself uses
-      return { url: `${base(env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com/v1')}/models?limit=1000`, headers: { 'x-api-key': key!.value, 'anthropic-version': '2023-06-01' }, what: 'Anthropic' };
-    case 'openai':
-      return { url: `${base(env.OPENAI_BASE_URL || 'https://api.openai.com/v1')}/models`, headers: bearer, what: 'OpenAI' };
-    case 'openai-compatible': {
-      const u = baseUrl || env.CLAMP_BASE_URL || env.OPENAI_BASE_URL;
-      if (!u) return { error: 'Enter the base URL of your server (LM Studio http://127.0.0.1:1234/v1, vLLM http://127.0.0.1:8000/v1, llama.cpp http://127.0.0.1:8080/v1 …).' };
-      return { url: `${base(u)}/models`, headers: bearer, what: 'the server' };
-    }
-    case 'ollama':
-      return { url: `${base(baseUrl || OLLAMA_ROOT).replace(/\/v1$/, '')}/api/tags`, headers: {}, what: 'Ollama' };
-  }
+/** How each way of sending a key is written in a request's headers. */
+const AUTH: Record<NonNullable<ProviderRow['listing']>['auth'], (key: string | undefined) => Record<string, string>> = {
+  'x-api-key': (key) => ({ 'x-api-key': key!, 'anthropic-version': '2023-06-01' }),
+  bearer: (key): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
+  none: () => ({}),
+};
+
+/**
+ * Where a provider lists its models, and how to ask: its row's listing at the base URL typed (for a
+ * server the person names), else the environment's, else the API's own (the same base URL the
+ * provider's client uses).
+ */
+export function listRequest(row: ProviderRow, baseUrl: string | null, key: Key | undefined, env: Env): { url: string; headers: Record<string, string>; what: string } | { error: string } {
+  const listing = row.listing!;
+  const e = row.endpoint;
+  const u = (e.setting ? baseUrl : null) || e.env.map((k) => env[k]).find(Boolean) || e.default;
+  if (!u) return { error: row.fields.baseUrl?.missing ?? `Enter the base URL of the ${row.name} server.` };
+  let base = u.replace(/\/+$/, '');
+  if (listing.root && e.apiPath && base.endsWith(e.apiPath)) base = base.slice(0, -e.apiPath.length);
+  return { url: `${base}${listing.path}`, headers: AUTH[listing.auth](key?.value), what: listing.what };
 }
 
-/** Check model settings as the dialog holds them. Never throws; bounded by timeoutMs. */
-export async function checkModel(req: ModelCheckRequest, opts: CheckOptions): Promise<ModelCheck> {
-  const env = opts.env ?? process.env;
-  const timeoutMs = opts.timeoutMs ?? BUDGET.MODEL_LIST_TIMEOUT_MS;
-  const model = req.model?.trim() || null;
-  const baseUrl = req.baseUrl?.trim() || null;
-  if (!req.provider) {
-    // "first one found configured": what the environment gives
-    let keys: ReturnType<typeof readSecrets> = {};
-    try {
-      keys = readSecrets(opts.dataDir);
-    } catch (err) {
-      return fail((err as Error).message);
-    }
-    const r = resolveModel(env, {}, { anthropic: keys.anthropic, openai: keys.openai, openaiCompatible: keys['openai-compatible'] });
-    if (!r.ok) return fail(r.status.help ?? 'No model is configured. Choose a provider.');
-    const inner = await checkModel({ provider: r.status.provider as ProviderName, model: r.status.model, baseUrl: null, key: null }, opts);
-    return { ...inner, message: `No provider chosen, so Clamp uses ${r.status.label}. ${inner.message}` };
-  }
-  if (req.provider === 'scripted') return checkScript(model);
-  if (baseUrl && !(/^https?:\/\//i.test(baseUrl) && URL.canParse(baseUrl))) return fail(`${baseUrl} is not a URL. Write it as http://host:port${req.provider === 'ollama' ? '' : '/v1'}.`);
-
-  const secret = SECRET_OF[req.provider];
-  const key = secret ? keyFor(secret, req.key, opts.dataDir, env) : undefined;
-  if (key && 'error' in key) return fail(key.error);
-  if (!key && (req.provider === 'anthropic' || req.provider === 'openai')) return fail(`The ${req.provider} provider needs an API key: paste it in the API key field.`);
-  const ask = listRequest(req.provider, baseUrl, key, env);
-  if ('error' in ask) return fail(ask.error);
-  const got = await getJson(ask.url, ask.headers, timeoutMs, key?.from);
-  if ('error' in got) return fail(got.error);
-  const models = modelIds(got.body);
-  if (!models) return fail(`${ask.url} answered, but not with a model list. Is this ${req.provider === 'ollama' ? 'Ollama' : 'an OpenAI-compatible server'}?`);
-
-  const reached = `Reached ${ask.what} at ${new URL(ask.url).origin}: ${models.length} model${models.length === 1 ? '' : 's'} listed.`;
-  // the connection worked from here on: what is left to say is about the model
-  const answer = (ok: boolean, message: string, pick: string | null = null): ModelCheck => ({ ok, message: `${reached} ${message}`, models, reached: true, pick });
-  if (req.provider === 'ollama' && models.length === 0) return answer(false, 'Pull one first (ollama pull qwen3-coder), then test again.');
+/** What the list says of the model asked for: the default, the only one listed, a listed one, or a choice left. */
+function judgeModel(row: ProviderRow, models: string[], model: string | null, answer: (ok: boolean, message: string, pick?: string | null) => ModelCheck): ModelCheck {
+  if (row.listing?.empty && models.length === 0) return answer(false, row.listing.empty);
   if (!model) {
-    const dflt = DEFAULT_MODELS[req.provider];
-    if (dflt) return answer(true, `With Model empty, Clamp uses ${dflt}.`);
+    if (row.defaultModel) return answer(true, `With Model empty, Clamp uses ${row.defaultModel}.`);
     // the only model there is: the dialog fills it in, so Save saves it
     if (models.length === 1) return answer(true, `Clamp uses ${models[0]}, the only one listed; it is filled in as the Model.`, models[0]);
     return answer(false, 'Pick the model to use from the list.');
@@ -184,4 +150,41 @@ export async function checkModel(req: ModelCheckRequest, opts: CheckOptions): Pr
   const pick = listedAs(models, model);
   if (models.length > 0 && !pick) return answer(false, `“${model}” is not one of them: pick a listed model, or check the name.`);
   return answer(true, `${model} ${models.length ? 'is one of them' : 'could not be checked against the list'}.`, pick);
+}
+
+/** Reach a provider that lists its models, with the key it needs, and judge the model against the list. */
+async function checkListed(row: ProviderRow, req: ModelCheckRequest, opts: CheckOptions, env: Env): Promise<ModelCheck> {
+  const model = req.model?.trim() || null;
+  const baseUrl = req.baseUrl?.trim() || null;
+  if (baseUrl && !(/^https?:\/\//i.test(baseUrl) && URL.canParse(baseUrl))) return fail(`${baseUrl} is not a URL. Write it as http://host:port${row.endpoint.apiPath ? '' : '/v1'}.`);
+  const key = row.secret?.onPage ? keyFor(row.secret.name as SecretName, req.key, opts.dataDir, env) : undefined;
+  if (key && 'error' in key) return fail(key.error);
+  if (!key && row.secret?.required) return fail(`The ${row.name} provider needs an API key: paste it in the API key field.`);
+  const ask = listRequest(row, baseUrl, key, env);
+  if ('error' in ask) return fail(ask.error);
+  const got = await getJson(ask.url, ask.headers, opts.timeoutMs ?? BUDGET.MODEL_LIST_TIMEOUT_MS, key?.from);
+  if ('error' in got) return fail(got.error);
+  const models = modelIds(got.body);
+  if (!models) return fail(`${ask.url} answered, but not with a model list. Is this ${row.listing!.kind}?`);
+  const reached = `Reached ${ask.what} at ${new URL(ask.url).origin}: ${models.length} model${models.length === 1 ? '' : 's'} listed.`;
+  // the connection worked from here on: what is left to say is about the model
+  return judgeModel(row, models, model, (ok, message, pick = null) => ({ ok, message: `${reached} ${message}`, models, reached: true, pick }));
+}
+
+/** Check model settings as the dialog holds them. Never throws; bounded by timeoutMs. */
+export async function checkModel(req: ModelCheckRequest, opts: CheckOptions): Promise<ModelCheck> {
+  const env = opts.env ?? process.env;
+  const row = providerRow(req.provider);
+  if (row) return row.listing ? checkListed(row, req, opts, env) : checkScript(req.model?.trim() || null);
+  // "first one found configured": what the environment gives
+  let keys: ReturnType<typeof readSecrets> = {};
+  try {
+    keys = readSecrets(opts.dataDir);
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  const r = resolveModel(env, {}, keys);
+  if (!r.ok) return fail(r.status.help ?? 'No model is configured. Choose a provider.');
+  const inner = await checkModel({ provider: r.status.provider as ProviderName, model: r.status.model, baseUrl: null, key: null }, opts);
+  return { ...inner, message: `No provider chosen, so Clamp uses ${r.status.label}. ${inner.message}` };
 }

@@ -5,25 +5,30 @@ import { readSecrets } from '../store/secrets';
 import { getModelSettings } from '../store/settings';
 import type { ServerConfig } from './http';
 
-/** The model a new turn uses: settings saved on the page, then the environment. Never throws. */
-export function currentModel(cfg: ServerConfig, env: NodeJS.ProcessEnv = process.env): ResolvedModel | UnresolvedModel {
-  const db = openDb(cfg.dataDir);
-  let secrets: ReturnType<typeof readSecrets> = {};
+/** The stored API keys; none when the secrets file is broken (the environment's keys still work, and the settings page shows the error). */
+export function storedKeys(dataDir: string): ReturnType<typeof readSecrets> {
   try {
-    secrets = readSecrets(cfg.dataDir);
+    return readSecrets(dataDir);
   } catch {
-    // a broken secrets file: the environment's keys still work, and the settings page shows the error
+    return {};
   }
-  return resolveModel(env, getModelSettings(db, cfg.mode), {
-    anthropic: secrets.anthropic,
-    openai: secrets.openai,
-    openaiCompatible: secrets['openai-compatible'],
-  });
 }
 
-/** currentModel, with the window a local server reports for itself (asked once, then remembered). Never throws. */
-export async function currentModelWithWindow(cfg: ServerConfig, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedModel | UnresolvedModel> {
-  const r = currentModel(cfg, env);
+/** The model a new turn uses: settings saved on the page, then the environment. Never throws. */
+export function currentModel(cfg: ServerConfig, env: NodeJS.ProcessEnv = process.env): ResolvedModel | UnresolvedModel {
+  return resolveModel(env, getModelSettings(openDb(cfg.dataDir), cfg.mode), storedKeys(cfg.dataDir));
+}
+
+/**
+ * A resolved model with the window its server reports for itself: asked once, then remembered in the
+ * data dir for WINDOW_DISCOVERY_CACHE_MS (the next `clamp run` does not ask again). Never throws.
+ */
+export async function withWindow(cfg: ServerConfig, r: ResolvedModel | UnresolvedModel): Promise<ResolvedModel | UnresolvedModel> {
   if (!r.ok) return r;
-  return { ...r, status: await withServerWindow(r.status, r.baseUrl) };
+  return { ...r, status: await withServerWindow(r.status, r.baseUrl, { dataDir: cfg.dataDir }) };
+}
+
+/** currentModel, with the window a local server reports for itself (withWindow). Never throws. */
+export async function currentModelWithWindow(cfg: ServerConfig, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedModel | UnresolvedModel> {
+  return withWindow(cfg, currentModel(cfg, env));
 }

@@ -1,24 +1,15 @@
 import { parseModelSpec, resolveModel, type ProviderName, type ResolvedModel, type UnresolvedModel } from '../agent/providers';
-import { withServerWindow } from '../agent/windows';
 import { BUDGET } from '../contract/budget';
+import { PROVIDER_TABLE, type ProviderRow } from '../contract/providers';
 import type { ModelCapabilityAnswer, ModelChoicesAnswer, ModelChoiceGroup } from '../contract/rest';
 import { openDb } from '../store/db';
-import { readSecrets } from '../store/secrets';
 import { getModelSettings } from '../store/settings';
 import { getSession, getSessionModel } from '../store/sessions';
 import type { ServerConfig } from './http';
-import { currentModel, currentModelWithWindow } from './model';
+import { currentModel, currentModelWithWindow, storedKeys, withWindow } from './model';
 import { checkModel } from './model-check';
 
 type Env = NodeJS.ProcessEnv;
-
-function keys(dataDir: string): ReturnType<typeof readSecrets> {
-  try {
-    return readSecrets(dataDir);
-  } catch {
-    return {};
-  }
-}
 
 /** The `provider:model` a resolved model is, as the picker and the session store spell it. */
 export function specOf(r: { status: { provider: string | null; model: string | null } }): string | null {
@@ -32,8 +23,7 @@ export function specOf(r: { status: { provider: string | null; model: string | n
 export function resolveSpec(cfg: ServerConfig, spec: string, env: Env = process.env): ResolvedModel | UnresolvedModel {
   const parsed = parseModelSpec(spec);
   const saved = getModelSettings(openDb(cfg.dataDir), cfg.mode);
-  const k = keys(cfg.dataDir);
-  const pk = { anthropic: k.anthropic, openai: k.openai, openaiCompatible: k['openai-compatible'] };
+  const pk = storedKeys(cfg.dataDir);
   if ('error' in parsed) return resolveModel({ CLAMP_MODEL: spec }, {}, pk);
   const sameProvider = saved.provider === parsed.provider;
   return resolveModel(
@@ -56,10 +46,13 @@ export function sessionModel(cfg: ServerConfig, sessionId: string, env: Env = pr
   return picked ? resolveSpec(cfg, picked, env) : currentModel(cfg, env);
 }
 
+/** The prefixes of the environment variables a model's resolution reads: CLAMP_ and each provider's (its key's, its base URL's). */
+const MODEL_ENV_PREFIXES = new Set(['CLAMP', ...PROVIDER_TABLE.flatMap((r: ProviderRow) => [r.secret?.env ?? '', ...r.endpoint.env].filter(Boolean).map((v) => v.split('_')[0]))]);
+
 /** The environment variables a model's resolution reads (provider, keys, base URLs, CLAMP_IMAGE_INPUT …). */
 function modelEnv(env: Env): [string, string | undefined][] {
   return Object.entries(env)
-    .filter(([k]) => /^(CLAMP|ANTHROPIC|OPENAI)_/.test(k))
+    .filter(([k]) => k.includes('_') && MODEL_ENV_PREFIXES.has(k.split('_')[0]))
     .sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
@@ -81,7 +74,7 @@ export function sessionModelForSteps(cfg: ServerConfig, sessionId: string, env: 
   let memo: { key: string; r: ResolvedModel | UnresolvedModel } | null = null;
   const inputs = () => {
     const db = openDb(cfg.dataDir);
-    return JSON.stringify([getSessionModel(db, sessionId) ?? null, getModelSettings(db, cfg.mode), keys(cfg.dataDir), modelEnv(env)]);
+    return JSON.stringify([getSessionModel(db, sessionId) ?? null, getModelSettings(db, cfg.mode), storedKeys(cfg.dataDir), modelEnv(env)]);
   };
   return {
     inputs,
@@ -99,30 +92,29 @@ export function sessionModelForSteps(cfg: ServerConfig, sessionId: string, env: 
 /** sessionModel with the window a local server reports for itself. Never throws. */
 export async function sessionModelWithWindow(cfg: ServerConfig, sessionId: string, env: Env = process.env): Promise<ResolvedModel | UnresolvedModel> {
   const picked = getSession(openDb(cfg.dataDir), sessionId)?.model;
-  if (!picked) return currentModelWithWindow(cfg, env);
-  const r = resolveSpec(cfg, picked, env);
-  if (!r.ok) return r;
-  return { ...r, status: await withServerWindow(r.status, r.baseUrl) };
+  return picked ? withWindow(cfg, resolveSpec(cfg, picked, env)) : currentModelWithWindow(cfg, env);
 }
 
 const listCache = new Map<string, { at: number; group: ModelChoiceGroup }>();
 
-/** The providers this server can reach without more setup: the default's, and every one with a key or a base URL. */
+/**
+ * Whether a provider can be reached without more setup: its required key is stored or set, or (a server
+ * the person names) it is the saved provider or its base URL's environment variable is set.
+ */
+function reachable(row: ProviderRow, savedProvider: string | null, keys: ReturnType<typeof storedKeys>, env: Env): boolean {
+  if (row.secret?.required) return !!(keys[row.secret.name as keyof typeof keys] || env[row.secret.env]);
+  return row.endpoint.setting && (savedProvider === row.name || !!(row.endpoint.env[0] && env[row.endpoint.env[0]]));
+}
+
+/** The providers this server can reach without more setup: the default's first, then every reachable one (the saved base URL for the saved provider). */
 function configuredProviders(cfg: ServerConfig, env: Env): { provider: ProviderName; baseUrl: string | null }[] {
   const saved = getModelSettings(openDb(cfg.dataDir), cfg.mode);
-  const k = keys(cfg.dataDir);
-  const def = currentModel(cfg, env).status.provider as ProviderName | null;
-  const out: { provider: ProviderName; baseUrl: string | null }[] = [];
-  const add = (provider: ProviderName, baseUrl: string | null = null) => {
-    if (!out.some((o) => o.provider === provider)) out.push({ provider, baseUrl });
-  };
-  const savedUrl = (p: ProviderName) => (saved.provider === p ? saved.baseUrl : null);
-  if (def && def !== 'scripted') add(def, savedUrl(def));
-  if (k.anthropic || env.ANTHROPIC_API_KEY) add('anthropic');
-  if (k.openai || env.OPENAI_API_KEY) add('openai');
-  if (savedUrl('openai-compatible') || env.CLAMP_BASE_URL) add('openai-compatible', savedUrl('openai-compatible'));
-  if (saved.provider === 'ollama') add('ollama', savedUrl('ollama'));
-  return out;
+  const k = storedKeys(cfg.dataDir);
+  const def = currentModel(cfg, env).status.provider;
+  // a script lists no models
+  const rows = PROVIDER_TABLE.filter((r: ProviderRow) => r.listing && (r.name === def || reachable(r, saved.provider, k, env)));
+  rows.sort((a, b) => Number(b.name === def) - Number(a.name === def));
+  return rows.map((r) => ({ provider: r.name, baseUrl: saved.provider === r.name ? saved.baseUrl : null }));
 }
 
 /**

@@ -1,15 +1,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SecretName } from '../contract/protocol';
+import { SECRET_ENV, SECRET_NAMES, type SecretName } from '../contract/providers';
 
-/** The API keys the settings page can store, and the environment variable each one also comes from. */
-export const SECRET_ENV: Readonly<Record<SecretName, string>> = {
-  anthropic: 'ANTHROPIC_API_KEY',
-  openai: 'OPENAI_API_KEY',
-  'openai-compatible': 'CLAMP_API_KEY',
-};
-export const SECRET_NAMES = Object.keys(SECRET_ENV) as SecretName[];
+/** The API keys the settings page can store, and the environment variable each one also comes from (the provider table's). */
+export { SECRET_ENV, SECRET_NAMES };
 
 export const SECRETS_FILE_NAME = 'secrets.json';
 export const APPROVAL_SECRET_FILE_NAME = 'approval-secret';
@@ -28,7 +23,7 @@ function tempPath(file: string): string {
 }
 
 /** Write a private (0600) file atomically: temp file in the same folder, fsync, rename. */
-function writePrivateFile(file: string, data: string | Buffer): void {
+export function writePrivateFile(file: string, data: string | Buffer): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = tempPath(file);
   const fd = fs.openSync(tmp, 'wx', 0o600);

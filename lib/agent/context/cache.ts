@@ -1,6 +1,12 @@
 import type { ModelMessage, SystemModelMessage } from 'ai';
+import { providerRow } from '../../contract/providers';
 
 const EPHEMERAL = { anthropic: { cacheControl: { type: 'ephemeral' } } } as const;
+
+/** Whether a provider caches a prompt's prefix only where a request marks it (the provider table says): then cachedSystem and withCacheBreakpoints apply. */
+export function usesCacheBreakpoints(provider: string | null): boolean {
+  return providerRow(provider)?.cacheBreakpoints ?? false;
+}
 
 /** The system prompt as a message that carries a cache breakpoint for Anthropic (it caches the tool definitions before it too). */
 export function cachedSystem(system: string): SystemModelMessage {

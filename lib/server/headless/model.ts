@@ -1,7 +1,6 @@
 import { parseModelSpec, type ResolvedModel, type UnresolvedModel } from '../../agent/providers';
-import { withServerWindow } from '../../agent/windows';
 import type { ServerConfig } from '../http';
-import { currentModelWithWindow } from '../model';
+import { currentModelWithWindow, withWindow } from '../model';
 import { resolveSpec, sessionModelWithWindow } from '../session-model';
 import { UsageError } from './args';
 
@@ -15,7 +14,5 @@ export async function modelForRun(cfg: ServerConfig, spec: string | undefined, s
   if (spec === undefined) return sessionId ? sessionModelWithWindow(cfg, sessionId, env) : currentModelWithWindow(cfg, env);
   const parsed = parseModelSpec(spec);
   if ('error' in parsed) throw new UsageError(parsed.error.replace(/^CLAMP_MODEL=/, '--model '));
-  const r = resolveSpec(cfg, spec, env);
-  if (!r.ok) return r;
-  return { ...r, status: await withServerWindow(r.status, r.baseUrl) };
+  return withWindow(cfg, resolveSpec(cfg, spec, env));
 }
