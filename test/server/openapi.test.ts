@@ -19,11 +19,17 @@ interface RouteFile {
   body?: { name: string; from: string; limits: string[] };
 }
 
-/** The schema a source parses a body with: parseJson(req, schema, BUDGET.X) in a route, or parseJsonText(text, schema) in a reader it calls. */
+/**
+ * The schema a source parses a body with: route({ body: schema, maxBytes: BUDGET.X }, …) or parseJson(req, schema, BUDGET.X)
+ * in a route, or parseJsonText(text, schema) in a reader it calls.
+ */
 function parsedBody(src: string, where: string): RouteFile['body'] {
-  const call = /parseJson\(\s*\w+\s*,\s*(\w+)\s*,\s*BUDGET\.(\w+)\s*\)/.exec(src) ?? /parseJsonText\(\s*\w+\s*,\s*(\w+)\s*\)/.exec(src);
+  const call =
+    /\bbody:\s*(\w+)\s*,\s*maxBytes:\s*BUDGET\.(\w+)/.exec(src) ??
+    /parseJson\(\s*[\w.]+\s*,\s*(\w+)\s*,\s*BUDGET\.(\w+)\s*\)/.exec(src) ??
+    /parseJsonText\(\s*\w+\s*,\s*(\w+)\s*\)/.exec(src);
   if (!call) {
-    if (/parseJson(Text)?\(/.test(src)) throw new Error(`${where}: a body is parsed in a way this test cannot read; call parseJson(req, schema, BUDGET.NAME)`);
+    if (/parseJson(Text)?\(|\bbody:/.test(src)) throw new Error(`${where}: a body is parsed in a way this test cannot read; declare it as route({ body: schema, maxBytes: BUDGET.NAME }, …)`);
     return undefined;
   }
   const name = call[1];
@@ -51,7 +57,7 @@ function readRoute(file: string): RouteFile {
   // a route that hands its request to a reader in lib/server (readChatBody): the reader's schema
   for (const m of body ? [] : src.matchAll(/import\s*\{[^}]*\}\s*from\s*'@\/(lib\/server\/[^']+)'/g)) {
     const reader = path.join(ROOT, m[1] + '.ts');
-    if (!/\(req\)/.test(src) || !fs.existsSync(reader)) continue;
+    if (!/\((c\.)?req\)/.test(src) || !fs.existsSync(reader)) continue;
     body = parsedBody(fs.readFileSync(reader, 'utf8'), reader);
     if (body) break;
   }

@@ -1,17 +1,13 @@
-import { errorResponse, json, serverConfig } from '@/lib/server/http';
-import { pageParams, readFilePage, viewerPath } from '@/lib/server/files';
 import type { FilePage } from '@/lib/contract/protocol';
+import { pageParams, readFilePage, viewerPath } from '@/lib/server/files';
+import { route } from '@/lib/server/route';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-export async function GET(req: Request) {
-  try {
-    const url = new URL(req.url);
-    const { offset, limit } = pageParams(url);
-    const file = viewerPath(serverConfig().dataDir, url.searchParams.get('path') ?? '');
-    return json<FilePage>(readFilePage(file, offset, limit));
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+/** One page of a spilled output or log in the data dir (?path=, ?offset=, ?limit=): FilePage. */
+export const GET = route({}, (c): FilePage => {
+  const { offset, limit } = pageParams(c.url);
+  const file = viewerPath(c.cfg.dataDir, c.url.searchParams.get('path') ?? '');
+  return readFilePage(file, offset, limit);
+});

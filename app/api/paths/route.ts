@@ -1,21 +1,17 @@
 import type { MentionCheckAnswer, PathCompletionAnswer } from '@/lib/contract/rest';
-import { errorResponse, HttpError, json, serverConfig } from '@/lib/server/http';
+import { HttpError } from '@/lib/server/http';
 import { checkMention, completePaths } from '@/lib/server/mention-paths';
+import { route } from '@/lib/server/route';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 /** ?q=<text after @>: completions for an @-mention; ?check=<path>: whether it names a workspace file. */
-export async function GET(req: Request): Promise<Response> {
-  try {
-    const url = new URL(req.url);
-    const { workspace } = serverConfig();
-    const check = url.searchParams.get('check');
-    if (check !== null) return json<MentionCheckAnswer>(checkMention(workspace, check.slice(0, 4096)));
-    const q = url.searchParams.get('q');
-    if (q === null) throw new HttpError(400, 'Ask with ?q=<the text after @> for completions, or ?check=<path> to check a mention.');
-    return json<PathCompletionAnswer>(completePaths(workspace, q.slice(0, 4096)));
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const GET = route({}, (c): MentionCheckAnswer | PathCompletionAnswer => {
+  const { workspace } = c.cfg;
+  const check = c.url.searchParams.get('check');
+  if (check !== null) return checkMention(workspace, check.slice(0, 4096));
+  const q = c.url.searchParams.get('q');
+  if (q === null) throw new HttpError(400, 'Ask with ?q=<the text after @> for completions, or ?check=<path> to check a mention.');
+  return completePaths(workspace, q.slice(0, 4096));
+});

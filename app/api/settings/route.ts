@@ -1,30 +1,14 @@
-import { errorResponse, json, parseJson, serverConfig } from '@/lib/server/http';
-import { openDb } from '@/lib/store/db';
-import { settingsView, updateSettings } from '@/lib/store/settings';
-import { settingsUpdateBody } from '@/lib/contract/rest';
-import type { SettingsView } from '@/lib/contract/protocol';
 import { BUDGET } from '@/lib/contract/budget';
+import type { SettingsView } from '@/lib/contract/protocol';
+import { settingsUpdateBody } from '@/lib/contract/rest';
+import { route } from '@/lib/server/route';
+import { saveSettings, settingsOf } from '@/lib/server/saved';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 /** The model settings and which API keys are set (SettingsView); never the keys themselves. */
-export async function GET(): Promise<Response> {
-  try {
-    const cfg = serverConfig();
-    return json<SettingsView>(settingsView(openDb(cfg.dataDir), cfg.dataDir, cfg.mode));
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const GET = route({}, (c): SettingsView => settingsOf(c.cfg));
 
 /** Save any subset of the settings and keys (SettingsUpdate; a key set to null is removed): the new SettingsView. */
-export async function PUT(req: Request): Promise<Response> {
-  try {
-    const body = await parseJson(req, settingsUpdateBody, BUDGET.API_BODY_MAX_BYTES);
-    const cfg = serverConfig();
-    return json<SettingsView>(updateSettings(openDb(cfg.dataDir), cfg.dataDir, body, cfg.mode));
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const PUT = route({ body: settingsUpdateBody, maxBytes: BUDGET.API_BODY_MAX_BYTES }, (c): SettingsView => saveSettings(c.cfg, c.body));

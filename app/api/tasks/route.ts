@@ -1,14 +1,9 @@
-import { errorResponse, json, serverConfig } from '@/lib/server/http';
-import { getTaskManager } from '@/lib/tasks/manager';
 import type { TaskListAnswer } from '@/lib/contract/rest';
+import { route } from '@/lib/server/route';
+import { taskList } from '@/lib/server/tasks';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-export async function GET() {
-  try {
-    return json<TaskListAnswer>({ tasks: getTaskManager(serverConfig().dataDir).list() });
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+/** Every background task: { tasks }. */
+export const GET = route({}, (c): TaskListAnswer => ({ tasks: taskList(c.cfg) }));

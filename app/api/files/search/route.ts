@@ -1,18 +1,13 @@
-import { errorResponse, json, serverConfig } from '@/lib/server/http';
-import { viewerPath } from '@/lib/server/files';
-import { searchFile, searchQuery } from '@/lib/server/file-search';
 import type { LogSearchAnswer } from '@/lib/contract/viewer';
+import { searchFile, searchQuery } from '@/lib/server/file-search';
+import { viewerPath } from '@/lib/server/files';
+import { route } from '@/lib/server/route';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 /** Where ?q= occurs in a whole spilled output or log in the data dir (?path= as for its pages): LogSearchAnswer. */
-export async function GET(req: Request) {
-  try {
-    const url = new URL(req.url);
-    const file = viewerPath(serverConfig().dataDir, url.searchParams.get('path') ?? '');
-    return json<LogSearchAnswer>(searchFile(file, searchQuery(url)));
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const GET = route({}, (c): LogSearchAnswer => {
+  const file = viewerPath(c.cfg.dataDir, c.url.searchParams.get('path') ?? '');
+  return searchFile(file, searchQuery(c.url));
+});

@@ -1,19 +1,12 @@
-import { errorResponse, json, routeId, serverConfig } from '@/lib/server/http';
-import { openDb } from '@/lib/store/db';
-import { deleteRule } from '@/lib/store/rules';
 import type { DeletedAnswer } from '@/lib/contract/rest';
+import { route } from '@/lib/server/route';
+import { removeRule } from '@/lib/server/saved';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 /** Remove a rule of this workspace: { deleted: id }; 404 when the workspace has no such rule. */
-export async function DELETE(_req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  try {
-    const id = routeId((await params).id, 'Rule');
-    const cfg = serverConfig();
-    if (!deleteRule(openDb(cfg.dataDir), cfg.workspace, id)) return json({ error: `Rule ${id} not found. List the rules with GET /api/rules.` }, 404);
-    return json<DeletedAnswer>({ deleted: id });
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const DELETE = route({ ids: { id: 'Rule' } }, (c): DeletedAnswer => {
+  removeRule(c.cfg, c.ids.id);
+  return { deleted: c.ids.id };
+});

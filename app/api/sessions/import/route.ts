@@ -1,25 +1,11 @@
 import { BUDGET } from '@/lib/contract/budget';
 import type { SessionAnswer } from '@/lib/contract/rest';
 import { sessionExportSchema } from '@/lib/contract/session-export';
-import { errorResponse, HttpError, json, parseJson, serverConfig } from '@/lib/server/http';
-import { ImportError, importSession } from '@/lib/server/session-io';
-import { openDb } from '@/lib/store/db';
+import { route } from '@/lib/server/route';
+import { importAsSession } from '@/lib/server/sessions';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 /** Import a JSON export (GET /api/sessions/[id]/export) as a new session: 201 { session }. */
-export async function POST(req: Request): Promise<Response> {
-  try {
-    const data = await parseJson(req, sessionExportSchema, BUDGET.SESSION_IMPORT_MAX_BYTES);
-    const cfg = serverConfig();
-    try {
-      return json<SessionAnswer>({ session: importSession(openDb(cfg.dataDir), cfg.workspace, data, cfg.mode) }, 201);
-    } catch (err) {
-      if (err instanceof ImportError) throw new HttpError(400, err.message);
-      throw err;
-    }
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const POST = route({ body: sessionExportSchema, maxBytes: BUDGET.SESSION_IMPORT_MAX_BYTES, status: 201 }, (c): SessionAnswer => ({ session: importAsSession(c.cfg, c.body) }));

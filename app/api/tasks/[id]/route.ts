@@ -1,28 +1,12 @@
-import { errorResponse, HttpError, json, routeId, serverConfig } from '@/lib/server/http';
-import { getTaskManager } from '@/lib/tasks/manager';
 import type { TaskAnswer } from '@/lib/contract/rest';
+import { route } from '@/lib/server/route';
+import { killTask, taskOf } from '@/lib/server/tasks';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-export async function GET(_req: Request, { params }: { params: Promise<{ id: string }> }) {
-  try {
-    const id = routeId((await params).id, 'Task');
-    const task = getTaskManager(serverConfig().dataDir).get(id);
-    if (!task) throw new HttpError(404, `Task ${id} not found. Tasks from before a restart are gone; their logs stay in the data dir.`);
-    return json<TaskAnswer>({ task });
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+/** One background task: { task }; 404 when unknown. */
+export const GET = route({ ids: { id: 'Task' } }, (c): TaskAnswer => ({ task: taskOf(c.cfg, c.ids.id) }));
 
-export async function DELETE(_req: Request, { params }: { params: Promise<{ id: string }> }) {
-  try {
-    const id = routeId((await params).id, 'Task');
-    const task = await getTaskManager(serverConfig().dataDir).kill(id, 'user');
-    if (!task) throw new HttpError(404, `Task ${id} not found.`);
-    return json<TaskAnswer>({ task });
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+/** Stop a background task: { task } as it ended; 404 when unknown. */
+export const DELETE = route({ ids: { id: 'Task' } }, async (c): Promise<TaskAnswer> => ({ task: await killTask(c.cfg, c.ids.id) }));

@@ -1,13 +1,8 @@
-import { errorResponse, serverConfig } from '@/lib/server/http';
+import { route } from '@/lib/server/route';
 import { taskEventStream } from '@/lib/server/task-events';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-export async function GET(req: Request) {
-  try {
-    return taskEventStream(serverConfig().dataDir, req.signal);
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+/** The task panel's live feed: every task's changes as server-sent events, until the page goes. */
+export const GET = route({}, (c) => taskEventStream(c.cfg.dataDir, c.req.signal));

@@ -1,16 +1,9 @@
-import { errorResponse, json, routeId, serverConfig } from '@/lib/server/http';
-import { branchesOf } from '@/lib/server/rewind';
 import type { BranchListAnswer } from '@/lib/contract/rest';
+import { branchesOf } from '@/lib/server/rewind';
+import { route } from '@/lib/server/route';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 /** The branches rewinds kept, newest first: { branches }. */
-export async function GET(_req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  try {
-    const id = routeId((await params).id, 'Session');
-    return json<BranchListAnswer>(branchesOf(serverConfig(), id));
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const GET = route({ ids: { id: 'Session' } }, (c): BranchListAnswer => branchesOf(c.cfg, c.ids.id));

@@ -1,16 +1,9 @@
-import { errorResponse, json, routeId, serverConfig } from '@/lib/server/http';
-import { sessionChanges } from '@/lib/server/changes';
 import type { ChangesAnswer } from '@/lib/contract/rest';
+import { sessionChanges } from '@/lib/server/changes';
+import { route } from '@/lib/server/route';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 /** Every file that differs from the session's start, with its diff: ChangesAnswer. */
-export async function GET(_req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  try {
-    const id = routeId((await params).id, 'Session');
-    return json<ChangesAnswer>(await sessionChanges(serverConfig(), id));
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const GET = route({ ids: { id: 'Session' } }, (c): Promise<ChangesAnswer> => sessionChanges(c.cfg, c.ids.id));

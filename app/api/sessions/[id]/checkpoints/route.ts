@@ -1,16 +1,9 @@
-import { errorResponse, json, routeId, serverConfig } from '@/lib/server/http';
-import { checkpointsOf } from '@/lib/server/rewind';
 import type { CheckpointListAnswer } from '@/lib/contract/rest';
+import { checkpointsOf } from '@/lib/server/rewind';
+import { route } from '@/lib/server/route';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 /** The session's checkpoints, oldest first: { checkpoints }; 404 for an unknown session. */
-export async function GET(_req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  try {
-    const id = routeId((await params).id, 'Session');
-    return json<CheckpointListAnswer>(checkpointsOf(serverConfig(), id));
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const GET = route({ ids: { id: 'Session' } }, (c): CheckpointListAnswer => checkpointsOf(c.cfg, c.ids.id));

@@ -1,15 +1,9 @@
-import { stopTurn } from '@/lib/server/chat';
-import { errorResponse, json, routeId } from '@/lib/server/http';
 import type { StopAnswer } from '@/lib/contract/rest';
+import { stopTurn } from '@/lib/server/chat';
+import { route } from '@/lib/server/route';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-export async function POST(_req: Request, { params }: { params: Promise<{ id: string }> }) {
-  try {
-    const { id } = await params;
-    return json<StopAnswer>({ stopped: stopTurn(routeId(id, 'Session')) });
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+/** Stop the session's running turn: { stopped }. */
+export const POST = route({ ids: { id: 'Session' } }, (c): StopAnswer => ({ stopped: stopTurn(c.ids.id) }));

@@ -1,18 +1,14 @@
 import { BUDGET } from '@/lib/contract/budget';
-import { answerToolCall } from '@/lib/server/approvals';
 import { approvalAnswerBody, type ApprovalAnswerResult } from '@/lib/contract/rest';
-import { errorResponse, json, parseJson, routeId, serverConfig } from '@/lib/server/http';
+import { answerToolCall } from '@/lib/server/approvals';
+import { routeId } from '@/lib/server/http';
+import { route } from '@/lib/server/route';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-export async function POST(req: Request, { params }: { params: Promise<{ id: string; toolCallId: string }> }) {
-  try {
-    const { id, toolCallId } = await params;
-    const body = await parseJson(req, approvalAnswerBody, BUDGET.APPROVAL_BODY_MAX_BYTES);
-    const approval = answerToolCall(serverConfig(), routeId(id, 'Session'), routeId(toolCallId, 'Tool call'), body);
-    return json<ApprovalAnswerResult>({ approval });
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+/** The person's answer to a call that waits for approval (ApprovalAnswerBody): { approval }; 409 with the earlier answer when it was answered already. */
+export const POST = route({ body: approvalAnswerBody, maxBytes: BUDGET.APPROVAL_BODY_MAX_BYTES }, (c): ApprovalAnswerResult => {
+  // the ids are checked after the body, as this route always has
+  return { approval: answerToolCall(c.cfg, routeId(c.params.id, 'Session'), routeId(c.params.toolCallId, 'Tool call'), c.body) };
+});

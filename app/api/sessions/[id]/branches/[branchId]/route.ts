@@ -1,16 +1,9 @@
-import { errorResponse, json, routeId, serverConfig } from '@/lib/server/http';
-import { branchOf } from '@/lib/server/rewind';
 import type { BranchAnswer } from '@/lib/contract/rest';
+import { branchOf } from '@/lib/server/rewind';
+import { route } from '@/lib/server/route';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 /** One branch with its messages (read-only): { branch, messages }; 404 when unknown. */
-export async function GET(_req: Request, { params }: { params: Promise<{ id: string; branchId: string }> }): Promise<Response> {
-  try {
-    const p = await params;
-    return json<BranchAnswer>(branchOf(serverConfig(), routeId(p.id, 'Session'), routeId(p.branchId, 'Branch')));
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
+export const GET = route({ ids: { id: 'Session', branchId: 'Branch' } }, (c): BranchAnswer => branchOf(c.cfg, c.ids.id, c.ids.branchId));
