@@ -22,7 +22,7 @@ import { BUDGET, type Budget } from '../../contract/budget';
 import { byteLength, clipLine, cutHead, fitWithNote, formatBytes, formatCount, formatDuration, type Cut } from '../../contract/text';
 import { spillText } from '../../contract/spill';
 import { htmlToMarkdown } from './html-to-markdown';
-import { discard, readBody, stepError, WebDeadline, type WebResponse } from './request';
+import { discard, readBody, stepError, WebDeadline, type Body, type WebResponse } from './request';
 import { getPinned } from './pinned-get';
 import { checkedAddresses, fetchPolicy } from './fetch-policy';
 
@@ -223,9 +223,21 @@ function crossHostReport(from: URL, to: URL, res: WebResponse): ToolOutput<WebFe
   };
 }
 
-/** A 2xx answer: classify, read capped, convert, clip to max_bytes, and say every cut. */
-async function page(res: WebResponse, input: Input, start: URL, url: URL, hops: string[], d: WebDeadline, ctx: ToolContext): Promise<ToolOutput<WebFetchMeta>> {
-  const b = ctx.budget;
+/** A 2xx answer read as text: what it says it is, what was received, and the text (Markdown for HTML). */
+interface PageText {
+  /** the Content-Type header, and its media type */
+  ct: string;
+  mime: string;
+  kind: 'html' | 'text';
+  body: Body;
+  /** "12 KB" or "at least 5 MB" */
+  received: string;
+  text: string;
+  title?: string;
+}
+
+/** Classify, read capped and convert; binary data is refused before or after reading. */
+async function pageText(res: WebResponse, url: URL, d: WebDeadline, b: Budget): Promise<PageText> {
   const ct = res.headers.get('content-type') ?? '';
   const mime = ct.split(';')[0].trim().toLowerCase();
   const declared = Number(res.headers.get('content-length') ?? NaN);
@@ -240,41 +252,53 @@ async function page(res: WebResponse, input: Input, start: URL, url: URL, hops: 
   if (kind === 'binary' || body.bytes.subarray(0, b.BINARY_SNIFF_BYTES).includes(0)) {
     throw binaryError(url, mime || 'binary data with no content type', `${received} received, with NUL bytes`);
   }
-  const bodyCut = body.total > body.bytes.length;
-  const raw = decode(body.bytes, ct, bodyCut);
+  const raw = decode(body.bytes, ct, body.total > body.bytes.length);
   const conv = kind === 'html' ? htmlToMarkdown(raw, url.href) : { markdown: raw, title: undefined };
-  const text = conv.markdown;
+  return { ct, mime, kind, body, received, text: conv.markdown, ...(conv.title ? { title: conv.title } : {}) };
+}
 
-  const exitMax = b.TOOL_OUTPUT_MAX_BYTES;
-  const most = webFetchMaxBytes(b);
-  const clip = Math.min(input.max_bytes ?? most, most);
-
-  const head = [
+/** The lines above the text: where it came from, its status and type, its title. */
+function pageHead(p: PageText, res: WebResponse, start: URL, url: URL, hops: string[], b: Budget): string {
+  return [
     `URL: ${shownUrl(url.href)}`,
     ...(hops.length ? [`Redirected from: ${shownUrl(start.href)} (${hops.length} same-host redirect${hops.length === 1 ? '' : 's'})`] : []),
-    `Status: ${statusLine(res)} · ${mime || 'no content type'} · ${received} received`,
-    ...(conv.title ? [`Title: ${clipLine(conv.title, b.URL_SHOWN_MAX_BYTES)}`] : []),
+    `Status: ${statusLine(res)} · ${p.mime || 'no content type'} · ${p.received} received`,
+    ...(p.title ? [`Title: ${clipLine(p.title, b.URL_SHOWN_MAX_BYTES)}`] : []),
   ].join('\n');
+}
 
+/** The notes below the text on what was lowered or not read; a body cut short is a truncation of its own. */
+function pageNotes(p: PageText, input: Input, url: URL, b: Budget): { notes: string[]; bodyTrunc: Truncation | null; hint?: string } {
+  const most = webFetchMaxBytes(b);
   const notes: string[] = [];
   if (input.max_bytes !== undefined && input.max_bytes > most) {
     notes.push(`[max_bytes ${formatCount(input.max_bytes)} is more than one result can hold here; used ${formatCount(most)}.]`);
   }
-  let bodyTrunc: Truncation | null = null;
-  let hint: string | undefined;
-  if (bodyCut) {
-    notes.push(
-      `[Response body cut: converted the first ${formatBytes(body.bytes.length)} of ${received} received; the rest was counted, not converted` +
-        `${body.stoppedBy === 'deadline' ? ` (counting stopped at the ${formatDuration(b.WEB_TOTAL_TIMEOUT_MS)} limit)` : body.stoppedBy === 'drain-cap' ? ' (counting stopped there)' : ''}. ` +
-        `For all of it, download it with run_command (curl -o page.html '${shownUrl(url.href)}') and read the file.]`,
-    );
-    bodyTrunc = { unit: 'bytes', shown: body.bytes.length, total: body.total, by: 'tool' };
-    hint = 'The page was larger than web_fetch reads; download it with run_command to see all of it.';
-  }
+  const { body } = p;
+  if (body.total <= body.bytes.length) return { notes, bodyTrunc: null };
+  notes.push(
+    `[Response body cut: converted the first ${formatBytes(body.bytes.length)} of ${p.received} received; the rest was counted, not converted` +
+      `${body.stoppedBy === 'deadline' ? ` (counting stopped at the ${formatDuration(b.WEB_TOTAL_TIMEOUT_MS)} limit)` : body.stoppedBy === 'drain-cap' ? ' (counting stopped there)' : ''}. ` +
+      `For all of it, download it with run_command (curl -o page.html '${shownUrl(url.href)}') and read the file.]`,
+  );
+  return {
+    notes,
+    bodyTrunc: { unit: 'bytes', shown: body.bytes.length, total: body.total, by: 'tool' },
+    hint: 'The page was larger than web_fetch reads; download it with run_command to see all of it.',
+  };
+}
 
-  const total = byteLength(text);
+/**
+ * The text clipped to max_bytes, and further until the head and notes fit under the exit clamp with it; a cut
+ * text is saved whole to the data dir (once) and the note says where. `cut` is the text's truncation, if any.
+ */
+function fitPage(p: PageText, head: string, notes: string[], input: Input, ctx: ToolContext): { text: string; cut: Truncation | null; hint?: string } {
+  const b = ctx.budget;
+  const most = webFetchMaxBytes(b);
+  const clip = Math.min(input.max_bytes ?? most, most);
+  const total = byteLength(p.text);
   let spillPath: string | null | undefined;
-  const spill = () => (spillPath === undefined ? (spillPath = spillText(ctx.dataDir, text, TOOL)) : spillPath);
+  const spill = () => (spillPath === undefined ? (spillPath = spillText(ctx.dataDir, p.text, TOOL)) : spillPath);
   const clipNote = (c: Cut) => {
     const where = spill()
       ? `The full text is saved at ${spill()}: read it with read_file (offset=${c.shownLines + 1} to continue) or search it with grep.`
@@ -283,18 +307,28 @@ async function page(res: WebResponse, input: Input, start: URL, url: URL, hops: 
   };
   const assemble = (c: Cut) => {
     const all = c.cut ? [clipNote(c), ...notes] : notes;
-    const bodyText = c.text.trim() ? c.text.trimEnd() : kind === 'html' ? '(The page has no text.)' : '(The response is empty.)';
+    const bodyText = c.text.trim() ? c.text.trimEnd() : p.kind === 'html' ? '(The page has no text.)' : '(The response is empty.)';
     return [head, '', bodyText, ...(all.length ? ['', ...all] : [])].join('\n');
   };
-  // the text is clipped to max_bytes, and further until the header and notes fit under the exit clamp with it
-  const fit = fitWithNote(exitMax, (room) => cutHead(text, Math.min(clip, room)), assemble);
+  const fit = fitWithNote(b.TOOL_OUTPUT_MAX_BYTES, (room) => cutHead(p.text, Math.min(clip, room)), assemble);
   const c = fit.cut;
-  let trunc = bodyTrunc;
-  if (c.cut) {
-    const saved = spill();
-    trunc = { unit: 'bytes', shown: c.shownBytes, total, omittedLines: c.totalLines - c.shownLines, ...(saved ? { spillPath: saved } : {}), by: 'tool' };
-    hint = saved ? `Read the rest with read_file ${saved} offset=${c.shownLines + 1}.` : hint;
-  }
+  if (!c.cut) return { text: fit.text, cut: null };
+  const saved = spill();
+  return {
+    text: fit.text,
+    cut: { unit: 'bytes', shown: c.shownBytes, total, omittedLines: c.totalLines - c.shownLines, ...(saved ? { spillPath: saved } : {}), by: 'tool' },
+    ...(saved ? { hint: `Read the rest with read_file ${saved} offset=${c.shownLines + 1}.` } : {}),
+  };
+}
+
+/** A 2xx answer: classify, read capped, convert, clip to max_bytes, and say every cut. */
+async function page(res: WebResponse, input: Input, start: URL, url: URL, hops: string[], d: WebDeadline, ctx: ToolContext): Promise<ToolOutput<WebFetchMeta>> {
+  const b = ctx.budget;
+  const p = await pageText(res, url, d, b);
+  const { notes, bodyTrunc, hint: bodyHint } = pageNotes(p, input, url, b);
+  const fit = fitPage(p, pageHead(p, res, start, url, hops, b), notes, input, ctx);
+  const trunc = fit.cut ?? bodyTrunc;
+  const hint = fit.cut ? (fit.hint ?? bodyHint) : bodyHint;
   return {
     output: fit.text,
     truncation: trunc,
@@ -304,10 +338,10 @@ async function page(res: WebResponse, input: Input, start: URL, url: URL, hops: 
       finalUrl: url.href,
       redirects: hops,
       status: res.status,
-      contentType: ct,
-      receivedBytes: body.total,
-      complete: body.complete,
-      ...(conv.title ? { title: conv.title } : {}),
+      contentType: p.ct,
+      receivedBytes: p.body.total,
+      complete: p.body.complete,
+      ...(p.title ? { title: p.title } : {}),
       ...(bodyTrunc && trunc !== bodyTrunc ? { bodyTruncation: bodyTrunc } : {}),
     },
   };
@@ -323,6 +357,7 @@ function binaryError(url: URL, type: string, size: string): ToolError {
 export const webFetchTool = defineTool({
   name: 'web_fetch',
   effect: 'system',
+  traits: { deferRank: 3 },
   schema,
   describe,
   nonEmpty: ['url'],

@@ -73,8 +73,8 @@ export interface WebSearchMeta {
   results: Hit[];
 }
 
-async function run(input: Input, ctx: ToolContext): Promise<ToolOutput<WebSearchMeta>> {
-  const b = ctx.budget;
+/** The configured provider's search URL for this query, checked to be http(s). */
+function searchUrl(query: string, ctx: ToolContext): URL {
   const endpoint = searchEndpoint(ctx);
   const notConfigured = 'Ask the user to set CLAMP_SEARCH_URL to a SearXNG-compatible JSON endpoint (for example http://localhost:8888/search), or use web_fetch on a URL you know.';
   if (!endpoint) throw stepError('web_search has no search provider configured.', notConfigured);
@@ -83,16 +83,17 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput<WebSearch
     url = new URL(endpoint);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
   } catch {
-    throw stepError(`CLAMP_SEARCH_URL is not an http(s) URL: ${clipLine(endpoint, b.URL_SHOWN_MAX_BYTES)}.`, notConfigured);
+    throw stepError(`CLAMP_SEARCH_URL is not an http(s) URL: ${clipLine(endpoint, ctx.budget.URL_SHOWN_MAX_BYTES)}.`, notConfigured);
   }
-  url.searchParams.set('q', input.query);
+  url.searchParams.set('q', query);
   url.searchParams.set('format', 'json');
-  const count = Math.min(input.count ?? b.WEB_SEARCH_DEFAULT_RESULTS, b.WEB_SEARCH_MAX_RESULTS);
-  const provider = `${url.origin}${url.pathname}`;
-  const q = JSON.stringify(clipLine(input.query, b.QUERY_SHOWN_MAX_BYTES));
+  return url;
+}
 
+/** The provider's JSON answer, read capped under the web deadline; a failed, oversized or non-JSON answer is an error with a step. */
+async function askProvider(url: URL, provider: string, ctx: ToolContext): Promise<unknown> {
+  const b = ctx.budget;
   const d = new WebDeadline(ctx.signal, b);
-  let data: unknown;
   try {
     const res = await getOnce(TOOL, url, d, { accept: 'application/json', 'user-agent': 'Clamp (web_search)' });
     if (res.status < 200 || res.status >= 300) {
@@ -107,7 +108,7 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput<WebSearch
       throw stepError(`The search provider's answer is over ${formatBytes(b.WEB_RESPONSE_MAX_BYTES)}; web_search reads no more.`, 'Ask the user to check the search service (CLAMP_SEARCH_URL).');
     }
     try {
-      data = JSON.parse(body.bytes.toString('utf8'));
+      return JSON.parse(body.bytes.toString('utf8'));
     } catch {
       throw stepError(
         `The search provider at ${provider} did not answer with JSON (content type ${res.headers.get('content-type') || 'none'}).`,
@@ -117,15 +118,10 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput<WebSearch
   } finally {
     d.dispose();
   }
-  const found = hitsOf(data);
-  if (!found) {
-    throw stepError(`The search provider at ${provider} answered JSON without a results list.`, 'Ask the user to check CLAMP_SEARCH_URL (a SearXNG-compatible endpoint).');
-  }
-  const { hits, dropped } = found;
-  const skipped = dropped ? ` (${formatCount(dropped)} result${dropped === 1 ? '' : 's'} without an http(s) URL or repeated were skipped)` : '';
-  if (hits.length === 0) {
-    return { output: `No results for ${q}${skipped}. Try other words, or fewer of them.`, meta: { query: input.query, results: [] } };
-  }
+}
+
+/** The first `count` hits (q: the query as shown), numbered with their title, URL and snippet, and a note on the ones not shown. */
+function listHits(query: string, q: string, hits: Hit[], skipped: string, count: number, b: Budget): ToolOutput<WebSearchMeta> {
   const shown = hits.slice(0, count);
   const lines = shown.map((h, i) => {
     const title = h.title ? clipLine(h.title, b.WEB_SEARCH_TITLE_MAX_BYTES) : '(no title)';
@@ -141,13 +137,32 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput<WebSearch
     output: `${head}\n${lines.join('\n')}${tail}`,
     truncation: more ? { unit: 'items', shown: shown.length, total: hits.length, by: 'tool' } : null,
     ...(more ? { hint: `${formatCount(hits.length - shown.length)} more results: ${moreStep}.` } : {}),
-    meta: { query: input.query, results: shown },
+    meta: { query, results: shown },
   };
+}
+
+async function run(input: Input, ctx: ToolContext): Promise<ToolOutput<WebSearchMeta>> {
+  const b = ctx.budget;
+  const url = searchUrl(input.query, ctx);
+  const count = Math.min(input.count ?? b.WEB_SEARCH_DEFAULT_RESULTS, b.WEB_SEARCH_MAX_RESULTS);
+  const provider = `${url.origin}${url.pathname}`;
+  const q = JSON.stringify(clipLine(input.query, b.QUERY_SHOWN_MAX_BYTES));
+  const found = hitsOf(await askProvider(url, provider, ctx));
+  if (!found) {
+    throw stepError(`The search provider at ${provider} answered JSON without a results list.`, 'Ask the user to check CLAMP_SEARCH_URL (a SearXNG-compatible endpoint).');
+  }
+  const { hits, dropped } = found;
+  const skipped = dropped ? ` (${formatCount(dropped)} result${dropped === 1 ? '' : 's'} without an http(s) URL or repeated were skipped)` : '';
+  if (hits.length === 0) {
+    return { output: `No results for ${q}${skipped}. Try other words, or fewer of them.`, meta: { query: input.query, results: [] } };
+  }
+  return listHits(input.query, q, hits, skipped, count, b);
 }
 
 export const webSearchTool = defineTool({
   name: 'web_search',
   effect: 'system',
+  traits: { deferRank: 2 },
   schema,
   describe,
   nonEmpty: ['query'],
