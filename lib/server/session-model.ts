@@ -66,16 +66,18 @@ export interface StepModels {
   seed(inputs: string, r: ResolvedModel | UnresolvedModel): void;
 }
 
+/** What a session's model depends on, for its pick as read: the pick, the saved settings, the keys, the environment. */
+function modelInputs(cfg: ServerConfig, picked: string | undefined, env: Env): string {
+  return JSON.stringify([picked ?? null, getModelSettings(openDb(cfg.dataDir), cfg.mode), storedKeys(cfg.dataDir), modelEnv(env)]);
+}
+
 /**
  * sessionModel for the steps of one turn: the same answer, resolved again only when what it depends
  * on changed, so a step does not build a provider client it throws away. Never throws.
  */
 export function sessionModelForSteps(cfg: ServerConfig, sessionId: string, env: Env = process.env): StepModels {
   let memo: { key: string; r: ResolvedModel | UnresolvedModel } | null = null;
-  const inputs = () => {
-    const db = openDb(cfg.dataDir);
-    return JSON.stringify([getSessionModel(db, sessionId) ?? null, getModelSettings(db, cfg.mode), storedKeys(cfg.dataDir), modelEnv(env)]);
-  };
+  const inputs = () => modelInputs(cfg, getSessionModel(openDb(cfg.dataDir), sessionId), env);
   return {
     inputs,
     seed: (key, r) => {
@@ -91,8 +93,26 @@ export function sessionModelForSteps(cfg: ServerConfig, sessionId: string, env: 
 
 /** sessionModel with the window a local server reports for itself. Never throws. */
 export async function sessionModelWithWindow(cfg: ServerConfig, sessionId: string, env: Env = process.env): Promise<ResolvedModel | UnresolvedModel> {
-  const picked = getSession(openDb(cfg.dataDir), sessionId)?.model;
+  return pickedModelWithWindow(cfg, getSession(openDb(cfg.dataDir), sessionId)?.model, env);
+}
+
+/** The model a session's pick names (none: the configured one), with the window a local server reports. Never throws. */
+function pickedModelWithWindow(cfg: ServerConfig, picked: string | undefined, env: Env): Promise<ResolvedModel | UnresolvedModel> {
   return picked ? withWindow(cfg, resolveSpec(cfg, picked, env)) : currentModelWithWindow(cfg, env);
+}
+
+/**
+ * The model of one turn, resolved once from the session as the turn read it (its pick) with its window,
+ * and `steps`, which gives the turn's steps the session's model from then on, starting from this one
+ * (resolved again only when the pick, settings, keys or environment change). Never throws.
+ */
+export async function sessionTurnModel(cfg: ServerConfig, session: { id: string; model?: string }, env: Env = process.env): Promise<{ resolved: ResolvedModel | UnresolvedModel; steps: StepModels }> {
+  const steps = sessionModelForSteps(cfg, session.id, env);
+  // taken before the window is asked: a change meanwhile counts from the first step
+  const inputs = modelInputs(cfg, session.model, env);
+  const resolved = await pickedModelWithWindow(cfg, session.model, env);
+  steps.seed(inputs, resolved);
+  return { resolved, steps };
 }
 
 const listCache = new Map<string, { at: number; group: ModelChoiceGroup }>();

@@ -15,7 +15,7 @@ import { turnTools } from './mcp';
 import { getTaskManager } from '../tasks/manager';
 import { storeHost } from './agent-host';
 import { HttpError, type ServerConfig } from './http';
-import { sessionModelForSteps, sessionModelWithWindow, specOf } from './session-model';
+import { sessionTurnModel, specOf } from './session-model';
 import { attachmentParts } from './attach';
 import { withLateNote } from './diagnostics';
 
@@ -86,8 +86,9 @@ export interface SessionTurnOptions {
  */
 export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: SessionTurnOptions): Promise<ReadableStream<UIMessageChunk>> {
   const db = openDb(cfg.dataDir);
+  // the session is read once: its model pick, its mode for the attachments, whether it is a subagent's
   const session = requireSession(db, body.sessionId, cfg.workspace);
-  const model = await turnModel(cfg, body.sessionId, o);
+  const model = await turnModel(cfg, session, o);
   if (runningTurns().has(body.sessionId)) {
     throw new HttpError(409, 'This session is already working on a turn. Wait for it, or press Stop.');
   }
@@ -114,20 +115,17 @@ export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: Ses
 }
 
 /**
- * The model of a turn: the caller's, else the session's (its pick, else the configured one, with the
- * window a local server reports); then the steps ask for the session's model again, so a model picked in
- * the header mid-turn answers from the next step (a model given by the caller stays). Throws NoModelError.
+ * The model of a turn: the caller's, else the one the session (as read) picked, or the configured one,
+ * with the window a local server reports; then the steps ask for the session's model again, so a model
+ * picked in the header mid-turn answers from the next step (a model given by the caller stays). Throws
+ * NoModelError.
  */
-async function turnModel(cfg: ServerConfig, sessionId: string, o: SessionTurnOptions): Promise<{ resolved: ResolvedModel; stepModel?: () => StepModel | null }> {
+async function turnModel(cfg: ServerConfig, session: SessionRecord, o: SessionTurnOptions): Promise<{ resolved: ResolvedModel; stepModel?: () => StepModel | null }> {
   if (o.model) {
     if (!o.model.ok) throw new NoModelError(o.model.status.help ?? 'No model is configured.');
     return { resolved: o.model };
   }
-  // the steps' first ask finds this turn's own model
-  const steps = sessionModelForSteps(cfg, sessionId);
-  const inputs = steps.inputs();
-  const resolved = await sessionModelWithWindow(cfg, sessionId);
-  steps.seed(inputs, resolved);
+  const { resolved, steps } = await sessionTurnModel(cfg, session);
   if (!resolved.ok) throw new NoModelError(resolved.status.help ?? 'No model is configured.');
   const stepModel = () => {
     const r = steps.resolve();

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeDb, openDb } from '../../lib/store/db';
-import { createSession, updateSession } from '../../lib/store/sessions';
+import { createSession, requireSession, updateSession } from '../../lib/store/sessions';
 import { setModelSettings } from '../../lib/store/settings';
-import { sessionModel, sessionModelForSteps, specOf } from '../../lib/server/session-model';
+import { sessionModel, sessionModelForSteps, sessionTurnModel, specOf } from '../../lib/server/session-model';
 import type { ServerConfig } from '../../lib/server/http';
 import { tempWorkspace } from '../helpers';
 
@@ -59,5 +59,18 @@ describe("the model a turn's steps use", () => {
     models.seed(inputs, turns);
     updateSession(db, ws.workspace, s.id, { model: 'openai-compatible:picked' });
     expect(specOf(models.resolve())).toBe('openai-compatible:picked');
+  });
+
+  it('a turn resolves its model once, from the session as the turn read it, and its first step keeps that model', async () => {
+    const db = openDb(ws.dataDir);
+    const s = createSession(db, { workspace: ws.workspace });
+    updateSession(db, ws.workspace, s.id, { model: 'openai-compatible:picked' });
+    const env = { NODE_ENV: 'test', CLAMP_MODEL: 'openai-compatible:first', CLAMP_BASE_URL: 'http://127.0.0.1:9/v1' } as NodeJS.ProcessEnv;
+    const { resolved, steps } = await sessionTurnModel(cfg, requireSession(db, s.id), env);
+    expect(specOf(resolved)).toBe('openai-compatible:picked');
+    expect(steps.resolve()).toBe(resolved);
+    // a pick made after the turn read its session counts from the next step
+    updateSession(db, ws.workspace, s.id, { model: null });
+    expect(specOf(steps.resolve())).toBe('openai-compatible:first');
   });
 });
