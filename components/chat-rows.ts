@@ -1,12 +1,10 @@
-import { getToolName, isToolUIPart, type DynamicToolUIPart, type ToolUIPart } from 'ai';
+import { isToolUIPart, type DynamicToolUIPart, type ToolUIPart } from 'ai';
 import type { AttachmentInfo, ClampDataParts, ClampMessage, CompactionInfo, RewindNote } from '@/lib/contract/protocol';
 import type { ClampUITools } from '@/lib/contract/tool-types';
 import type { SubagentView } from '@/lib/contract/subagents';
 import type { DiagnosticsMeta } from '@/lib/contract/diagnostics';
 
 type ToolPart = ToolUIPart<ClampUITools> | DynamicToolUIPart;
-
-const OPEN_TOOLS = new Set(['run_command', 'edit_file', 'write_file', 'apply_patch']);
 
 interface RowBase {
   /** stable across renders and streaming: the virtual list measures and keeps rows by it */
@@ -24,8 +22,11 @@ export type ChatRow =
   | (RowBase & { kind: 'model-switch'; from: string; to: string })
   | (RowBase & { kind: 'text'; text: string })
   | (RowBase & { kind: 'reasoning'; text: string })
-  /** summary: the call in one line, from its tool's summary() (the message's data-tool-summary parts); late: its diagnostics that came after its result */
-  | (RowBase & { kind: 'tool'; part: ToolPart; summary?: string; late?: DiagnosticsMeta })
+  /**
+   * summary: the call in one line, from its tool's summary() (the message's data-tool-summary parts); open: its
+   * tool's traits open its card (the same part says); late: its diagnostics that came after its result
+   */
+  | (RowBase & { kind: 'tool'; part: ToolPart; summary?: string; open?: true; late?: DiagnosticsMeta })
   | (RowBase & { kind: 'notice'; notice: ClampDataParts['notice'] })
   /** where older messages were summarised for the model (they stay in the list above it) */
   | (RowBase & { kind: 'compaction'; compaction: CompactionInfo })
@@ -58,8 +59,8 @@ export function rowsOf(messages: readonly ClampMessage[], { hideErrorNoticeOf, w
       // a system message shows only its compaction divider, if it carries one
       const shown = m.role === 'assistant';
       // each call's one-line summary, from its tool (the server sends it with the input and again with the result)
-      const summaries = new Map<string, string>();
-      if (shown) for (const p of m.parts) if (p.type === 'data-tool-summary') summaries.set(p.data.toolCallId, p.data.summary);
+      const summaries = new Map<string, ClampDataParts['tool-summary']>();
+      if (shown) for (const p of m.parts) if (p.type === 'data-tool-summary') summaries.set(p.data.toolCallId, p.data);
       const subagents = new Map<string, SubagentView>();
       if (shown) for (const p of m.parts) if (p.type === 'data-subagent') subagents.set(p.data.toolCallId, p.data);
       m.parts.forEach((part, i) => {
@@ -72,7 +73,8 @@ export function rowsOf(messages: readonly ClampMessage[], { hideErrorNoticeOf, w
         else if (!shown) return;
         else if (isToolUIPart(part)) {
           const late = lates.size ? lates.get(pendingIdOf(part) ?? '') : undefined;
-          rows.push({ ...base, kind: 'tool', key: `${m.id}:c:${part.toolCallId}`, part, summary: summaries.get(part.toolCallId), ...(late ? { late } : {}) });
+          const line = summaries.get(part.toolCallId);
+          rows.push({ ...base, kind: 'tool', key: `${m.id}:c:${part.toolCallId}`, part, summary: line?.summary, ...(line?.open ? { open: true } : {}), ...(late ? { late } : {}) });
           const sub = subagents.get(part.toolCallId);
           if (sub) rows.push({ ...base, kind: 'subagent', key: `${m.id}:s:${part.toolCallId}`, view: sub });
         }
@@ -134,8 +136,8 @@ export function estimateRowPx(row: ChatRow | undefined): number {
     case 'reasoning':
       return 28 + pad;
     case 'tool':
-      // run_command, edits and errors open with their body shown; the others are one line
-      return (row.part.state === 'output-error' || OPEN_TOOLS.has(getToolName(row.part)) ? 185 : 32) + pad;
+      // errors and the tools whose traits open their cards (commands, edits) show their body; the others are one line
+      return (row.part.state === 'output-error' || row.open ? 185 : 32) + pad;
     case 'notice':
       return 56 + pad;
     case 'compaction':

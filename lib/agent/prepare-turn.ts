@@ -81,6 +81,7 @@ export function prepareTurn(o: PrepareTurnOptions): PreparedTurn {
     system: sys.prompt,
     projectDocs: sys.docs.text,
     tools,
+    registry: o.reg,
     stored: o.stored,
     emit: o.emit,
     signal: o.signal,

@@ -1,10 +1,11 @@
 import type { InferUIMessageChunk } from 'ai';
 import type { Registry } from '../dispatch/registry';
 import { lookupTool } from '../dispatch/registry';
-import type { ClampMessage } from '../contract/protocol';
-import type { ToolResult } from '../contract/types';
+import type { ClampDataParts, ClampMessage } from '../contract/protocol';
+import { traitsOf, type ToolResult } from '../contract/types';
 
 type Chunk = InferUIMessageChunk<ClampMessage>;
+type SummaryData = ClampDataParts['tool-summary'];
 type Known = Map<string, { toolName: string; input: unknown }>;
 
 /** The calls of a conversation with their input, so a resumed call (an approval) still gets its summary. */
@@ -37,29 +38,36 @@ export function callSummary(reg: Registry, toolName: string, input: unknown, res
 }
 
 /**
+ * A call's data-tool-summary data: its one line (callSummary) and, when its tool's traits open its
+ * card, open. Undefined when there is no line. Never throws.
+ */
+export function toolSummaryData(reg: Registry, toolCallId: string, toolName: string, input: unknown, result?: ToolResult): SummaryData | undefined {
+  const summary = callSummary(reg, toolName, input, result);
+  if (summary === undefined) return undefined;
+  const tool = lookupTool(reg, toolName);
+  return { toolCallId, summary, ...(tool && traitsOf(tool).cardOpen ? { open: true as const } : {}) };
+}
+
+/**
  * The UI stream's chunks with a data-tool-summary part after each call's input and again after its
  * result, so the page's cards and the approval bar show every tool from its declared summary; the
  * second replaces the first (same id). Every other chunk passes through unchanged, in order.
  */
 export async function* withToolSummaries(chunks: AsyncIterable<Chunk>, reg: Registry, messages: readonly ClampMessage[]): AsyncGenerator<Chunk> {
   const known = knownCalls(messages);
-  const summaryChunk = (toolCallId: string, summary: string): Chunk => ({
-    type: 'data-tool-summary',
-    id: `summary-${toolCallId}`,
-    data: { toolCallId, summary },
-  });
+  const summaryChunk = (data: SummaryData): Chunk => ({ type: 'data-tool-summary', id: `summary-${data.toolCallId}`, data });
   for await (const chunk of chunks) {
     yield chunk;
     if (chunk.type === 'tool-input-available') {
       known.set(chunk.toolCallId, { toolName: chunk.toolName, input: chunk.input });
-      const line = callSummary(reg, chunk.toolName, chunk.input);
-      if (line !== undefined) yield summaryChunk(chunk.toolCallId, line);
+      const data = toolSummaryData(reg, chunk.toolCallId, chunk.toolName, chunk.input);
+      if (data) yield summaryChunk(data);
     } else if (chunk.type === 'tool-output-available' && !chunk.preliminary) {
       const call = known.get(chunk.toolCallId);
       const result = chunk.output as ToolResult | undefined;
       if (!call || !result || typeof result !== 'object' || typeof result.output !== 'string') continue;
-      const line = callSummary(reg, call.toolName, call.input, result);
-      if (line !== undefined) yield summaryChunk(chunk.toolCallId, line);
+      const data = toolSummaryData(reg, chunk.toolCallId, call.toolName, call.input, result);
+      if (data) yield summaryChunk(data);
     }
   }
 }

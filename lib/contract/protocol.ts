@@ -31,8 +31,11 @@ export type ClampDataParts = {
   compaction: CompactionInfo;
   /** the per-step budget cut a result further than its own caps */
   'turn-budget': TurnCut;
-  /** a call in one line, from its tool's summary(): sent when the input is known and again with the result */
-  'tool-summary': { toolCallId: string; summary: string };
+  /**
+   * a call in one line, from its tool's summary(): sent when the input is known and again with the result;
+   * open: its tool's traits open its card (the page guesses the card's height by it)
+   */
+  'tool-summary': { toolCallId: string; summary: string; open?: true };
   /** a provider failure or other notice, with the next step */
   notice: { level: 'error' | 'warning' | 'info'; message: string; next?: string };
   /** the todo list the model keeps (todo_write) */

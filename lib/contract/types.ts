@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Budget } from './budget';
 import type { ResolvedPath } from './paths';
 import type { DiagnosticsMeta } from './diagnostics';
+import type { SubagentType } from './subagents';
 
 /** What a tool does to the world; drives parallelism, modes and approvals. */
 export type SideEffect = 'read' | 'write' | 'system';
@@ -190,6 +191,48 @@ export interface ToolDefinition<S extends z.ZodType = any, M = any, N extends st
    * converted for the providers); the zod schema still validates every call.
    */
   jsonSchema?: Record<string, unknown>;
+  /** what the loop, the context keeper, the host and the page do with the tool beyond running it (traitsOf gives the defaults) */
+  traits?: ToolTraits;
+}
+
+/**
+ * A tool's traits: what the rest of Clamp does with it beyond running it, declared on the tool (as its
+ * side-effect class is) so that no other folder keeps a list of tool names. Every field is optional;
+ * traitsOf fills in the defaults, which are also what every MCP tool gets.
+ */
+export interface ToolTraits {
+  /**
+   * Deferrable: when a small window cannot hold every definition, the tool is left out of the list
+   * sent (callable once tool_search loads it); the lowest rank is deferred first. Absent: always sent.
+   */
+  deferRank?: number;
+  /** The subagent types given the tool (explore only ever gets read tools; the registry refuses otherwise). Default: both for a read tool, general for others. */
+  subagents?: readonly SubagentType[];
+  /** 'never': its results are never replaced by a stub in what the model is sent (the plan). Default 'normal'. */
+  prune?: 'normal' | 'never';
+  /** its card opens with its body shown, so the page's first guess at the card's height is the open one. Default false. */
+  cardOpen?: boolean;
+  /**
+   * The tool runs a shell command: rules match its calls by sub-command keys (none when the judge gave
+   * none) rather than covering every call, and an interrupted call quotes the end of its command's log.
+   * Default false.
+   */
+  command?: boolean;
+}
+
+/** A tool's traits with the defaults filled in; deferRank null: never deferred. */
+export type ResolvedTraits = Required<Omit<ToolTraits, 'deferRank'>> & { deferRank: number | null };
+
+/** A tool's traits with every default filled in (the one place defaults live: built-ins that declare nothing and MCP tools get these). */
+export function traitsOf(tool: Pick<ToolDefinition, 'effect' | 'traits'>): ResolvedTraits {
+  const t = tool.traits ?? {};
+  return {
+    deferRank: t.deferRank ?? null,
+    subagents: t.subagents ?? (tool.effect === 'read' ? ['explore', 'general'] : ['general']),
+    prune: t.prune ?? 'normal',
+    cardOpen: t.cardOpen ?? false,
+    command: t.command ?? false,
+  };
 }
 
 /** Any tool, whatever its schema and meta (the registry's element type). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Budget } from '../contract/budget';
-import type { AnyTool, PermissionMode, SideEffect, ToolContext, ToolDefinition } from '../contract/types';
+import { traitsOf, type AnyTool, type PermissionMode, type SideEffect, type ToolContext, type ToolDefinition } from '../contract/types';
 import { modeAllowsEffect } from '../policy/modes';
 
 const EFFECTS: readonly SideEffect[] = ['read', 'write', 'system'];
@@ -9,8 +9,9 @@ const EFFECTS: readonly SideEffect[] = ['read', 'write', 'system'];
 export type Registry = Readonly<Record<string, ToolDefinition>>;
 
 /**
- * Build a registry. A tool without a declared side-effect class, a schema, or a run function
- * does not register: this throws, so the mistake shows at start-up, not at call time.
+ * Build a registry. A tool without a declared side-effect class, a schema, or a run function, or
+ * with traits that contradict its class, does not register: this throws, so the mistake shows at
+ * start-up, not at call time.
  */
 export function createRegistry(tools: readonly AnyTool[]): Registry {
   const reg: Record<string, ToolDefinition> = Object.create(null);
@@ -24,10 +25,20 @@ export function createRegistry(tools: readonly AnyTool[]): Registry {
     if (!t.schema || typeof t.run !== 'function' || typeof t.describe !== 'function' || typeof t.summary !== 'function') {
       throw new Error(`Tool ${t.name} needs a schema, describe(), summary() and run()`);
     }
+    checkTraits(t);
     if (Object.hasOwn(reg, t.name)) throw new Error(`Tool ${t.name} is registered twice`);
     reg[t.name] = t;
   }
   return Object.freeze(reg);
+}
+
+/** Traits that cannot hold: an explore subagent gets read tools only; a defer rank is a finite number. */
+function checkTraits(t: AnyTool): void {
+  const traits = traitsOf(t);
+  if (traits.subagents.includes('explore') && t.effect !== 'read') {
+    throw new Error(`Tool ${t.name} is a ${t.effect} tool; an explore subagent gets read tools only (traits.subagents: ['general'])`);
+  }
+  if (traits.deferRank !== null && !Number.isFinite(traits.deferRank)) throw new Error(`Tool ${t.name}'s traits.deferRank is not a finite number`);
 }
 
 /** Own-property look-up: the name comes from a model. */

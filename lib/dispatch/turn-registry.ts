@@ -1,5 +1,5 @@
 import type { Budget } from '../contract/budget';
-import type { PermissionMode, ToolContext, ToolDefinition } from '../contract/types';
+import { traitsOf, type PermissionMode, type ToolContext, type ToolDefinition } from '../contract/types';
 import { headBytes } from '../contract/text';
 import { modeAllowsEffect } from '../policy/modes';
 import { TOOL_SEARCH_SERVICE, type DeferredToolInfo, type ToolSearchService } from '../tools/tool-search';
@@ -8,24 +8,13 @@ import { describeTool, modelSchema } from './registry';
 import { definitionTokens, definitionsTokens } from './tool-cost';
 
 /**
- * The built-ins a small window defers, least used first: skills, web, memory, git, then the task
- * controls and the plan's reader (the tools a coding turn cannot do without are never deferred).
+ * The built-ins a small window may defer, in the order it defers them: those whose traits give a
+ * defer rank, lowest first (the tools a coding turn cannot do without declare none).
  */
-export const DEFERRABLE_BUILTINS: readonly string[] = [
-  'skill',
-  'web_search',
-  'web_fetch',
-  'memory_save',
-  'memory_search',
-  'git_commit',
-  'git_log',
-  'git_diff',
-  'git_status',
-  'agent',
-  'task_kill',
-  'task_list',
-  'todo_read',
-];
+export function deferrableBuiltins<T extends ToolDefinition>(builtins: readonly T[]): T[] {
+  const rank = (t: ToolDefinition) => traitsOf(t).deferRank;
+  return builtins.filter((t) => rank(t) !== null).sort((a, b) => rank(a)! - rank(b)!);
+}
 
 /** Which listed tools are not sent this step, and what the definitions cost. */
 export interface DeferralPlan {
@@ -40,8 +29,8 @@ export interface DeferralPlan {
 /**
  * Decide what to defer. MCP tools: when the listed ones together cost more than
  * MCP_TOOLS_ALWAYS_LOADED_MAX_TOKENS, none is sent (those tool_search loaded are). Built-ins: while what
- * is always sent exceeds BUILTIN_TOOLS_WINDOW_MAX_RATIO of the window, the least-used are deferred in
- * DEFERRABLE_BUILTINS order. `search` is tool_search, counted once anything is deferred. Pure.
+ * is always sent exceeds BUILTIN_TOOLS_WINDOW_MAX_RATIO of the window, the deferrable ones are deferred
+ * in the order of their traits' defer rank. `search` is tool_search, counted once anything is deferred. Pure.
  */
 export function planDeferral(o: {
   builtins: readonly ToolDefinition[];
@@ -58,12 +47,11 @@ export function planDeferral(o: {
   const searchCost = o.search ? cost(o.search) : 0;
   let always = definitionsTokens(o.builtins, o.budget) + o.mcp.filter((t) => !deferred.has(t.name)).reduce((n, t) => n + cost(t), 0) + (deferred.size ? searchCost : 0);
   const share = o.windowTokens * o.budget.BUILTIN_TOOLS_WINDOW_MAX_RATIO;
-  for (const name of DEFERRABLE_BUILTINS) {
+  for (const t of deferrableBuiltins(o.builtins)) {
     if (always <= share) break;
-    const t = o.builtins.find((b) => b.name === name);
-    if (!t || o.loaded.has(name)) continue;
+    if (o.loaded.has(t.name)) continue;
     if (deferred.size === 0) always += searchCost;
-    deferred.add(name);
+    deferred.add(t.name);
     always -= cost(t);
   }
   const all = [...o.builtins, ...o.mcp];

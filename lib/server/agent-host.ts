@@ -7,7 +7,7 @@ import { ruleVerdict } from '../store/rules';
 import { getSandboxSettings } from '../store/settings';
 import { SANDBOX_HOSTS } from '../tools/commands/net-join';
 import { sandboxHostsOf } from './sandbox-hosts';
-import type { PolicyDecision, ToolDefinition, ToolServices } from '../contract/types';
+import { traitsOf, type PolicyDecision, type ToolDefinition, type ToolServices } from '../contract/types';
 import { writeAheadHooks } from './write-ahead';
 import { diagnosticsFor } from './diagnostics';
 import { dropPending } from '../store/approvals';
@@ -21,8 +21,8 @@ export function approvalKey(sessionId: string, toolCallId: string): string {
 }
 
 /** The keys rules match a call by: each sub-command's for a command, none for a command without, null (only '*' matches) for other tools. */
-export function ruleKeysOf(tool: Pick<ToolDefinition, 'name' | 'effect'>, d: PolicyDecision): readonly string[] | null {
-  return tool.effect === 'system' && d.subRuleKeys ? d.subRuleKeys : tool.name === 'run_command' ? [] : null;
+export function ruleKeysOf(tool: Pick<ToolDefinition, 'effect' | 'traits'>, d: PolicyDecision): readonly string[] | null {
+  return tool.effect === 'system' && d.subRuleKeys ? d.subRuleKeys : traitsOf(tool).command ? [] : null;
 }
 
 /**

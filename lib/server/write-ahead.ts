@@ -3,11 +3,12 @@ import path from 'node:path';
 import type { AgentHost } from '../agent/host';
 import { BUDGET } from '../contract/budget';
 import type { ClampMessage, InterruptedNote } from '../contract/protocol';
-import type { ToolResult } from '../contract/types';
+import { traitsOf, type ToolResult } from '../contract/types';
 import { cutTail, formatBytes } from '../contract/text';
 import { callRunPrefix } from '../exec/runner';
-import { callSummary } from '../agent/tool-summaries';
+import { toolSummaryData } from '../agent/tool-summaries';
 import { createToolRegistry } from '../dispatch/all-tools';
+import { lookupTool } from '../dispatch/registry';
 import { checkpointBeforeChange } from '../checkpoints/session';
 import type { Db } from '../store/db';
 import { listCheckpoints } from '../store/checkpoints';
@@ -131,8 +132,8 @@ export function withInterrupted(messages: ClampMessage[], calls: JournaledCall[]
     }
     // the card's header names the call by its tool's summary, as a live card does (not its input as JSON)
     const summarised = msg.parts.some((p) => p.type === 'data-tool-summary' && (p.data as { toolCallId?: string } | undefined)?.toolCallId === call.toolCallId);
-    const summary = summarised ? undefined : callSummary(reg, call.toolName, call.input, call.status === 'running' ? undefined : (call.result as ToolResult | undefined));
-    if (summary !== undefined) msg.parts.push({ type: 'data-tool-summary', id: `summary-${call.toolCallId}`, data: { toolCallId: call.toolCallId, summary } });
+    const data = summarised ? undefined : toolSummaryData(reg, call.toolCallId, call.toolName, call.input, call.status === 'running' ? undefined : (call.result as ToolResult | undefined));
+    if (data) msg.parts.push({ type: 'data-tool-summary', id: `summary-${call.toolCallId}`, data });
     const at = msg.parts.findIndex((p) => p.toolCallId === call.toolCallId && p.type !== 'data-interrupted');
     if (call.status !== 'running') {
       // finished before the crash: put back what the unsaved step lost
@@ -142,7 +143,8 @@ export function withInterrupted(messages: ClampMessage[], calls: JournaledCall[]
       }
       continue;
     }
-    const logPath = call.toolName === 'run_command' ? callLogPath(dataDir, call.toolCallId, call.startedAt) : null;
+    const tool = lookupTool(reg, call.toolName);
+    const logPath = tool && traitsOf(tool).command ? callLogPath(dataDir, call.toolCallId, call.startedAt) : null;
     const errorText = interruptedText(call, logPath);
     if (at >= 0) {
       const p = msg.parts[at]!;

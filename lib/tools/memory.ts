@@ -34,6 +34,8 @@ export interface MemorySearchMeta {
 export const memorySaveTool = defineTool({
   name: 'memory_save',
   effect: 'read',
+  // explore leaves out what keeps state beyond the child
+  traits: { deferRank: 4, subagents: ['general'] },
   schema: z.strictObject({
     text: z.string().describe('One sentence that makes sense without this conversation.'),
   }),
@@ -82,6 +84,7 @@ function fit(memories: Memory[], maxBytes: number): { lines: string[]; shown: nu
 export const memorySearchTool = defineTool({
   name: 'memory_search',
   effect: 'read',
+  traits: { deferRank: 5 },
   schema: z.strictObject({
     query: z.string().describe('Words to look for; any may match.'),
   }),

@@ -80,6 +80,8 @@ function progress(r?: ToolResult<TodoMeta>): string {
 export const todoWriteTool = defineTool({
   name: 'todo_write',
   effect: 'read',
+  // explore leaves out what keeps state beyond the child; the plan's results are never pruned
+  traits: { subagents: ['general'], prune: 'never' },
   schema: writeSchema,
   summary: (input, r?: ToolResult<TodoMeta>) => progress(r) || `${input.items.length} item${input.items.length === 1 ? '' : 's'}`,
   describe: (b) =>
@@ -122,6 +124,8 @@ export const todoWriteTool = defineTool({
 export const todoReadTool = defineTool({
   name: 'todo_read',
   effect: 'read',
+  // the plan's results are never pruned
+  traits: { deferRank: 13, prune: 'never' },
   schema: z.strictObject({}),
   summary: (_input, r?: ToolResult<TodoMeta>) => progress(r),
   describe: () => 'Return the current plan (the list last written with todo_write), with each item\'s status. To change it, call todo_write with the whole new list.',

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, hubBed } from './hub-bed';
 import { listedTools } from '../../lib/dispatch/registry';
 import { ALL_TOOLS } from '../../lib/dispatch/all-tools';
-import { planDeferral, DEFERRABLE_BUILTINS } from '../../lib/dispatch/turn-registry';
+import { planDeferral, deferrableBuiltins } from '../../lib/dispatch/turn-registry';
 import { definitionsTokens } from '../../lib/dispatch/tool-cost';
 import { budgetTable } from '../../lib/contract/budget';
 import { convertInputSchema } from '../../lib/mcp/schema';
@@ -66,7 +66,8 @@ describe('deferred built-ins on a small window', () => {
     const small = planDeferral({ builtins, mcp: [], search, windowTokens: 32_768, loaded: new Set(), budget });
     expect(definitionsTokens(builtins, budget)).toBeGreaterThan(32_768 * budget.BUILTIN_TOOLS_WINDOW_MAX_RATIO);
     expect(small.deferred.size).toBeGreaterThan(0);
-    expect([...small.deferred].every((n) => DEFERRABLE_BUILTINS.includes(n))).toBe(true);
+    const deferrable: string[] = deferrableBuiltins(builtins).map((t) => t.name);
+    expect([...small.deferred].every((n) => deferrable.includes(n))).toBe(true);
     expect(small.deferred.has('read_file')).toBe(false);
     expect(small.alwaysLoadedTokens).toBeLessThanOrEqual(32_768 * budget.BUILTIN_TOOLS_WINDOW_MAX_RATIO);
     // the order: skills and web first

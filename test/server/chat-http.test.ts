@@ -133,7 +133,7 @@ describe('a chat with an approval, across a crash and restart', () => {
     expect(info.data.summary).toBe('run_command echo hello > out.txt');
     // the card's line comes from the tool's own summary(), sent with the call's input
     expect(chunks.filter((c) => c.type === 'data-tool-summary').map((c) => (c as unknown as { data: unknown }).data)).toEqual([
-      { toolCallId: 'call_w1', summary: 'echo hello > out.txt' },
+      { toolCallId: 'call_w1', summary: 'echo hello > out.txt', open: true },
     ]);
     // command safety really ran inside the server bundle (its wasm parser loads there too)
     expect(info.data.decision.opaque).toBeFalsy();

@@ -36,8 +36,9 @@ describe('calls written in after a restart', () => {
     const done = call({ toolCallId: 'c0', toolName: 'write_file', input: { path: 'a.txt', content: 'x\n' }, status: 'done', result: { status: 'ok', output: 'Wrote a.txt', truncation: null } });
     const out = withInterrupted([user], [done, call({})], '/nonexistent');
     expect(summaries(out)).toEqual([
-      { toolCallId: 'c0', summary: callSummary(reg, 'write_file', done.input, done.result as never)! },
-      { toolCallId: 'c1', summary: callSummary(reg, 'run_command', { command: 'sleep 120' })! },
+      // write_file's and run_command's traits open their cards
+      { toolCallId: 'c0', summary: callSummary(reg, 'write_file', done.input, done.result as never)!, open: true },
+      { toolCallId: 'c1', summary: callSummary(reg, 'run_command', { command: 'sleep 120' })!, open: true },
     ]);
     expect(summaries(out)[1].summary).toContain('sleep 120');
     expect(summaries(out)[1].summary).not.toMatch(/^\{/);

@@ -2,6 +2,7 @@ import type { LanguageModel, LanguageModelUsage, ModelMessage, ToolSet } from 'a
 import type { Budget } from '../../contract/budget';
 import type { ClampMessage, CompactionInfo, ContextBreakdown, ContextInfo, ContextWindowSource, LedgerStep, ModelStatus, PrunedItem } from '../../contract/protocol';
 import type { ToolResult } from '../../contract/types';
+import type { Registry } from '../../dispatch/registry';
 import { byteLength } from '../../contract/text';
 import { applyTurnBudget, type TurnCut } from '../turn-budget';
 import { withCacheBreakpoints } from './cache';
@@ -33,6 +34,8 @@ export interface KeeperOptions {
   maxRetries?: number;
   /** the assistant message this turn writes into */
   messageId: () => string;
+  /** the turn's tools, whose traits say which results are never pruned */
+  registry: Registry;
 }
 
 /** Cuts the per-step budget made in earlier turns, recovered from the stored messages. */
@@ -160,6 +163,7 @@ export class ContextKeeper {
       dataDir: this.o.dataDir,
       spillPaths: this.spillPaths,
       fullText: (id) => full.get(id),
+      registry: this.o.registry,
     });
     if (target) {
       let left = target.now;

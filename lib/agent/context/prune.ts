@@ -2,11 +2,11 @@ import type { Budget } from '../../contract/budget';
 import type { PrunedItem } from '../../contract/protocol';
 import { spillText } from '../../contract/spill';
 import { byteLength, formatCount, headBytes } from '../../contract/text';
+import { traitsOf } from '../../contract/types';
+import { lookupTool, type Registry } from '../../dispatch/registry';
 import { resultText } from './estimate';
 import { callInputs, toolResults, type View } from './view';
 
-/** Results that are the plan, never pruned. */
-const NEVER_PRUNED = new Set(['todo_write', 'todo_read']);
 const STUB_WHAT_MAX_BYTES = 160;
 
 /** In a few words, what a call asked for: `src/app.ts lines 1–400`, the command, the pattern. */
@@ -44,11 +44,19 @@ export interface PruneOptions {
   spillPaths: ReadonlyMap<string, string>;
   /** the full text of a result as stored (before this turn's cuts), by call id, when known */
   fullText: (toolCallId: string) => string | undefined;
+  /** the turn's tools, whose traits say which results are never pruned */
+  registry: Registry;
+}
+
+/** Whether a tool's traits let its results be pruned (a tool the registry does not know: yes). */
+function prunable(reg: Registry, toolName: string): boolean {
+  const tool = lookupTool(reg, toolName);
+  return !tool || traitsOf(tool).prune !== 'never';
 }
 
 /**
  * Choose the results to prune in a view: those of steps at or before latestStep - keepSteps that are
- * larger than CONTEXT_PRUNE_MIN_RESULT_BYTES and are not the plan, oldest first. Each gets a stub and,
+ * larger than CONTEXT_PRUNE_MIN_RESULT_BYTES and whose tool's traits do not say 'never', oldest first. Each gets a stub and,
  * when its full text has no file yet, a spill file. Returns only new items; the caller adds them to
  * the pruned set, which never shrinks.
  */
@@ -57,7 +65,7 @@ export function choosePrunes(view: View, pruned: ReadonlyMap<string, PrunedItem>
   const out: PrunedItem[] = [];
   const last = Math.min(o.latestStep - 1, o.latestStep - o.keepSteps);
   for (const { part, step } of toolResults(view.messages, view.steps)) {
-    if (step > last || step < 1 || pruned.has(part.toolCallId) || NEVER_PRUNED.has(part.toolName)) continue;
+    if (step > last || step < 1 || pruned.has(part.toolCallId) || !prunable(o.registry, part.toolName)) continue;
     const shown = resultText(part.output);
     const full = o.fullText(part.toolCallId) ?? shown;
     const bytes = byteLength(full);

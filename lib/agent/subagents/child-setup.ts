@@ -2,18 +2,15 @@ import { createRegistry, type Registry } from '../../dispatch/registry';
 import type { Budget } from '../../contract/budget';
 import type { SubagentType } from '../../contract/subagents';
 import { formatBytes } from '../../contract/text';
+import { traitsOf } from '../../contract/types';
 import type { AgentHost, ChildHost } from '../host';
 
-/** Tools a child never gets: no child of its own, and no questions (its report goes to the parent, who asks). */
-const NEVER_IN_CHILD = new Set(['agent', 'ask_user']);
-/** explore also leaves out what keeps state beyond the child (the session's plan, saved memories). */
-const NOT_IN_EXPLORE = new Set(['todo_write', 'memory_save']);
-
-/** The child's tools: explore, the read-only tools only; general, every tool of the turn's registry (MCP tools included) but the above. */
+/**
+ * The child's tools: those of the turn's registry (MCP tools included) whose traits give them to its
+ * type (explore: read tools only, and the registry refuses an explore trait on any other).
+ */
 export function childRegistry(reg: Registry, type: SubagentType): Registry {
-  return createRegistry(
-    Object.values(reg).filter((t) => !NEVER_IN_CHILD.has(t.name) && (type === 'general' || (t.effect === 'read' && !NOT_IN_EXPLORE.has(t.name)))),
-  );
+  return createRegistry(Object.values(reg).filter((t) => traitsOf(t).subagents.includes(type)));
 }
 
 /** The child's own system prompt section: who it is, who reads its answer, and how to end. */

@@ -56,6 +56,8 @@ export const agentTool = defineTool({
   name: 'agent',
   // the call itself touches nothing: every call the child makes goes through dispatch under the parent's mode, rules and approvals
   effect: 'read',
+  // a child gets no child of its own
+  traits: { deferRank: 10, subagents: [] },
   schema,
   nonEmpty: ['description', 'prompt'],
   describe: (b) =>

@@ -25,6 +25,8 @@ export const NOBODY_TO_ASK =
 export const askUserTool = defineTool({
   name: 'ask_user',
   effect: 'read',
+  // no child asks: its report goes to the parent, who asks
+  traits: { subagents: [] },
   schema,
   nonEmpty: ['question'],
   describe: (b) =>

@@ -310,6 +310,7 @@ async function preview(input: Input, ctx: ToolContext): Promise<{ summary: strin
 export const applyPatchTool = defineTool({
   name: 'apply_patch',
   effect: 'write',
+  traits: { cardOpen: true },
   schema,
   describe,
   nonEmpty: ['patch'],

@@ -148,6 +148,7 @@ export interface RunCommandMeta {
 export const runCommandTool = defineTool({
   name: 'run_command',
   effect: 'system',
+  traits: { cardOpen: true, command: true },
   schema,
   nonEmpty: ['command'],
   summary: (input, r?: ToolResult<RunCommandMeta>) => {

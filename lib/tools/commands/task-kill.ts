@@ -18,6 +18,7 @@ export interface TaskKillMeta {
 export const taskKillTool = defineTool({
   name: 'task_kill',
   effect: 'system',
+  traits: { deferRank: 11 },
   schema: z.strictObject({
     id: z.string().describe('The id of the background task to stop, e.g. "t1".'),
   }),

@@ -21,6 +21,7 @@ export interface TaskListMeta {
 export const taskListTool = defineTool({
   name: 'task_list',
   effect: 'read',
+  traits: { deferRank: 12 },
   schema: z.strictObject({}),
   summary: (_input, r?: ToolResult<TaskListMeta>) => {
     const n = r?.meta?.tasks?.length;

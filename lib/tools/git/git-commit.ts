@@ -25,6 +25,7 @@ export const gitCommitTool = defineTool({
   name: 'git_commit',
   // it changes the repository's history: a system call, so default mode asks the user first
   effect: 'system',
+  traits: { deferRank: 6 },
   schema,
   nonEmpty: ['message'],
   describe: () =>

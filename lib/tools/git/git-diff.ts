@@ -21,6 +21,7 @@ export interface GitDiffMeta extends GitFailureMeta {
 export const gitDiffTool = defineTool({
   name: 'git_diff',
   effect: 'read',
+  traits: { deferRank: 8 },
   schema,
   nonEmpty: ['path'],
   summary: (input) => [input.staged ? '--staged' : '', input.path ?? ''].filter(Boolean).join(' '),

@@ -17,6 +17,7 @@ export interface GitLogMeta extends GitFailureMeta {
 export const gitLogTool = defineTool({
   name: 'git_log',
   effect: 'read',
+  traits: { deferRank: 7 },
   schema,
   summary: (input) => (input.n !== undefined ? `-n ${input.n}` : ''),
   describe: (b) =>

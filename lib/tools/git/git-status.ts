@@ -23,6 +23,7 @@ export const gitStatusTool = defineTool({
   name: 'git_status',
   // it only looks: optional locks are off, so it never even refreshes the index
   effect: 'read',
+  traits: { deferRank: 9 },
   schema: z.strictObject({}),
   summary: (_input, r?: ToolResult<GitStatusMeta>) =>
     r?.meta?.branch !== undefined && r.meta.entries !== undefined ? `${r.meta.branch} (${r.meta.entries} changed)` : '',

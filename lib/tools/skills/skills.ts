@@ -25,6 +25,7 @@ export interface SkillMeta {
 export const skillTool = defineTool({
   name: 'skill',
   effect: 'read',
+  traits: { deferRank: 1 },
   schema: z.strictObject({
     name: z.string().describe('A skill name from the system prompt\'s skills list.'),
   }),
