@@ -1,11 +1,10 @@
 'use client';
 
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { fetchPage, PAGE_BYTES, type PageSource } from './file-page';
-import { appendPage, emptyWindow, fromTail, lineIndexAt, prependPage, prevRequest, tailRequest, type LineWindow } from './line-window';
-
-/** a log up to this size opens whole (with line numbers); a bigger one opens on its last page */
-const OPEN_WHOLE_MAX_BYTES = 4 * 1024 * 1024;
+import { appendPage, emptyWindow, lineIndexAt, prependPage, prevRequest, type LineWindow } from './line-window';
+import { useLoadJobs, type LoadJobs } from './use-load-jobs';
+import { openAtEnd, toEndFrom, windowAround, type GetPage, type WindowSink } from './window-loads';
 
 export interface PagedLines {
   win: LineWindow;
@@ -29,177 +28,115 @@ export interface PagedLines {
   retry(): void;
 }
 
+/** The window shown, read by jobs through `ref`; `replace` swaps it for one the list opens afresh on. */
+function useShownWindow(openAt: 'start' | 'end') {
+  const [win, setWin] = useState<LineWindow>(emptyWindow);
+  const [generation, setGeneration] = useState(0);
+  const [startAt, setStartAt] = useState<'start' | 'end' | number>(openAt);
+  const ref = useRef(win);
+  const sink = useMemo<WindowSink>(
+    () => ({
+      commit: (w) => {
+        ref.current = w;
+        setWin(w);
+      },
+      replace: (w, at) => {
+        ref.current = w;
+        setWin(w);
+        setStartAt(at);
+        setGeneration((g) => g + 1);
+      },
+    }),
+    [],
+  );
+  return { win, generation, startAt, ref, sink };
+}
+
+/** The page below and the page above the window, asked for as the list nears an edge (dropped while a job runs). */
+function useEdgeLoads(win: { current: LineWindow }, run: LoadJobs['run'], get: GetPage, sink: WindowSink) {
+  const loadDown = useCallback(
+    (force = false) => {
+      const w = win.current;
+      if (!w.loaded || (w.eof && !force)) return;
+      run(async () => {
+        const cur = win.current;
+        sink.commit(appendPage(cur, await get(cur.endOffset, PAGE_BYTES)));
+      });
+    },
+    [win, run, get, sink],
+  );
+  const loadUp = useCallback(() => {
+    if (!prevRequest(win.current, PAGE_BYTES)) return;
+    run(async () => {
+      const cur = win.current;
+      const r = prevRequest(cur, PAGE_BYTES);
+      if (r) sink.commit(prependPage(cur, await get(r.offset, r.limit)));
+    });
+  }, [win, run, get, sink]);
+  return { loadDown, loadUp };
+}
+
+/** The jumps the person asks for (the end, the start, a search match): each waits for a running job. */
+function useJumps(win: { current: LineWindow }, run: LoadJobs['run'], get: GetPage, sink: WindowSink) {
+  const toEnd = useCallback(
+    (onDone: () => void) => {
+      const w = win.current;
+      if (w.loaded && w.eof) return onDone();
+      run(() => toEndFrom(win.current, get, sink, onDone), { wait: true });
+    },
+    [win, run, get, sink],
+  );
+  const toStart = useCallback(
+    (onDone: () => void) => {
+      if (win.current.startOffset === 0) return onDone();
+      run(async () => sink.replace(appendPage(emptyWindow(), await get(0, PAGE_BYTES)), 'start'), { wait: true });
+    },
+    [win, run, get, sink],
+  );
+  const jumpTo = useCallback(
+    (offset: number, line: number, onDone: (index: number) => void) => {
+      const here = lineIndexAt(win.current, offset, line);
+      if (here !== null) return onDone(here);
+      run(
+        async () => {
+          // the window may hold it by now (a page that was loading when the jump was asked for)
+          const now = lineIndexAt(win.current, offset, line);
+          if (now !== null) return onDone(now);
+          await windowAround(offset, line, get, sink);
+        },
+        { wait: true },
+      );
+    },
+    [win, run, get, sink],
+  );
+  return { toEnd, toStart, jumpTo };
+}
+
 /**
  * The loading side of the viewer: one request at a time, each merged into a LineWindow.
  * Opens a file at its start and a task log at its end. Aborts in-flight requests on unmount.
  */
 export function usePagedLines(source: PageSource, openAt: 'start' | 'end'): PagedLines {
-  const [win, setWin] = useState<LineWindow>(emptyWindow);
-  const [generation, setGeneration] = useState(0);
-  const [startAt, setStartAt] = useState<'start' | 'end' | number>(openAt);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const winRef = useRef(win);
-  /** the running job's token, or 0 */
-  const busy = useRef(0);
-  const tokens = useRef(0);
+  const { win, generation, startAt, ref, sink } = useShownWindow(openAt);
+  const { run, loading, error, retry, stop } = useLoadJobs();
   const abort = useRef<AbortController | null>(null);
-  const lastJob = useRef<(() => Promise<void>) | null>(null);
-  /** a job the person asked for (a jump, a search match) while another ran: it runs next (the newest wins) */
-  const queued = useRef<(() => Promise<void>) | null>(null);
-
-  const commit = useCallback((w: LineWindow) => {
-    winRef.current = w;
-    setWin(w);
-  }, []);
-  const get = useCallback(
-    (offset: number, limit: number) => fetchPage(source, offset, limit, abort.current?.signal),
+  const get = useCallback<GetPage>(
+    (offset, limit) => fetchPage(source, offset, limit, abort.current?.signal),
     // the source is compared by value: a new object for the same file must not reload
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [source.kind === 'file' ? source.path : source.taskId],
   );
 
-  /**
-   * Run one loading job unless one is running (then it is dropped, or with wait run after it); errors are
-   * shown with a retry of that job.
-   */
-  const run = useCallback((job: () => Promise<void>, o: { wait?: boolean } = {}) => {
-    const start = (j: () => Promise<void>) => {
-      const token = ++tokens.current;
-      busy.current = token;
-      lastJob.current = j;
-      setLoading(true);
-      j()
-        .then(() => setError(null))
-        .catch((err: unknown) => {
-          if ((err as Error)?.name !== 'AbortError') setError(err instanceof Error ? err.message : String(err));
-        })
-        .finally(() => {
-          if (busy.current !== token) return; // a job of an unmounted list
-          busy.current = 0;
-          setLoading(false);
-          const next = queued.current;
-          queued.current = null;
-          if (next) start(next);
-        });
-    };
-    if (!busy.current) start(job);
-    else if (o.wait) queued.current = job;
-  }, []);
-
-  const replace = useCallback(
-    (w: LineWindow, at: 'start' | 'end' | number) => {
-      commit(w);
-      setStartAt(at);
-      setGeneration((g) => g + 1);
-    },
-    [commit],
-  );
-
-  const loadWhole = useCallback(
-    async (w: LineWindow) => {
-      // a log that fits in its first page is already whole: show it
-      commit(w);
-      while (!w.eof) {
-        w = appendPage(w, await get(w.endOffset, PAGE_BYTES));
-        commit(w);
-      }
-      return w;
-    },
-    [commit, get],
-  );
-
-  const openEnd = useCallback(async () => {
-    const head = await get(0, PAGE_BYTES);
-    if (head.eof || head.totalBytes <= OPEN_WHOLE_MAX_BYTES) {
-      await loadWhole(appendPage(emptyWindow(), head));
-      return;
-    }
-    const t = tailRequest(head.totalBytes, PAGE_BYTES);
-    replace(fromTail(await get(t.offset, t.limit)), 'end');
-  }, [get, loadWhole, replace]);
-
   useEffect(() => {
     abort.current = new AbortController();
-    run(openAt === 'end' ? openEnd : async () => commit(appendPage(emptyWindow(), await get(0, PAGE_BYTES))));
+    run(openAt === 'end' ? () => openAtEnd(get, sink) : async () => sink.commit(appendPage(emptyWindow(), await get(0, PAGE_BYTES))));
     return () => {
       abort.current?.abort();
-      busy.current = 0;
+      stop();
     };
-  }, [openAt, openEnd, get, commit, run]);
+  }, [openAt, get, sink, run, stop]);
 
-  const loadDown = useCallback(
-    (force = false) => {
-      const w = winRef.current;
-      if (!w.loaded || (w.eof && !force)) return;
-      run(async () => {
-        const cur = winRef.current;
-        commit(appendPage(cur, await get(cur.endOffset, PAGE_BYTES)));
-      });
-    },
-    [run, commit, get],
-  );
-
-  const loadUp = useCallback(() => {
-    if (!prevRequest(winRef.current, PAGE_BYTES)) return;
-    run(async () => {
-      const cur = winRef.current;
-      const r = prevRequest(cur, PAGE_BYTES);
-      if (r) commit(prependPage(cur, await get(r.offset, r.limit)));
-    });
-  }, [run, commit, get]);
-
-  const toEnd = useCallback(
-    (onDone: () => void) => {
-      const w = winRef.current;
-      if (w.loaded && w.eof) return onDone();
-      run(async () => {
-        const cur = winRef.current;
-        if (cur.loaded && cur.eof) return onDone();
-        if (cur.loaded && cur.totalBytes - cur.endOffset <= 2 * PAGE_BYTES) {
-          await loadWhole(cur);
-          onDone();
-          return;
-        }
-        const head = cur.loaded ? cur : appendPage(emptyWindow(), await get(0, PAGE_BYTES));
-        const t = tailRequest(head.totalBytes, PAGE_BYTES);
-        replace(fromTail(await get(t.offset, t.limit)), 'end');
-      }, { wait: true });
-    },
-    [run, get, loadWhole, replace],
-  );
-
-  const toStart = useCallback(
-    (onDone: () => void) => {
-      if (winRef.current.startOffset === 0) return onDone();
-      run(async () => replace(appendPage(emptyWindow(), await get(0, PAGE_BYTES)), 'start'), { wait: true });
-    },
-    [run, get, replace],
-  );
-
-  const jumpTo = useCallback(
-    (offset: number, line: number, onDone: (index: number) => void) => {
-      const here = lineIndexAt(winRef.current, offset, line);
-      if (here !== null) return onDone(here);
-      run(
-        async () => {
-          // the window may hold it by now (a page that was loading when the jump was asked for)
-          const now = lineIndexAt(winRef.current, offset, line);
-          if (now !== null) return onDone(now);
-          // half a page above the line, so it lands in the middle with lines around it
-          let w = appendPage(emptyWindow(), await get(Math.max(0, offset - PAGE_BYTES / 2), PAGE_BYTES));
-          while (!w.eof && w.endOffset <= offset) w = appendPage(w, await get(w.endOffset, PAGE_BYTES));
-          replace(w, lineIndexAt(w, offset, line) ?? 'start');
-        },
-        { wait: true },
-      );
-    },
-    [run, get, replace],
-  );
-
-  const retry = useCallback(() => {
-    if (lastJob.current) run(lastJob.current);
-  }, [run]);
-
+  const { loadDown, loadUp } = useEdgeLoads(ref, run, get, sink);
+  const { toEnd, toStart, jumpTo } = useJumps(ref, run, get, sink);
   return { win, generation, startAt, loading, error, loadDown, loadUp, toEnd, toStart, jumpTo, retry };
 }
