@@ -2,10 +2,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { CommandRun, type SpawnSpec } from './run-state';
 import { spawnTurn } from './spawn-turn';
-import { sandboxArgs, sandboxStatus, withoutSecrets } from './sandbox';
+import { sandboxArgs, sandboxStatus, withoutSecrets, type SandboxSpec } from './sandbox';
 import { openSeccompFd } from './seccomp';
-import { sandboxLimitsOrDefault, ulimitPrefix } from './limits';
-import { commandCgroup } from './cgroups';
+import { sandboxLimitsOrDefault, ulimitPrefix, type SandboxLimits } from './limits';
+import { commandCgroup, type CommandCgroup } from './cgroups';
 import { closeFd, openBlockingPipe, openPipe, type PipeEnds } from './fifo';
 
 import type { RunHandle, RunOptions, RunResult } from './run-types';
@@ -79,64 +79,85 @@ export function startCommand(o: RunOptions): RunHandle {
  */
 function spawnSpec(o: RunOptions): SpawnSpec | { error: string } {
   const env = o.env ?? commandEnv();
-  const shell = [shellPath(), '-c', o.command];
-  if (!o.sandbox) return { file: shell[0]!, args: shell.slice(1), env };
+  if (!o.sandbox) return { file: shellPath(), args: ['-c', o.command], env };
   const status = sandboxStatus();
   if (!status.available) return { error: `the sandbox could not start: ${status.problem}` };
-  const inner = withoutSecrets(env, o.sandbox.passEnv);
-  // temporary files go to the sandbox's own /tmp (a TMPDIR elsewhere is read-only or hidden inside)
-  inner.TMPDIR = '/tmp';
-  if (o.sandbox.scratchDir && o.sandbox.level === 'workspace-write') {
-    inner.CLAMP_SCRATCH = o.sandbox.scratchDir;
-    // caches go to the scratch folder: HOME is read-only inside
-    inner.XDG_CACHE_HOME ??= `${o.sandbox.scratchDir}/cache`;
-    // always: npm started Clamp (npm start) passes its own npm_config_cache, in HOME, read-only inside
-    inner.npm_config_cache = `${o.sandbox.scratchDir}/npm-cache`;
-  }
+  const inner = sandboxedEnv(env, o.sandbox);
   const limits = o.sandbox.limits ?? sandboxLimitsOrDefault();
   let filter: number | undefined;
+  let held: HeldCgroup | undefined;
+  try {
+    filter = openSeccompFd(o.sandbox.dataDir);
+    held = heldCgroup(limits);
+    return sandboxedSpec(o, { sandbox: o.sandbox, bwrap: status.bwrap!, env: inner, limits, filter, held });
+  } catch (err) {
+    if (filter !== undefined) closeFd(filter);
+    if (held) [held.info.read, held.info.write, held.block.read, held.block.write].forEach(closeFd);
+    return { error: `the sandbox could not be set up: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+/** The environment inside the sandbox: the allowlisted variables, its own /tmp, caches in the scratch folder. */
+function sandboxedEnv(env: NodeJS.ProcessEnv, sandbox: SandboxSpec): NodeJS.ProcessEnv {
+  const inner = withoutSecrets(env, sandbox.passEnv);
+  // temporary files go to the sandbox's own /tmp (a TMPDIR elsewhere is read-only or hidden inside)
+  inner.TMPDIR = '/tmp';
+  if (sandbox.scratchDir && sandbox.level === 'workspace-write') {
+    inner.CLAMP_SCRATCH = sandbox.scratchDir;
+    // caches go to the scratch folder: HOME is read-only inside
+    inner.XDG_CACHE_HOME ??= `${sandbox.scratchDir}/cache`;
+    // always: npm started Clamp (npm start) passes its own npm_config_cache, in HOME, read-only inside
+    inner.npm_config_cache = `${sandbox.scratchDir}/npm-cache`;
+  }
+  return inner;
+}
+
+/** A cgroup of the command's own and the pipes that hold bwrap until it is in it. */
+interface HeldCgroup {
+  cgroup: CommandCgroup;
+  info: PipeEnds;
+  block: PipeEnds;
+}
+
+/** A cgroup for the command with its two pipes; undefined (the rlimits alone then) where either cannot be had. */
+function heldCgroup(limits: SandboxLimits): HeldCgroup | undefined {
+  const cgroup = commandCgroup(limits);
+  if (!cgroup) return undefined;
+  const info = openPipe();
+  const block = info && openBlockingPipe();
+  if (info && block) return { cgroup, info, block };
+  // no pipes to hold bwrap with: the command runs under its rlimits only
+  if (info) [info.read, info.write].forEach(closeFd);
+  cgroup.remove();
+  return undefined;
+}
+
+/** bwrap (entered into the session's network when it has one) around the shell with the limits set before the command. */
+function sandboxedSpec(o: RunOptions, s: { sandbox: SandboxSpec; bwrap: string; env: NodeJS.ProcessEnv; limits: SandboxLimits; filter?: number; held?: HeldCgroup }): SpawnSpec {
+  const { held, env } = s;
   // descriptors the child gets as 3, 4 …: the system-call filter, and, with a cgroup, the pipes that hold bwrap
   const fds: number[] = [];
   const fdOf = (fd: number) => 3 + fds.push(fd) - 1;
-  let hold: { info: PipeEnds; block: PipeEnds } | undefined;
-  try {
-    filter = openSeccompFd(o.sandbox.dataDir);
-    let cgroup = commandCgroup(limits);
-    if (cgroup) {
-      const info = openPipe();
-      const block = info && openBlockingPipe();
-      if (info && block) hold = { info, block };
-      else {
-        // no pipes to hold bwrap with: the command runs under its rlimits only
-        if (info) [info.read, info.write].forEach(closeFd);
-        cgroup.remove();
-        cgroup = undefined;
-      }
-    }
-    const fdArgs = {
-      ...(filter === undefined ? {} : { seccompFd: fdOf(filter) }),
-      ...(hold ? { infoFd: fdOf(hold.info.write), blockFd: fdOf(hold.block.read) } : {}),
-    };
-    // the session's network (sandbox-net.ts): nsenter puts bwrap in it; the proxy's variables win over the person's
-    const net = o.sandbox.network ? undefined : o.net;
-    if (net) Object.assign(inner, net.env);
-    const args = sandboxArgs(o.sandbox, o.cwd, inner, { ...fdArgs, ...(net ? { joinedNet: { userns: net.joinsUserns } } : {}) });
-    const command = [shell[0]!, '-c', ulimitPrefix(limits, shell[0]!) + o.command];
-    const [file, ...before] = net ? [...net.enter, status.bwrap!] : [status.bwrap!];
-    return {
-      file: file!,
-      args: [...before, ...args, ...command],
-      env: inner,
-      spareLeader: true,
-      fds,
-      limits,
-      ...(cgroup && hold ? { cgroup, hold: { info: hold.info.read, block: hold.block.write } } : {}),
-    };
-  } catch (err) {
-    if (filter !== undefined) closeFd(filter);
-    if (hold) [hold.info.read, hold.info.write, hold.block.read, hold.block.write].forEach(closeFd);
-    return { error: `the sandbox could not be set up: ${err instanceof Error ? err.message : String(err)}` };
-  }
+  const fdArgs = {
+    ...(s.filter === undefined ? {} : { seccompFd: fdOf(s.filter) }),
+    ...(held ? { infoFd: fdOf(held.info.write), blockFd: fdOf(held.block.read) } : {}),
+  };
+  // the session's network (sandbox-net.ts): nsenter puts bwrap in it; the proxy's variables win over the person's
+  const net = s.sandbox.network ? undefined : o.net;
+  if (net) Object.assign(env, net.env);
+  const args = sandboxArgs(s.sandbox, o.cwd, env, { ...fdArgs, ...(net ? { joinedNet: { userns: net.joinsUserns } } : {}) });
+  const shell = shellPath();
+  const command = [shell, '-c', ulimitPrefix(s.limits, shell) + o.command];
+  const [file, ...before] = net ? [...net.enter, s.bwrap] : [s.bwrap];
+  return {
+    file: file!,
+    args: [...before, ...args, ...command],
+    env,
+    spareLeader: true,
+    fds,
+    limits: s.limits,
+    ...(held ? { cgroup: held.cgroup, hold: { info: held.info.read, block: held.block.write } } : {}),
+  };
 }
 
 /** Run a command to the end (the foreground path: start + await). Never throws. */

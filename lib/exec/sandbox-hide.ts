@@ -172,74 +172,111 @@ function readable(p: string, st: fs.Stats): boolean {
 /** The plan of what to hide and show for one command. Never throws. */
 export function hidePlan(o: HideInput): HidePlan {
   const probe = new Probe();
-  const lstat = (p: string) => probe.lstat(p);
-  const realpath = (p: string) => probe.realpath(p);
-  // every comparison is between real paths: a HOME reached through a link is hidden where it really is
+  const h = hiddenHomes(o, probe);
+  const shown = shownInHomes(o, probe, h);
+  // a path is seen in the sandbox unless a hidden HOME covers it and nothing shows it again
+  const visible = (p: string) =>
+    !h.homes.some((home) => inside(p, home)) || inside(p, o.workspace) || shown.some((s) => inside(p, s.at) || inside(p, s.real)) || o.alsoShown.some((s) => inside(p, s));
+  const secrets = new SecretHider(o.workspace, probe, visible);
+  // Clamp's data dir and the browsers' profiles are hidden as they are: no secret of the person's links out of them
+  secrets.hide(o.dataDir, false);
+  const allHomes = new Set([o.home, ...h.named, ...h.homes]);
+  for (const home of allHomes) for (const b of BROWSER_PROFILES) secrets.hide(path.join(home, b), false);
+  for (const p of secretPaths(o, allHomes)) secrets.hide(p);
+  return { homes: h.homes, shown, dirs: [...secrets.dirs], files: [...secrets.files] };
+}
+
+/** The HOMEs a command does not see, as named and where they really are (every comparison is between real paths). */
+interface HiddenHomes {
+  /** HOME and the account's own home, as named (none when HOME is not hidden) */
+  named: string[];
+  pairs: { named: string; real: string }[];
+  /** their real paths */
+  homes: string[];
+  /** a path with a HOME it is reached through replaced by where that HOME really is */
+  canon: (p: string) => string;
+}
+
+function hiddenHomes(o: HideInput, probe: Probe): HiddenHomes {
+  // a HOME reached through a link is hidden where it really is
   const named = o.hideHome ? [...new Set([o.home, os.homedir()])] : [];
   const pairs = named
-    .map((h) => ({ named: path.normalize(h), real: realpath(h) }))
-    .filter((h): h is { named: string; real: string } => !!h.real && h.real !== '/' && !inside(o.workspace, h.real) && !!lstat(h.real)?.isDirectory());
-  const homes = [...new Set(pairs.map((h) => h.real))];
+    .map((h) => ({ named: path.normalize(h), real: probe.realpath(h) }))
+    .filter((h): h is { named: string; real: string } => !!h.real && h.real !== '/' && !inside(o.workspace, h.real) && !!probe.lstat(h.real)?.isDirectory());
   const canon = (p: string) => {
     const n = path.normalize(p);
     const h = pairs.find((x) => inside(n, x.named));
     return h ? h.real + n.slice(h.named.length) : n;
   };
+  return { named, pairs, homes: [...new Set(pairs.map((h) => h.real))], canon };
+}
+
+/** What is shown again inside the hidden HOMEs: toolchains, the folders the environment names, the person's own list. */
+function shownInHomes(o: HideInput, probe: Probe, h: HiddenHomes): HidePlan['shown'] {
+  const { homes } = h;
   const shown: HidePlan['shown'] = [];
   const seen = new Set<string>();
   const show = (p: string) => {
-    const at = canon(p);
-    if (seen.has(at) || homes.includes(at) || !homes.some((h) => inside(at, h))) return;
-    const st = lstat(at);
-    const real = st && realpath(at);
+    const at = h.canon(p);
+    if (seen.has(at) || homes.includes(at) || !homes.some((home) => inside(at, home))) return;
+    const st = probe.lstat(at);
+    const real = st && probe.realpath(at);
     if (!st || !real) return;
     seen.add(at);
     shown.push({ at, real, link: st.isSymbolicLink() });
     // a link to elsewhere in a hidden HOME: what it points to is shown as well
     if (st.isSymbolicLink()) show(real);
   };
-  const home = pairs[0]?.real ?? o.home;
+  const home = h.pairs[0]?.real ?? o.home;
   if (homes.length) {
     for (const rel of HOME_TOOLCHAINS) show(path.join(home, rel));
-    for (const p of namedFolders(o.env, [...homes, ...pairs.map((x) => x.named)])) show(p);
+    for (const p of namedFolders(o.env, [...homes, ...h.pairs.map((x) => x.named)])) show(p);
     for (const p of o.show) show(expandHome(p, home));
   }
-
   // a folder shown inside another shown folder is shown already (one mount fewer)
   const outer = shown.filter((s) => !s.link);
   for (let i = shown.length - 1; i >= 0; i--) {
     const s = shown[i]!;
     if (outer.some((o) => o !== s && inside(s.at, o.at) && inside(s.real, o.real))) shown.splice(i, 1);
   }
+  return shown;
+}
 
-  // a path is seen in the sandbox unless a hidden HOME covers it and nothing shows it again
-  const visible = (p: string) =>
-    !homes.some((h) => inside(p, h)) || inside(p, o.workspace) || shown.some((s) => inside(p, s.at) || inside(p, s.real)) || o.alsoShown.some((s) => inside(p, s));
-  const dirs = new Set<string>();
-  const files = new Set<string>();
-  let budget = LINK_WALK_MAX_ENTRIES;
-  const walked = new Set<string>();
-  // a secret is hidden where it really is (mounting over a link's own path would follow it anyway)
-  const hide = (p: string, walk = true) => {
-    const real = realpath(p);
-    const st = real ? lstat(real) : undefined;
+/** Secret folders and files, by real path, with what links inside a secret folder lead to (within LINK_WALK_MAX_ENTRIES). */
+class SecretHider {
+  readonly dirs = new Set<string>();
+  readonly files = new Set<string>();
+  private budget = LINK_WALK_MAX_ENTRIES;
+  private readonly walked = new Set<string>();
+
+  constructor(
+    private readonly workspace: string,
+    private readonly probe: Probe,
+    private readonly visible: (p: string) => boolean,
+  ) {}
+
+  /** Hide a secret where it really is (mounting over a link's own path would follow it anyway). */
+  hide(p: string, walk = true): void {
+    const real = this.probe.realpath(p);
+    const st = real ? this.probe.lstat(real) : undefined;
     if (!real || !st) return;
     // what this process's user cannot read, a sandboxed command (the same user, with no capability) cannot either;
     // root reads by owner bits alone, so for root everything counts
-    if (visible(real) && readable(real, st)) {
+    if (this.visible(real) && readable(real, st)) {
       // a folder that holds the workspace (a workspace inside the data dir) is not covered
       if (st.isDirectory()) {
-        if (!inside(o.workspace, real)) dirs.add(real);
+        if (!inside(this.workspace, real)) this.dirs.add(real);
       } else {
-        files.add(real);
+        this.files.add(real);
       }
     }
-    if (walk && st.isDirectory()) walkLinks(real);
-  };
-  // links inside a secret folder lead out of it: what they point to is hidden as well
-  const walkLinks = (dir: string) => {
-    if (walked.has(dir)) return;
-    walked.add(dir);
+    if (walk && st.isDirectory()) this.walkLinks(real);
+  }
+
+  /** Links inside a secret folder lead out of it: what they point to is hidden as well. */
+  private walkLinks(dir: string): void {
+    if (this.walked.has(dir)) return;
+    this.walked.add(dir);
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
@@ -247,21 +284,20 @@ export function hidePlan(o: HideInput): HidePlan {
       return;
     }
     for (const e of entries) {
-      if (--budget < 0) return;
+      if (--this.budget < 0) return;
       const p = path.join(dir, e.name);
       if (e.isSymbolicLink()) {
-        const real = realpath(p);
-        if (real && !inside(real, dir)) hide(real);
+        const real = this.probe.realpath(p);
+        if (real && !inside(real, dir)) this.hide(real);
       } else if (e.isDirectory()) {
-        walkLinks(p);
+        this.walkLinks(p);
       }
     }
-  };
+  }
+}
 
-  // Clamp's data dir and the browsers' profiles are hidden as they are: no secret of the person's links out of them
-  hide(o.dataDir, false);
-  const allHomes = new Set([o.home, ...named, ...homes]);
-  for (const h of allHomes) for (const b of BROWSER_PROFILES) hide(path.join(h, b), false);
+/** The secrets hidden and walked: the host's, each HOME's, the environment's (cargo, ssh agent), the person's, the store's. */
+function secretPaths(o: HideInput, allHomes: Set<string>): string[] {
   const secrets = [...HOST_SECRETS, ...HOST_SOCKETS, ...hostKeys()];
   for (const h of allHomes) secrets.push(...HOME_SECRETS.filter((s) => !BROWSER_PROFILES.includes(s)).map((s) => path.join(h, s)));
   const cargoHome = o.env.CARGO_HOME;
@@ -272,8 +308,7 @@ export function hidePlan(o: HideInput): HidePlan {
     // the store's file names (lib/store: secrets.ts, db.ts), written out here since exec may not import the store
     for (const name of ['secrets.json', 'clamp.db', 'clamp.db-wal', 'clamp.db-shm', 'approval-secret']) secrets.push(path.join(o.dataDir, name));
   }
-  for (const p of secrets) hide(p);
-  return { homes, shown, dirs: [...dirs], files: [...files] };
+  return secrets;
 }
 
 /** The host's ssh private keys (readable by root, which a sandboxed root still is without its capabilities). */
