@@ -7,7 +7,7 @@
  */
 import os from 'node:os';
 import { DEFAULT_SKIP_DIRS, IgnoreRules } from './ignore';
-import { endScan, scanFile, scanState } from './scan';
+import { endScan, scanFile, scanState, type ScanState } from './scan';
 import { admit, take } from './collect';
 import { SortedWalk, type WalkFile } from './walk';
 import { searchRest } from './parallel';
@@ -125,6 +125,52 @@ function yieldToLoop(): Promise<void> {
   return new Promise((r) => setImmediate(r));
 }
 
+/** rg beside the built-in walk: found when the request may use it; started at once (engine rg) or once a walk turns out long (auto). */
+class RgSide {
+  /** the rg binary, or null when this search does not use rg */
+  readonly rg: string | null;
+  private pre: RgPrefilter | null = null;
+
+  constructor(
+    private readonly req: SearchRequest,
+    rules: IgnoreRules | null,
+    private readonly res: SearchResult,
+  ) {
+    const wanted = req.engine === 'rg' || (req.engine === 'auto' && os.availableParallelism() >= (req.autoRgMinCores ?? AUTO_RG_MIN_CORES));
+    this.rg = rules && req.pattern.rgLiteral && wanted ? findRg(req.envPath) : null;
+  }
+
+  /** Start rg over the searched folder; resolves once it has exited (never rejects). */
+  start(): Promise<void> {
+    const { req } = this;
+    const literal = req.pattern.rgLiteral!;
+    this.pre = startRgPrefilter({
+      rg: this.rg!, cwd: req.startAbs, literal: literal.text, ignoreCase: literal.ignoreCase,
+      maxFileBytes: req.maxFileBytes, skipDirs: DEFAULT_SKIP_DIRS, signal: req.signal,
+    });
+    this.res.engine = 'builtin+rg';
+    return this.pre.finished;
+  }
+
+  /** For each admitted file in walk order: starts rg when the walk reaches the auto threshold; true when rg ruled the file out. */
+  ruledOut(f: WalkFile): boolean {
+    if (this.rg && !this.pre && this.res.filesVisited === (this.req.autoRgAfterFiles ?? AUTO_RG_AFTER_FILES)) void this.start();
+    return this.pre?.noMatch(f.relToStart) ?? false;
+  }
+
+  stop(): void {
+    this.pre?.stop();
+  }
+}
+
+function emptyResult(): SearchResult {
+  return {
+    lines: [], isMatch: [], matches: 0, filesWithMatches: 0, shown: 0, filesSearched: 0, filesVisited: 0, stop: null, outputBytes: 0,
+    oversize: skipped(), binary: skipped(), unreadable: skipped(), unreadableDirs: skipped(),
+    ignoredDirs: 0, ignoredFiles: 0, ignoredDirSamples: [], notIncluded: 0, engine: 'builtin', rgRuledOut: 0,
+  };
+}
+
 /**
  * Search the tree (or one file) and return formatted lines plus every count the notes need.
  * Throws only when aborted (ctx.signal); unreadable files and folders are counted, not thrown.
@@ -132,61 +178,18 @@ function yieldToLoop(): Promise<void> {
  * reading and matching to worker threads (parallel.ts) while this thread walks and assembles.
  */
 export async function search(req: SearchRequest): Promise<SearchResult> {
-  const res: SearchResult = {
-    lines: [], isMatch: [], matches: 0, filesWithMatches: 0, shown: 0, filesSearched: 0, filesVisited: 0, stop: null, outputBytes: 0,
-    oversize: skipped(), binary: skipped(), unreadable: skipped(), unreadableDirs: skipped(),
-    ignoredDirs: 0, ignoredFiles: 0, ignoredDirSamples: [], notIncluded: 0, engine: 'builtin', rgRuledOut: 0,
-  };
+  const res = emptyResult();
   const pool = scanState();
   const rules = req.startIsFile ? null : new IgnoreRules(req.workspace, req.startRel, req.ignoreEnv);
   const files: Iterator<WalkFile> = rules
     ? new SortedWalk(rules, rules.start, req.startAbs, { unlisted: res.unreadableDirs })
     : [{ abs: req.startAbs, rel: req.startRel, relToStart: '', name: req.startRel.slice(req.startRel.lastIndexOf('/') + 1) }][Symbol.iterator]();
-
-  const rgLiteral = req.pattern.rgLiteral;
-  const wanted = req.engine === 'rg' || (req.engine === 'auto' && os.availableParallelism() >= (req.autoRgMinCores ?? AUTO_RG_MIN_CORES));
-  const rg = rules && rgLiteral && wanted ? findRg(req.envPath) : null;
-  let pre: RgPrefilter | null = null;
-  const startRg = () => {
-    pre = startRgPrefilter({
-      rg: rg!, cwd: req.startAbs, literal: rgLiteral!.text, ignoreCase: rgLiteral!.ignoreCase,
-      maxFileBytes: req.maxFileBytes, skipDirs: DEFAULT_SKIP_DIRS, signal: req.signal,
-    });
-    res.engine = 'builtin+rg';
-  };
-  if (rg && req.engine === 'rg') {
-    startRg();
-    await pre!.finished;
-  }
-  const workersAfter = req.workersAfterFiles ?? WORKERS_AFTER_FILES;
-  const mayUseWorkers = !rg && rules !== null && req.pattern.spec !== undefined && req.workers !== false;
-
+  const rg = new RgSide(req, rules, res);
+  if (rg.rg && req.engine === 'rg') await rg.start();
   try {
-    let sliceStart = performance.now();
-    for (let it = files.next(); !it.done; it = files.next()) {
-      const f = it.value;
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await yieldToLoop();
-        sliceStart = performance.now();
-      }
-      if (req.signal.aborted) throw new Error('aborted');
-      const a = admit(req, res, rules, f);
-      if (a === 'skip') continue;
-      if (a === 'stop') break;
-      if (rg && !pre && res.filesVisited === (req.autoRgAfterFiles ?? AUTO_RG_AFTER_FILES)) startRg();
-      if ((pre as RgPrefilter | null)?.noMatch(f.relToStart)) {
-        res.filesSearched++;
-        res.rgRuledOut++;
-        continue;
-      }
-      if (take(req, res, f, scanFile(f.abs, req, pool))) break;
-      if (mayUseWorkers && res.filesVisited >= workersAfter) {
-        // a long search: the rest of the walk goes to the worker threads (none when they cannot start)
-        if (await searchRest(req, res, rules!, files, pool)) break;
-      }
-    }
+    await searchFiles(req, res, rules, files, rg, pool);
   } finally {
-    (pre as RgPrefilter | null)?.stop();
+    rg.stop();
     endScan(pool);
   }
   if (rules) {
@@ -195,4 +198,32 @@ export async function search(req: SearchRequest): Promise<SearchResult> {
     res.ignoredDirSamples = rules.stats.dirSamples;
   }
   return res;
+}
+
+/** The walk on this thread, in time slices: admit, let rg rule out, scan and take each file; a long walk goes on with the workers. */
+async function searchFiles(req: SearchRequest, res: SearchResult, rules: IgnoreRules | null, files: Iterator<WalkFile>, rg: RgSide, pool: ScanState): Promise<void> {
+  const workersAfter = req.workersAfterFiles ?? WORKERS_AFTER_FILES;
+  const mayUseWorkers = !rg.rg && rules !== null && req.pattern.spec !== undefined && req.workers !== false;
+  let sliceStart = performance.now();
+  for (let it = files.next(); !it.done; it = files.next()) {
+    const f = it.value;
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await yieldToLoop();
+      sliceStart = performance.now();
+    }
+    if (req.signal.aborted) throw new Error('aborted');
+    const a = admit(req, res, rules, f);
+    if (a === 'skip') continue;
+    if (a === 'stop') return;
+    if (rg.ruledOut(f)) {
+      res.filesSearched++;
+      res.rgRuledOut++;
+      continue;
+    }
+    if (take(req, res, f, scanFile(f.abs, req, pool))) return;
+    if (mayUseWorkers && res.filesVisited >= workersAfter) {
+      // a long search: the rest of the walk goes to the worker threads (none when they cannot start)
+      if (await searchRest(req, res, rules, files, pool)) return;
+    }
+  }
 }

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
 import { nestedRepetition } from './regex-safety';
-import { ToolError, type ToolOutput, type ToolResult, type Truncation } from '../../contract/types';
+import { ToolError, type ToolOutput, type ToolResult } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
-import { byteLength, fitWithNote, formatBytes, formatCount } from '../../contract/text';
+import { fitWithNote, formatBytes, formatCount } from '../../contract/text';
 import { confinedPath } from '../../contract/paths';
-import { CLAMPIGNORE_FILE, globToRegExp, ignoredNote, searchStart } from './ignore';
+import { CLAMPIGNORE_FILE, globToRegExp, searchStart } from './ignore';
 import { search, type CompiledPattern, type EngineChoice, type SearchResult, type Skipped } from './engine';
+import { keepLines, plural, present, type Shown } from './present';
 
 const schema = z.strictObject({
   pattern: z.string().describe('JavaScript regular expression; with literal: true, plain text.'),
@@ -201,25 +202,6 @@ function compileInclude(glob: string): (rel: string, relToStart: string, name: s
   return (rel, relToStart, name) => re.test(name) || re.test(rel) || re.test(relToStart);
 }
 
-function plural(n: number, word: string): string {
-  return `${formatCount(n)} ${word}${n === 1 ? '' : 's'}`;
-}
-
-function names(s: Skipped): string {
-  return s.samples.join(', ') + (s.count > s.samples.length ? ` and ${formatCount(s.count - s.samples.length)} more` : '');
-}
-
-function skipNotes(r: SearchResult, b: Budget): string[] {
-  const out: string[] = [];
-  if (r.oversize.count) {
-    out.push(`${plural(r.oversize.count, 'file')} over ${formatBytes(b.GREP_MAX_FILE_BYTES)} skipped (not searched): ${names(r.oversize)}. ${r.oversize.count === 1 ? 'It may contain matches; page through it' : 'They may contain matches; page through one'} with read_file (offset/limit).`);
-  }
-  if (r.binary.count) out.push(`${plural(r.binary.count, 'binary file')} with a match not shown: ${names(r.binary)}.`);
-  if (r.unreadable.count) out.push(`${plural(r.unreadable.count, 'file')} could not be read: ${names(r.unreadable)}.`);
-  if (r.unreadableDirs.count) out.push(`${plural(r.unreadableDirs.count, 'folder')} could not be read: ${names(r.unreadableDirs)}.`);
-  return out;
-}
-
 function engineChoice(v: unknown): EngineChoice {
   return v === 'builtin' || v === 'rg' ? v : 'auto';
 }
@@ -290,94 +272,3 @@ export const grepTool = defineTool({
     return { ...present(fit.cut, shown), output: fit.text };
   },
 });
-
-interface Shown {
-  pattern: CompiledPattern;
-  rel: string;
-  mode: 'content' | 'files_with_matches' | 'count';
-  include?: string;
-  contextAsked: number;
-  context: number;
-  b: Budget;
-}
-
-/** The result with the lines that fit in room bytes (each with its newline); trimmed says some were left out here. */
-function keepLines(r: SearchResult, room: number): SearchResult & { trimmed: boolean; text: string } {
-  let n = 0;
-  let bytes = 0;
-  while (n < r.lines.length && bytes + byteLength(r.lines[n]) + 1 <= room) bytes += byteLength(r.lines[n++]) + 1;
-  if (n === r.lines.length) return { ...r, trimmed: false, text: r.lines.join('\n') };
-  if (n > 0 && r.lines[n - 1] === '--') bytes -= byteLength(r.lines[--n]) + 1;
-  const lines = r.lines.slice(0, n);
-  const isMatch = r.isMatch.slice(0, n);
-  return { ...r, lines, isMatch, shown: isMatch.filter(Boolean).length, outputBytes: bytes, trimmed: true, text: lines.join('\n') };
-}
-
-/** Turn a search result into the text the model sees, with every cut and skip stated. */
-function present(r: SearchResult & { trimmed?: boolean }, s: Shown): ToolOutput<GrepMeta> {
-  const where = s.rel === '.' ? 'the workspace' : s.rel;
-  const notes: string[] = [];
-  let truncation: Truncation | null = null;
-  let hint: string | undefined;
-  const narrow = 'Narrow it with path, include or a more specific pattern';
-  if (r.trimmed || (r.stop && r.stop.reason !== 'files')) {
-    const why = r.trimmed || r.stop?.reason === 'bytes' ? `Output limit of ${formatBytes(r.outputBytes)} reached` : `Capped at ${plural(s.b.GREP_MAX_MATCHES, s.mode === 'content' ? 'matching line' : 'file')}`;
-    const of = r.stop ? 'of at least' : 'of';
-    const shown =
-      s.mode === 'content'
-        ? `showing the first ${formatCount(r.shown)} ${of} ${plural(r.matches, 'matching line')} (sorted by path, then line)`
-        : `showing the first ${formatCount(r.shown)} ${of} ${plural(r.filesWithMatches, 'file')} with matches (sorted by path)`;
-    const more = s.mode === 'content' ? ', or use output_mode "files_with_matches" to list the matching files' : '';
-    const scope = !r.stop
-      ? `All ${plural(r.filesSearched, 'file')} were searched.`
-      : r.stop.reason === 'files'
-        ? `The walk stopped after visiting ${plural(s.b.GREP_MAX_FILES_VISITED, 'file')} (the limit): files from ${r.stop.at} on were not searched.`
-        : `The search stopped in ${r.stop.at} after ${plural(r.filesSearched, 'file')} searched; later files were not searched.`;
-    notes.push(`[${why}: ${shown}. ${scope} ${narrow}${more}.]`);
-    truncation = { unit: s.mode === 'content' ? 'matches' : 'files', shown: r.shown, total: s.mode === 'content' ? r.matches : r.filesWithMatches, by: 'tool' };
-    hint = `${shown[0].toUpperCase()}${shown.slice(1)}. ${narrow}.`;
-  } else if (r.stop?.reason === 'files') {
-    notes.push(`[Stopped after visiting ${plural(s.b.GREP_MAX_FILES_VISITED, 'file')} (the limit): files from ${r.stop.at} on were not searched. ${narrow}.]`);
-    truncation = { unit: 'files', shown: r.filesVisited, total: r.filesVisited + 1, by: 'tool' };
-    hint = `Stopped after ${plural(s.b.GREP_MAX_FILES_VISITED, 'file')}. ${narrow}.`;
-  }
-  const searched = `${plural(r.filesSearched, 'file')} searched`;
-  if (r.filesWithMatches === 0 && !r.stop) {
-    if (r.filesVisited === 0 && s.include && r.notIncluded > 0) {
-      notes.push(`No files in ${where} match include "${s.include}" (${plural(r.notIncluded, 'file')} seen). include is matched against the path relative to the workspace, the path relative to path, and the file name; check the glob.`);
-    } else {
-      notes.push(`No matches for ${s.pattern.display} in ${where} (${searched}).`);
-    }
-  } else if (!r.stop && !r.trimmed) {
-    notes.push(
-      s.mode === 'files_with_matches'
-        ? `${plural(r.filesWithMatches, 'file')} match${r.filesWithMatches === 1 ? 'es' : ''} (${searched}).`
-        : `Found ${plural(r.matches, 'matching line')} in ${plural(r.filesWithMatches, 'file')} (${searched}).`,
-    );
-  }
-  const skips = skipNotes(r, s.b);
-  notes.push(...skips);
-  if (r.oversize.count && !hint) hint = 'Files over the size cap were skipped; page through them with read_file (offset/limit).';
-  if (r.filesWithMatches === 0 && !r.stop) {
-    const ignored = ignoredNote({ dirs: r.ignoredDirs, files: r.ignoredFiles, dirSamples: r.ignoredDirSamples }, 'search');
-    if (ignored) notes.push(ignored);
-  }
-  if (s.contextAsked > s.context) notes.push(`context was capped at ${plural(s.b.GREP_MAX_CONTEXT_LINES, 'line')}.`);
-  const body = r.lines.length ? `${r.lines.join('\n')}\n\n` : '';
-  return {
-    output: body + notes.join('\n'),
-    truncation,
-    ...(hint ? { hint } : {}),
-    meta: {
-      engine: r.engine,
-      ...(r.engine === 'builtin+rg' ? { rgRuledOut: r.rgRuledOut } : {}),
-      matches: r.matches,
-      filesWithMatches: r.filesWithMatches,
-      filesSearched: r.filesSearched,
-      filesVisited: r.filesVisited,
-      skipped: { oversize: r.oversize, binary: r.binary, unreadable: r.unreadable, unreadableDirs: r.unreadableDirs },
-      ignored: { dirs: r.ignoredDirs, files: r.ignoredFiles },
-      ...(r.stop ? { stop: r.stop, totalIsLowerBound: true } : {}),
-    },
-  };
-}
