@@ -1,14 +1,8 @@
 'use client';
 
-import { memo, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, type Ref } from 'react';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { memo, useMemo, useRef, type Ref } from 'react';
 import { AnsiLine } from './ansi-line';
-
-/** every row is one line high: lines never wrap, so sizes need no measuring */
-const ROW_PX = 20;
-/** lines from an edge at which more is asked for, so loading runs ahead of the scroll */
-const REACH_LINES = 300;
-const rowSize = () => ROW_PX;
+import { ROW_PX, useLineVirtualizer, useLinesHandle, useVisibleRange } from './use-line-virtualizer';
 
 export interface VirtualLinesHandle {
   scrollToEnd(): void;
@@ -50,6 +44,13 @@ export interface VirtualLinesProps {
   ref?: Ref<VirtualLinesHandle>;
 }
 
+/** The gutter of line numbers: its width in characters (0 without one) and the number of lines[0], or null. */
+function gutterOf(count: number, startLine: number | null, gutter: boolean): { gutterCh: number; first: number | null } {
+  if (!gutter || startLine === null) return { gutterCh: 0, first: null };
+  const lastNumber = startLine + Math.max(0, count - 1);
+  return { gutterCh: Math.max(3, String(lastNumber).length), first: startLine };
+}
+
 /**
  * A virtualised monospace list of lines: only the visible rows (and a few around them) are in
  * the DOM, so 100,000 lines scroll like 100. Focusable: arrow keys and Page Up/Down scroll it.
@@ -71,57 +72,11 @@ export function VirtualLines({
   ref,
 }: VirtualLinesProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
-  // a new key function makes the virtualizer re-measure every row: keep it stable between scrolls
-  const itemKey = useCallback((i: number) => anchor + i, [anchor]);
-  // the virtualizer re-renders this component on scroll by design; nothing here relies on compiler memoisation
-  // eslint-disable-next-line react-hooks/incompatible-library
-  const v = useVirtualizer({
-    count: lines.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: rowSize,
-    overscan: 30,
-    getItemKey: itemKey,
-    // keyed anchoring: lines added above (or dropped at the top) leave the same lines in view,
-    // and with followTail new lines keep the view at the bottom while it is there
-    anchorTo: 'end',
-    followOnAppend: followTail,
-    scrollEndThreshold: ROW_PX,
-  });
-
-  // every scroll goes through the virtualizer, so its idea of the position stays the element's
-  useImperativeHandle(ref, () => ({
-    scrollToEnd: () => v.scrollToEnd(),
-    scrollToStart: () => v.scrollToOffset(0),
-    scrollToLine: (index) => v.scrollToIndex(Math.max(0, Math.min(lines.length - 1, index)), { align: 'center' }),
-    focus: () => scrollRef.current?.focus(),
-  }));
-
-  // start at the end once there is something to show
-  const placed = useRef(false);
-  useLayoutEffect(() => {
-    if (placed.current || lines.length === 0) return;
-    placed.current = true;
-    if (initialScroll === 'end') v.scrollToEnd();
-    else if (typeof initialScroll === 'number') v.scrollToIndex(Math.min(lines.length - 1, initialScroll), { align: 'center' });
-  }, [lines.length, initialScroll, v]);
-
+  const v = useLineVirtualizer(lines.length, anchor, followTail, scrollRef);
+  useLinesHandle(ref, v, lines.length, initialScroll, scrollRef);
+  useVisibleRange(v, lines.length, { onRangeChange, onReachEnd, onReachStart });
   const widthCh = useMemo(() => lines.reduce((m, l) => Math.max(m, l.length), 0), [lines]);
-  const lastNumber = startLine === null ? 0 : startLine + Math.max(0, lines.length - 1);
-  const numbered = gutter && startLine !== null;
-  const gutterCh = numbered ? Math.max(3, String(lastNumber).length) : 0;
-
-  const offset = v.scrollOffset ?? 0;
-  const viewPx = v.scrollRect?.height ?? 0;
-  const first = Math.min(lines.length - 1, Math.floor(offset / ROW_PX));
-  const last = Math.min(lines.length - 1, Math.max(first, Math.ceil((offset + viewPx) / ROW_PX) - 1));
-  const bottom = lines.length === 0 || offset + viewPx >= lines.length * ROW_PX - ROW_PX;
-
-  useEffect(() => {
-    if (viewPx === 0) return;
-    onRangeChange?.({ first: Math.max(0, first), last: Math.max(0, last), atBottom: bottom });
-    if (last >= lines.length - REACH_LINES) onReachEnd?.();
-    if (first <= REACH_LINES) onReachStart?.();
-  }, [first, last, bottom, viewPx, lines.length, onRangeChange, onReachEnd, onReachStart]);
+  const { gutterCh, first } = gutterOf(lines.length, startLine, gutter);
 
   return (
     <div
@@ -138,7 +93,7 @@ export function VirtualLines({
             key={item.key as number}
             top={item.start}
             text={lines[item.index]}
-            num={numbered ? String((startLine as number) + item.index) : null}
+            num={first !== null ? String(first + item.index) : null}
             gutterCh={gutterCh}
             ansi={ansi}
             current={item.index === highlight}
