@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../contract/types';
 import { ToolError, type ToolContext, type ToolOutput, type Truncation } from '../../contract/types';
+import type { Budget } from '../../contract/budget';
 import { clipLine, fitWithNote, formatBytes, formatCount, formatDuration } from '../../contract/text';
 import type { UnreadSlice } from '../../exec/ring';
 import { tasksFor, type TaskInfo, type TaskManager, type TaskRead } from '../../tasks/manager';
@@ -71,6 +72,93 @@ export interface TaskOutputMeta {
   waitedMs: number;
 }
 
+/** The notes above the streams: a wait above the maximum, a wait that brought nothing, what the network proxy saw. */
+function readNotes(read: TaskRead, requested: number, waitMs: number, b: Budget): string[] {
+  const notes: string[] = [];
+  if (requested > b.TASK_WAIT_MAX_MS) {
+    notes.push(`note: wait_ms ${formatCount(requested)} is above the maximum of ${formatCount(b.TASK_WAIT_MAX_MS)}; it waited at most ${formatCount(b.TASK_WAIT_MAX_MS)} ms.`);
+  }
+  const gotNothing = read.stdout.bytes + read.stderr.bytes + read.stdout.droppedBytes + read.stderr.droppedBytes === 0;
+  if (waitMs > 0 && gotNothing && read.task.status === 'running') notes.push(`note: no new output within ${formatDuration(read.waitedMs)}.`);
+  const proxy = egressNote(read.proxy);
+  if (proxy) notes.push(`note: ${proxy}`);
+  return notes;
+}
+
+/** The whole result text for a read: headline, notes, both streams' sections, next step. */
+function renderRead(read: TaskRead, requested: number, waitMs: number, b: Budget): string {
+  const t = read.task;
+  const remaining = read.stdout.remainingBytes + read.stderr.remainingBytes;
+  const next =
+    t.status === 'running'
+      ? `Still running: call task_output again for more (wait_ms up to ${formatCount(b.TASK_WAIT_MAX_MS)} waits for it), or stop it with task_kill.`
+      : remaining > 0
+        ? 'It has finished; call task_output again to read the rest.'
+        : 'It has finished and all its output has been read.';
+  return [
+    taskHeadline(t),
+    `command: ${clipLine(t.command, b.COMMAND_SHOWN_MAX_BYTES)}`,
+    ...(t.ports?.length ? [portsLine(t.ports)] : []),
+    ...readNotes(read, requested, waitMs, b),
+    section('stdout', read.stdout, t.logPaths.stdout, b.TASK_CAPTURE_MAX_BYTES),
+    section('stderr', read.stderr, t.logPaths.stderr, b.TASK_CAPTURE_MAX_BYTES),
+    next,
+  ].join('\n');
+}
+
+/**
+ * The bytes per stream a read takes so that both streams and the notes fit under the exit clamp: the notes
+ * are measured on what a read of that size would return, before anything is taken.
+ */
+function perStreamBytes(peek: (n: number) => TaskRead, render: (read: TaskRead) => string, b: Budget): number {
+  return fitWithNote(
+    b.TOOL_OUTPUT_MAX_BYTES,
+    (room) => {
+      const n = Math.max(1, Math.min(b.TASK_OUTPUT_MAX_BYTES, Math.floor(room / 2)));
+      const v = peek(n);
+      return { n, read: v, text: v.stdout.text + v.stderr.text };
+    },
+    (c) => render(c.read),
+  ).cut.n;
+}
+
+/** A read's result: its text, what is still unread or was dropped (and where the logs keep it), the task's state for the page. */
+function readResult(read: TaskRead, output: string): ToolOutput<TaskOutputMeta> {
+  const t = read.task;
+  const remaining = read.stdout.remainingBytes + read.stderr.remainingBytes;
+  const dropped = read.stdout.droppedBytes + read.stderr.droppedBytes;
+  let truncation: Truncation | null = null;
+  if (remaining > 0 || dropped > 0) {
+    const shown = read.stdout.bytes + read.stderr.bytes;
+    const cutStream: TaskStream = read.stdout.remainingBytes + read.stdout.droppedBytes > 0 ? 'stdout' : 'stderr';
+    truncation = { unit: 'bytes', shown, total: shown + remaining + dropped, spillPath: t.logPaths[cutStream], by: 'tool' };
+  }
+  const hint =
+    remaining > 0
+      ? `${formatCount(remaining)} bytes are still unread: call task_output(id: "${t.id}") again to continue.`
+      : dropped > 0
+        ? `Dropped output is in the logs: stdout ${t.logPaths.stdout}, stderr ${t.logPaths.stderr}.`
+        : undefined;
+  return {
+    output,
+    truncation,
+    ...(hint ? { hint } : {}),
+    meta: {
+      taskId: t.id,
+      status: t.status,
+      exitCode: t.exitCode,
+      signal: t.signal,
+      durationMs: t.durationMs,
+      logPaths: t.logPaths,
+      stdoutBytes: read.stdout.bytes,
+      stderrBytes: read.stderr.bytes,
+      remainingBytes: remaining,
+      droppedBytes: dropped,
+      waitedMs: read.waitedMs,
+    },
+  };
+}
+
 export const taskOutputTool = defineTool({
   name: 'task_output',
   effect: 'read',
@@ -91,81 +179,8 @@ export const taskOutputTool = defineTool({
     findTask(mgr, input.id, ctx);
     const requested = input.wait_ms ?? 0;
     const waitMs = Math.min(requested, b.TASK_WAIT_MAX_MS);
-    const outMax = b.TOOL_OUTPUT_MAX_BYTES;
-    /** The whole result text for a read: headline, notes, both streams' sections, next step. */
-    const render = (read: TaskRead) => {
-      const t = read.task;
-      const notes: string[] = [];
-      if (requested > b.TASK_WAIT_MAX_MS) {
-        notes.push(`note: wait_ms ${formatCount(requested)} is above the maximum of ${formatCount(b.TASK_WAIT_MAX_MS)}; it waited at most ${formatCount(b.TASK_WAIT_MAX_MS)} ms.`);
-      }
-      const gotNothing = read.stdout.bytes + read.stderr.bytes + read.stdout.droppedBytes + read.stderr.droppedBytes === 0;
-      if (waitMs > 0 && gotNothing && t.status === 'running') notes.push(`note: no new output within ${formatDuration(read.waitedMs)}.`);
-      const proxy = egressNote(read.proxy);
-      if (proxy) notes.push(`note: ${proxy}`);
-      const remaining = read.stdout.remainingBytes + read.stderr.remainingBytes;
-      const next =
-        t.status === 'running'
-          ? `Still running: call task_output again for more (wait_ms up to ${formatCount(b.TASK_WAIT_MAX_MS)} waits for it), or stop it with task_kill.`
-          : remaining > 0
-            ? 'It has finished; call task_output again to read the rest.'
-            : 'It has finished and all its output has been read.';
-      return [
-        taskHeadline(t),
-        `command: ${clipLine(t.command, b.COMMAND_SHOWN_MAX_BYTES)}`,
-        ...(t.ports?.length ? [portsLine(t.ports)] : []),
-        ...notes,
-        section('stdout', read.stdout, t.logPaths.stdout, b.TASK_CAPTURE_MAX_BYTES),
-        section('stderr', read.stderr, t.logPaths.stderr, b.TASK_CAPTURE_MAX_BYTES),
-        next,
-      ].join('\n');
-    };
-    // both streams and the notes fit under the exit clamp: the notes
-    // are measured on what a read of that size would return, before anything is taken
-    const perStream = (peek: (n: number) => TaskRead) =>
-      fitWithNote(
-        outMax,
-        (room) => {
-          const n = Math.max(1, Math.min(b.TASK_OUTPUT_MAX_BYTES, Math.floor(room / 2)));
-          const v = peek(n);
-          return { n, read: v, text: v.stdout.text + v.stderr.text };
-        },
-        (c) => render(c.read),
-      ).cut.n;
-    const read = (await mgr.read(input.id, { maxBytes: perStream, waitMs, signal: ctx.signal }))!;
-    const t = read.task;
-    const output = render(read);
-    const remaining = read.stdout.remainingBytes + read.stderr.remainingBytes;
-    const dropped = read.stdout.droppedBytes + read.stderr.droppedBytes;
-    let truncation: Truncation | null = null;
-    if (remaining > 0 || dropped > 0) {
-      const shown = read.stdout.bytes + read.stderr.bytes;
-      const cutStream: TaskStream = read.stdout.remainingBytes + read.stdout.droppedBytes > 0 ? 'stdout' : 'stderr';
-      truncation = { unit: 'bytes', shown, total: shown + remaining + dropped, spillPath: t.logPaths[cutStream], by: 'tool' };
-    }
-    const hint =
-      remaining > 0
-        ? `${formatCount(remaining)} bytes are still unread: call task_output(id: "${t.id}") again to continue.`
-        : dropped > 0
-          ? `Dropped output is in the logs: stdout ${t.logPaths.stdout}, stderr ${t.logPaths.stderr}.`
-          : undefined;
-    return {
-      output,
-      truncation,
-      ...(hint ? { hint } : {}),
-      meta: {
-        taskId: t.id,
-        status: t.status,
-        exitCode: t.exitCode,
-        signal: t.signal,
-        durationMs: t.durationMs,
-        logPaths: t.logPaths,
-        stdoutBytes: read.stdout.bytes,
-        stderrBytes: read.stderr.bytes,
-        remainingBytes: remaining,
-        droppedBytes: dropped,
-        waitedMs: read.waitedMs,
-      },
-    };
+    const render = (r: TaskRead) => renderRead(r, requested, waitMs, b);
+    const read = (await mgr.read(input.id, { maxBytes: (peek) => perStreamBytes(peek, render, b), waitMs, signal: ctx.signal }))!;
+    return readResult(read, render(read));
   },
 });
