@@ -83,43 +83,70 @@ function estimateTokens(options: LanguageModelV3CallOptions): number {
   return Math.ceil(JSON.stringify(options.prompt).length / 4);
 }
 
+/** The turn a call plays (its index counts the assistant messages so far), or a turn saying there is none. */
+function pickTurn(script: Script, options: LanguageModelV3CallOptions): { turn: ScriptTurn; index: number } {
+  const index = options.prompt.filter((m) => m.role === 'assistant').length;
+  const turns = turnsFor(script, options);
+  if (typeof turns === 'string') return { turn: { text: turns }, index };
+  const turn = turns[index] ?? { text: `(The scripted model has no turn ${index + 1}; its script has ${turns.length}.)` };
+  return { turn, index };
+}
+
+/** The turn's usage as the script gives it, else estimated from the prompt's and the turn's length. */
+function usageOf(turn: ScriptTurn, options: LanguageModelV3CallOptions) {
+  const input = turn.usage?.inputTokens ?? estimateTokens(options);
+  const output = turn.usage?.outputTokens ?? Math.ceil(((turn.text?.length ?? 0) + JSON.stringify(turn.toolCalls ?? []).length) / 4);
+  return {
+    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: output, text: output, reasoning: 0 },
+  };
+}
+
+const callId = (index: number, j: number, c: { id?: string }) => c.id ?? `call_${index}_${j}`;
+const finishReason = (turn: ScriptTurn) => ({ unified: turn.toolCalls?.length ? ('tool-calls' as const) : ('stop' as const), raw: undefined });
+
+/** The turn's delay, cut short (rejecting) by the call's abort. */
+function wait(ms: number | undefined, signal?: AbortSignal): Promise<void> {
+  if (!ms) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      reject(signal.reason ?? new Error('aborted'));
+    });
+  });
+}
+
+/** The turn as the parts a streaming model sends: its text in pieces, each tool call's input, the finish. */
+function streamParts(turn: ScriptTurn, index: number, options: LanguageModelV3CallOptions): LanguageModelV3StreamPart[] {
+  const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
+  if (turn.text) {
+    parts.push({ type: 'text-start', id: 't' });
+    // stream the text in a few pieces, as a real model would
+    for (let i = 0; i < turn.text.length; i += 40) parts.push({ type: 'text-delta', id: 't', delta: turn.text.slice(i, i + 40) });
+    parts.push({ type: 'text-end', id: 't' });
+  }
+  turn.toolCalls?.forEach((c, j) => {
+    const id = callId(index, j, c);
+    const input = JSON.stringify(c.args ?? {});
+    parts.push({ type: 'tool-input-start', id, toolName: c.name });
+    parts.push({ type: 'tool-input-delta', id, delta: input });
+    parts.push({ type: 'tool-input-end', id });
+    parts.push({ type: 'tool-call', toolCallId: id, toolName: c.name, input });
+  });
+  parts.push({ type: 'finish', usage: usageOf(turn, options), finishReason: finishReason(turn) });
+  return parts;
+}
+
 /** Build a LanguageModelV3 that replays the given turns. */
 export function createScriptedModel(script: Script, modelId = 'script'): LanguageModelV3 {
-  const pick = (options: LanguageModelV3CallOptions): { turn: ScriptTurn; index: number } => {
-    const index = options.prompt.filter((m) => m.role === 'assistant').length;
-    const turns = turnsFor(script, options);
-    if (typeof turns === 'string') return { turn: { text: turns }, index };
-    const turn = turns[index] ?? { text: `(The scripted model has no turn ${index + 1}; its script has ${turns.length}.)` };
-    return { turn, index };
-  };
-  const usageOf = (turn: ScriptTurn, options: LanguageModelV3CallOptions) => {
-    const input = turn.usage?.inputTokens ?? estimateTokens(options);
-    const output = turn.usage?.outputTokens ?? Math.ceil(((turn.text?.length ?? 0) + JSON.stringify(turn.toolCalls ?? []).length) / 4);
-    return {
-      inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
-      outputTokens: { total: output, text: output, reasoning: 0 },
-    };
-  };
-  const callId = (index: number, j: number, c: { id?: string }) => c.id ?? `call_${index}_${j}`;
-  const finishReason = (turn: ScriptTurn) => ({ unified: turn.toolCalls?.length ? ('tool-calls' as const) : ('stop' as const), raw: undefined });
-  const wait = (ms: number | undefined, signal?: AbortSignal) =>
-    ms
-      ? new Promise<void>((resolve, reject) => {
-          const t = setTimeout(resolve, ms);
-          signal?.addEventListener('abort', () => {
-            clearTimeout(t);
-            reject(signal.reason ?? new Error('aborted'));
-          });
-        })
-      : Promise.resolve();
-
   return {
     specificationVersion: 'v3',
     provider: 'scripted',
     modelId,
     supportedUrls: {},
     async doGenerate(options) {
-      const { turn, index } = pick(options);
+      const { turn, index } = pickTurn(script, options);
       await wait(turn.delayMs, options.abortSignal);
       if (turn.error) throw new Error(turn.error);
       const content: LanguageModelV3Content[] = [];
@@ -130,25 +157,10 @@ export function createScriptedModel(script: Script, modelId = 'script'): Languag
       return { content, finishReason: finishReason(turn), usage: usageOf(turn, options), warnings: [] };
     },
     async doStream(options) {
-      const { turn, index } = pick(options);
+      const { turn, index } = pickTurn(script, options);
       await wait(turn.delayMs, options.abortSignal);
       if (turn.error) throw new Error(turn.error);
-      const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
-      if (turn.text) {
-        parts.push({ type: 'text-start', id: 't' });
-        // stream the text in a few pieces, as a real model would
-        for (let i = 0; i < turn.text.length; i += 40) parts.push({ type: 'text-delta', id: 't', delta: turn.text.slice(i, i + 40) });
-        parts.push({ type: 'text-end', id: 't' });
-      }
-      turn.toolCalls?.forEach((c, j) => {
-        const id = callId(index, j, c);
-        const input = JSON.stringify(c.args ?? {});
-        parts.push({ type: 'tool-input-start', id, toolName: c.name });
-        parts.push({ type: 'tool-input-delta', id, delta: input });
-        parts.push({ type: 'tool-input-end', id });
-        parts.push({ type: 'tool-call', toolCallId: id, toolName: c.name, input });
-      });
-      parts.push({ type: 'finish', usage: usageOf(turn, options), finishReason: finishReason(turn) });
+      const parts = streamParts(turn, index, options);
       const stream = new ReadableStream<LanguageModelV3StreamPart>({
         start(controller) {
           for (const p of parts) controller.enqueue(p);

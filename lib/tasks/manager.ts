@@ -93,13 +93,7 @@ export class TaskManager {
   /** Start a task. Throws (with the next step in the message) past TASK_MAX_RUNNING or while shutting down. */
   start(o: TaskStartOptions): TaskInfo {
     const b = o.budget ?? { ...BUDGET };
-    if (this.closing) throw new Error('Clamp is shutting down; no new background task can start.');
-    const running = [...this.tasks.values()].filter((t) => !t.result).length;
-    if (running >= b.TASK_MAX_RUNNING) {
-      throw new Error(
-        `${running} background tasks are already running (the limit is ${b.TASK_MAX_RUNNING}). Stop one with task_kill (see task_list), then start this one again.`,
-      );
-    }
+    this.admit(b);
     this.prune(b.TASK_MAX_KEPT);
     const id = `t${++this.seq}`;
     const unread = { stdout: new UnreadQueue(b.TASK_CAPTURE_MAX_BYTES), stderr: new UnreadQueue(b.TASK_CAPTURE_MAX_BYTES) };
@@ -107,7 +101,27 @@ export class TaskManager {
     const wake = () => {
       for (const w of [...waiters]) w();
     };
-    const handle = startCommand({
+    const handle = this.spawn(id, o, b, unread, wake);
+    const rec: TaskRecord = { id, command: o.command, cwd: o.cwd, sessionId: o.sessionId, handle, unread, waiters, ...(o.net ? { net: o.net } : {}), proxySeen: 0 };
+    this.tasks.set(id, rec);
+    this.follow(rec, wake);
+    return this.info(rec);
+  }
+
+  /** Throws while Clamp shuts down or when TASK_MAX_RUNNING tasks already run. */
+  private admit(b: Budget): void {
+    if (this.closing) throw new Error('Clamp is shutting down; no new background task can start.');
+    const running = [...this.tasks.values()].filter((t) => !t.result).length;
+    if (running >= b.TASK_MAX_RUNNING) {
+      throw new Error(
+        `${running} background tasks are already running (the limit is ${b.TASK_MAX_RUNNING}). Stop one with task_kill (see task_list), then start this one again.`,
+      );
+    }
+  }
+
+  /** The task's command on the runner: its output kept unread for task_output and sent to listeners as it comes. */
+  private spawn(id: string, o: TaskStartOptions, b: Budget, unread: TaskRecord['unread'], wake: () => void): RunHandle {
+    return startCommand({
       id: `task-${id}-${crypto.randomBytes(3).toString('hex')}`,
       command: o.command,
       cwd: o.cwd,
@@ -126,28 +140,22 @@ export class TaskManager {
         wake();
       },
     });
-    const rec: TaskRecord = { id, command: o.command, cwd: o.cwd, sessionId: o.sessionId, handle, unread, waiters, ...(o.net ? { net: o.net } : {}), proxySeen: 0 };
-    this.tasks.set(id, rec);
-    o.net?.listen((ports) => {
+  }
+
+  /** Tell listeners the task started, each change of its forwarded ports, and how it ended. */
+  private follow(rec: TaskRecord, wake: () => void): void {
+    const { id: taskId, sessionId, handle } = rec;
+    rec.net?.listen((ports) => {
       rec.ports = ports;
-      this.emitter.emit({ type: 'ports', taskId: id, sessionId: o.sessionId, ports });
+      this.emitter.emit({ type: 'ports', taskId, sessionId, ports });
     });
-    this.emitter.emit({
-      type: 'start',
-      taskId: id,
-      sessionId: o.sessionId,
-      command: o.command,
-      cwd: o.cwd,
-      pid: handle.pid,
-      startedAt: handle.startedAt,
-      logPaths: handle.logPaths,
-    });
+    this.emitter.emit({ type: 'start', taskId, sessionId, command: rec.command, cwd: rec.cwd, pid: handle.pid, startedAt: handle.startedAt, logPaths: handle.logPaths });
     void handle.done.then((r) => {
       rec.result = r;
       this.emitter.emit({
         type: 'exit',
-        taskId: id,
-        sessionId: o.sessionId,
+        taskId,
+        sessionId,
         status: statusOf(r) as Exclude<TaskStatus, 'running'>,
         exitCode: r.exitCode,
         signal: r.signal,
@@ -156,7 +164,6 @@ export class TaskManager {
       });
       wake();
     });
-    return this.info(rec);
   }
 
   /** A task by id, or undefined. */
