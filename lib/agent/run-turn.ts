@@ -59,7 +59,6 @@ export function uncheckedLead(input: readonly ModelMessage[]): readonly ModelMes
   return input.at(-1)?.role === 'user' ? input.slice(0, -1) : [];
 }
 
-
 type Chunk = InferUIMessageChunk<ClampMessage>;
 
 /** One turn's stream while it runs: what its parts (prepareTurn's, the loop's) share. */
