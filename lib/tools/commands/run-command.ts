@@ -117,6 +117,100 @@ function startBackground(input: Input, ctx: ToolContext, cwd: { abs: string; rel
   };
 }
 
+/** Where and how a call runs: its folder, timeout, sandbox and network, and the notes on what is out of the ordinary. */
+interface Launch {
+  cwd: { abs: string; rel: string };
+  timeoutMs: number | undefined;
+  sandbox: SandboxSpec | undefined;
+  net?: NetJoin;
+  /** why the session's network could not start */
+  noNet?: string;
+  notes: string[];
+}
+
+/** Resolve the folder, the timeout and the sandbox; allow the approved hosts for the session; join the session's network. */
+async function prepareLaunch(input: Input, ctx: ToolContext): Promise<Launch> {
+  const cwd = workingDir(input, ctx);
+  const { timeoutMs, note } = resolveTimeout(input.timeout_ms, ctx.budget, input.background === true);
+  const choice = withApprovedNetwork(sandboxChoice(ctx.mode, input.sandbox, process.env, savedSandboxSettings(ctx)), ctx);
+  const sandbox = sandboxSpecFor(choice, ctx);
+  const notes = [...(note ? [note] : []), ...sandboxNotes(choice)];
+  // the call got here with its allow_hosts approved (or already allowed): they stay allowed for the session
+  const granted = sandbox && !sandbox.network ? hostsToGrant(input.allow_hosts ?? [], ctx) : [];
+  if (granted.length) {
+    sessionHosts(ctx).grant(granted);
+    notes.push(`the sandbox's proxy allows ${granted.join(', ')} for the rest of this session (approved by the person).`);
+  }
+  const { join: net, problem: noNet } = sandbox ? await joinSessionNet(ctx, sandbox) : {};
+  if (noNet && input.allow_hosts?.length) notes.push(`no host can be reached: ${noNet}.`);
+  return { cwd, timeoutMs, sandbox, net, noNet, notes };
+}
+
+/** Run the command in the foreground, its output streamed to the page as it comes. */
+function runForeground(input: Input, ctx: ToolContext, l: Launch): ReturnType<typeof runCommand> {
+  const b = ctx.budget;
+  const progress = ctx.onProgress;
+  return runCommand({
+    command: input.command,
+    cwd: l.cwd.abs,
+    logDir: path.join(ctx.dataDir, 'logs'),
+    // named after the call, so a restart finds what it printed
+    ...(ctx.callId ? { id: newRunId(callRunPrefix(ctx.callId)) } : {}),
+    captureMaxBytes: b.COMMAND_CAPTURE_MAX_BYTES,
+    timeoutMs: l.timeoutMs,
+    killGraceMs: b.COMMAND_KILL_GRACE_MS,
+    signal: ctx.signal,
+    env: commandEnv(),
+    progressIntervalMs: b.COMMAND_PROGRESS_INTERVAL_MS,
+    progressMaxBytes: b.COMMAND_PROGRESS_MAX_BYTES,
+    ...(l.sandbox ? { sandbox: l.sandbox } : {}),
+    ...(l.net ? { net: l.net } : {}),
+    ...(progress ? { onOutput: (stream: 'stdout' | 'stderr', text: string) => progress({ kind: 'output', stream, text }) } : {}),
+  });
+}
+
+/** How a foreground command ended, with its output, every note (the proxy's refusals, a failure the sandbox caused) and the meta. */
+function foregroundResult(input: Input, ctx: ToolContext, l: Launch, r: Awaited<ReturnType<typeof runCommand>>): ToolOutput<RunCommandMeta> {
+  const b = ctx.budget;
+  const { sandbox, net, noNet } = l;
+  const refused = net?.refused() ?? [];
+  const proxy = egressNote(refused);
+  let blamed = sandbox ? sandboxNote(r, sandbox) : undefined;
+  // no network of its own, but the proxy: a program that ignored it, or a name it tried to resolve itself
+  if (blamed && net && !proxy && /has no network/.test(blamed)) blamed += ` ${PROXY_ONLY}`;
+  else if (blamed && noNet && /has no network/.test(blamed)) blamed += ` Its network cannot start here: ${noNet}.`;
+  const f = formatRun(r, {
+    maxBytes: b.TOOL_OUTPUT_MAX_BYTES,
+    notes: [...l.notes, ...(proxy ? [proxy] : []), ...(blamed ? [blamed] : [])],
+    timeoutMaxMs: b.COMMAND_TIMEOUT_MAX_MS,
+  });
+  const ok = r.exitCode === 0 && r.killedBy === null && !r.spawnError;
+  return {
+    output: f.text,
+    status: ok ? 'ok' : 'error',
+    truncation: f.truncation,
+    ...(f.hint ? { hint: f.hint } : {}),
+    meta: {
+      pid: r.pid,
+      exitCode: r.exitCode,
+      signal: r.signal,
+      timedOut: r.killedBy === 'timeout',
+      killedByUser: r.killedBy === 'user',
+      durationMs: r.durationMs,
+      timeoutMs: l.timeoutMs ?? null,
+      logPath: r.logPaths.stdout,
+      logPaths: r.logPaths,
+      stdoutBytes: r.stdout.totalBytes,
+      stderrBytes: r.stderr.totalBytes,
+      cwd: l.cwd.rel,
+      command: input.command,
+      sandbox: sandbox ? { level: sandbox.level, network: sandbox.network } : null,
+      ...(blamed || proxy ? { sandboxBlamed: true } : {}),
+      ...(refused.length ? { proxyRefused: [...new Set(refused.map((e) => e.host))] } : {}),
+    },
+  };
+}
+
 /** What run_command tells the page: how a foreground command ended, or the task a background one started. */
 export interface RunCommandMeta {
   command: string;
@@ -181,79 +275,11 @@ export const runCommandTool = defineTool({
       'For files use read_file, glob, grep (the tool) and edit_file, not cat, find, shell grep or sed.',
     ].join('\n'),
   async run(input, ctx): Promise<ToolOutput<RunCommandMeta>> {
-    const b = ctx.budget;
-    const cwd = workingDir(input, ctx);
-    const background = input.background === true;
-    const { timeoutMs, note } = resolveTimeout(input.timeout_ms, b, background);
-    const choice = withApprovedNetwork(sandboxChoice(ctx.mode, input.sandbox, process.env, savedSandboxSettings(ctx)), ctx);
-    const sandbox = sandboxSpecFor(choice, ctx);
-    const notes = [...(note ? [note] : []), ...sandboxNotes(choice)];
-    // the call got here with its allow_hosts approved (or already allowed): they stay allowed for the session
-    const granted = sandbox && !sandbox.network ? hostsToGrant(input.allow_hosts ?? [], ctx) : [];
-    if (granted.length) {
-      sessionHosts(ctx).grant(granted);
-      notes.push(`the sandbox's proxy allows ${granted.join(', ')} for the rest of this session (approved by the person).`);
-    }
-    const { join: net, problem: noNet } = sandbox ? await joinSessionNet(ctx, sandbox) : {};
-    if (noNet && input.allow_hosts?.length) notes.push(`no host can be reached: ${noNet}.`);
-    if (background) {
+    const launch = await prepareLaunch(input, ctx);
+    if (input.background === true) {
       await spawnTurn();
-      return startBackground(input, ctx, cwd, timeoutMs, notes, sandbox, net);
+      return startBackground(input, ctx, launch.cwd, launch.timeoutMs, launch.notes, launch.sandbox, launch.net);
     }
-
-    const progress = ctx.onProgress;
-    const r = await runCommand({
-      command: input.command,
-      cwd: cwd.abs,
-      logDir: path.join(ctx.dataDir, 'logs'),
-      // named after the call, so a restart finds what it printed
-      ...(ctx.callId ? { id: newRunId(callRunPrefix(ctx.callId)) } : {}),
-      captureMaxBytes: b.COMMAND_CAPTURE_MAX_BYTES,
-      timeoutMs,
-      killGraceMs: b.COMMAND_KILL_GRACE_MS,
-      signal: ctx.signal,
-      env: commandEnv(),
-      progressIntervalMs: b.COMMAND_PROGRESS_INTERVAL_MS,
-      progressMaxBytes: b.COMMAND_PROGRESS_MAX_BYTES,
-      ...(sandbox ? { sandbox } : {}),
-      ...(net ? { net } : {}),
-      ...(progress ? { onOutput: (stream: 'stdout' | 'stderr', text: string) => progress({ kind: 'output', stream, text }) } : {}),
-    });
-    const refused = net?.refused() ?? [];
-    const proxy = egressNote(refused);
-    let blamed = sandbox ? sandboxNote(r, sandbox) : undefined;
-    // no network of its own, but the proxy: a program that ignored it, or a name it tried to resolve itself
-    if (blamed && net && !proxy && /has no network/.test(blamed)) blamed += ` ${PROXY_ONLY}`;
-    else if (blamed && noNet && /has no network/.test(blamed)) blamed += ` Its network cannot start here: ${noNet}.`;
-    const f = formatRun(r, {
-      maxBytes: b.TOOL_OUTPUT_MAX_BYTES,
-      notes: [...notes, ...(proxy ? [proxy] : []), ...(blamed ? [blamed] : [])],
-      timeoutMaxMs: b.COMMAND_TIMEOUT_MAX_MS,
-    });
-    const ok = r.exitCode === 0 && r.killedBy === null && !r.spawnError;
-    return {
-      output: f.text,
-      status: ok ? 'ok' : 'error',
-      truncation: f.truncation,
-      ...(f.hint ? { hint: f.hint } : {}),
-      meta: {
-        pid: r.pid,
-        exitCode: r.exitCode,
-        signal: r.signal,
-        timedOut: r.killedBy === 'timeout',
-        killedByUser: r.killedBy === 'user',
-        durationMs: r.durationMs,
-        timeoutMs: timeoutMs ?? null,
-        logPath: r.logPaths.stdout,
-        logPaths: r.logPaths,
-        stdoutBytes: r.stdout.totalBytes,
-        stderrBytes: r.stderr.totalBytes,
-        cwd: cwd.rel,
-        command: input.command,
-        sandbox: sandbox ? { level: sandbox.level, network: sandbox.network } : null,
-        ...(blamed || proxy ? { sandboxBlamed: true } : {}),
-        ...(refused.length ? { proxyRefused: [...new Set(refused.map((e) => e.host))] } : {}),
-      },
-    };
+    return foregroundResult(input, ctx, launch, await runForeground(input, ctx, launch));
   },
 });
