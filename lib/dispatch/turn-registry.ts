@@ -2,7 +2,7 @@ import type { Budget } from '../contract/budget';
 import { traitsOf, type PermissionMode, type ToolContext, type ToolDefinition } from '../contract/types';
 import { headBytes } from '../contract/text';
 import { modeAllowsEffect } from '../policy/modes';
-import { TOOL_SEARCH_SERVICE, type DeferredToolInfo, type ToolSearchService } from '../tools/tool-search';
+import { TOOL_SEARCH_SERVICE, toolSearchTool, type DeferredToolInfo, type ToolSearchService } from '../tools/tool-search';
 import type { Registry } from './registry';
 import { describeTool, modelSchema } from './registry';
 import { definitionTokens, definitionsTokens } from './tool-cost';
@@ -84,14 +84,10 @@ export interface TurnTools {
 }
 
 type AvailCtx = Pick<ToolContext, 'workspace' | 'dataDir' | 'services'>;
+type ToolMap = Record<string, ToolDefinition>;
 
-/**
- * A turn's tools: the built-ins plus the MCP servers' tools, as one registry that follows the servers
- * (a tool-list change is seen at the next look-up), where a deferred tool stays callable through
- * dispatch but is not listed for the model until tool_search loads it.
- */
-export function createTurnTools(init: TurnToolsInit): TurnTools {
-  const search = init.builtins.find((t) => t.name === 'tool_search');
+/** The turn's deferral plan, made again only when the MCP tools, the mode or the loaded set changed; `seen` keeps the context listing last asked with. */
+function deferralPlanner(init: TurnToolsInit, search: ToolDefinition | undefined): { planNow: () => DeferralPlan; seen: (ctx: AvailCtx) => void } {
   const plain = init.builtins.filter((t) => t !== search);
   let lastCtx: AvailCtx = { workspace: init.workspace, dataDir: init.dataDir, services: {} };
   let memo: { key: string; mcp: readonly ToolDefinition[]; plan: DeferralPlan } | null = null;
@@ -105,49 +101,51 @@ export function createTurnTools(init: TurnToolsInit): TurnTools {
     memo = { key, mcp, plan };
     return plan;
   };
+  return { planNow, seen: (ctx) => (lastCtx = ctx) };
+}
+
+/** Each tool as the turn lists it: available as before and not deferred (tool_search itself always); one wrapper per tool. */
+function deferringWrapper(planner: ReturnType<typeof deferralPlanner>, search: ToolDefinition | undefined): (t: ToolDefinition) => ToolDefinition {
   const wrapped = new WeakMap<ToolDefinition, ToolDefinition>();
-  const wrap = (t: ToolDefinition): ToolDefinition => {
+  return (t) => {
     let w = wrapped.get(t);
     if (!w) {
       const orig = t.available;
       w = {
         ...t,
         available: (ctx: AvailCtx) => {
-          lastCtx = ctx;
+          planner.seen(ctx);
           if (!(orig?.(ctx) ?? true)) return false;
-          return t === search || !planNow().deferred.has(t.name);
+          return t === search || !planner.planNow().deferred.has(t.name);
         },
       };
       wrapped.set(t, w);
     }
     return w;
   };
-  let current: { mcp: readonly ToolDefinition[]; reg: Record<string, ToolDefinition> } | null = null;
-  const regNow = (): Record<string, ToolDefinition> => {
-    const mcp = init.mcp();
-    if (current && current.mcp === mcp) return current.reg;
-    const reg: Record<string, ToolDefinition> = Object.create(null);
-    for (const t of init.builtins) reg[t.name] = wrap(t);
-    for (const t of mcp) if (!Object.hasOwn(reg, t.name)) reg[t.name] = wrap(t);
-    current = { mcp, reg };
-    return reg;
-  };
-  const reg = new Proxy(Object.create(null) as Record<string, ToolDefinition>, {
-    get: (_t, key) => (typeof key === 'string' && Object.hasOwn(regNow(), key) ? regNow()[key] : undefined),
-    has: (_t, key) => typeof key === 'string' && Object.hasOwn(regNow(), key),
-    ownKeys: () => Object.keys(regNow()),
-    getOwnPropertyDescriptor: (_t, key) =>
-      typeof key === 'string' && Object.hasOwn(regNow(), key) ? { value: regNow()[key], writable: false, enumerable: true, configurable: true } : undefined,
+}
+
+/** A read-only registry whose every look-up reads `now()` (built again only when the MCP tools changed). */
+function liveRegistry(now: () => ToolMap): Registry {
+  const has = (key: string | symbol): key is string => typeof key === 'string' && Object.hasOwn(now(), key);
+  return new Proxy(Object.create(null) as ToolMap, {
+    get: (_t, key) => (has(key) ? now()[key] : undefined),
+    has: (_t, key) => has(key),
+    ownKeys: () => Object.keys(now()),
+    getOwnPropertyDescriptor: (_t, key) => (has(key) ? { value: now()[key], writable: false, enumerable: true, configurable: true } : undefined),
     set: () => false,
     defineProperty: () => false,
     deleteProperty: () => false,
   }) as Registry;
+}
 
+/** What tool_search reads: the deferred tools' full definitions, and the session's loaded set to add to. */
+function toolSearchService(init: TurnToolsInit, now: () => ToolMap, planNow: () => DeferralPlan): ToolSearchService {
   const info = (t: ToolDefinition): DeferredToolInfo => ({ name: t.name, description: describeTool(t, init.budget), parameters: modelSchema(t) });
-  const service: ToolSearchService = {
+  return {
     deferred: () => {
       const plan = planNow();
-      return Object.values(regNow())
+      return Object.values(now())
         .filter((t) => plan.deferred.has(t.name))
         .map(info);
     },
@@ -155,16 +153,40 @@ export function createTurnTools(init: TurnToolsInit): TurnTools {
       for (const n of names) init.loaded.add(n);
     },
   };
+}
+
+/** The system prompt's list of deferred tools: each by name and its description's first sentence (empty when none is deferred). */
+function deferredSection(deferred: readonly DeferredToolInfo[], budget: Budget): string {
+  if (deferred.length === 0) return '';
+  const max = budget.DEFERRED_TOOL_LINE_MAX_BYTES;
+  const lines = deferred.map((t) => headBytes(`- ${t.name}: ${t.description.split('\n')[0].split(/(?<=\.)\s/)[0]}`, max));
+  return `Deferred tools: these are not in your tool list, to save context. To use one, first call tool_search with its name ("select:<name>") or words from its line; that returns its full definition and makes it callable.\n${lines.join('\n')}`;
+}
+
+/**
+ * A turn's tools: the built-ins plus the MCP servers' tools, as one registry that follows the servers
+ * (a tool-list change is seen at the next look-up), where a deferred tool stays callable through
+ * dispatch but is not listed for the model until tool_search loads it.
+ */
+export function createTurnTools(init: TurnToolsInit): TurnTools {
+  const search = init.builtins.find((t) => t.name === toolSearchTool.name);
+  const planner = deferralPlanner(init, search);
+  const wrap = deferringWrapper(planner, search);
+  let current: { mcp: readonly ToolDefinition[]; reg: ToolMap } | null = null;
+  const regNow = (): ToolMap => {
+    const mcp = init.mcp();
+    if (current && current.mcp === mcp) return current.reg;
+    const reg: ToolMap = Object.create(null);
+    for (const t of init.builtins) reg[t.name] = wrap(t);
+    for (const t of mcp) if (!Object.hasOwn(reg, t.name)) reg[t.name] = wrap(t);
+    current = { mcp, reg };
+    return reg;
+  };
+  const service = toolSearchService(init, regNow, planner.planNow);
   return {
-    reg,
+    reg: liveRegistry(regNow),
     services: { [TOOL_SEARCH_SERVICE]: service },
-    plan: planNow,
-    systemSection: () => {
-      const d = service.deferred();
-      if (d.length === 0) return '';
-      const max = init.budget.DEFERRED_TOOL_LINE_MAX_BYTES;
-      const lines = d.map((t) => headBytes(`- ${t.name}: ${t.description.split('\n')[0].split(/(?<=\.)\s/)[0]}`, max));
-      return `Deferred tools: these are not in your tool list, to save context. To use one, first call tool_search with its name ("select:<name>") or words from its line; that returns its full definition and makes it callable.\n${lines.join('\n')}`;
-    },
+    plan: planner.planNow,
+    systemSection: () => deferredSection(service.deferred(), init.budget),
   };
 }
