@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { harness, tempWorkspace } from '../helpers';
-import { memorySaveTool, memorySearchTool } from '../../lib/tools/memory';
+import { memorySaveTool } from '../../lib/tools/memory/memory-save';
+import { memorySearchTool } from '../../lib/tools/memory/memory-search';
 import { closeDb, openDb } from '../../lib/store/db';
 import { addMemory } from '../../lib/store/memories';
 import type { Budget } from '../../lib/contract/budget';
