@@ -25,6 +25,63 @@ export interface GlobMeta {
   ignored: { dirs: number; files: number };
 }
 
+/** The pattern without a leading ./; an absolute one, or one with '..', is an error with the next step. */
+function relativePattern(given: string): string {
+  const pattern = given.startsWith('./') ? given.slice(2) : given;
+  if (/^([/\\~]|[A-Za-z]:)/.test(pattern)) {
+    throw new ToolError(
+      `Pattern must be relative: "${given}". glob matches below path (default: the workspace root); give a relative pattern such as "**/*.ts" and set path to choose the folder.`,
+      'Use a relative pattern and set path.',
+    );
+  }
+  if (pattern.split(/[/\\]/).includes('..')) {
+    throw new ToolError(
+      `Pattern climbs out of the search folder: "${given}". Patterns cannot contain ".."; set path to the folder to search (inside the workspace) and give a pattern relative to it.`,
+      'Set path to the folder and drop ".." from the pattern.',
+    );
+  }
+  return pattern;
+}
+
+/** Why nothing matched, as far as can be told: a pattern that stays in one folder, files the ignore rules left out. */
+function noMatchNotes(given: string, pattern: string, where: string, rules: IgnoreRules): string[] {
+  const notes = [`No files match "${given}" in ${where}.`];
+  if (!/[/\\]|\*\*/.test(pattern)) notes.push(`"${pattern}" only matches files directly in ${where}; use "**/${pattern}" to search every folder below it.`);
+  const ignored = ignoredNote(rules.stats, 'look');
+  if (ignored) notes.push(ignored);
+  return notes;
+}
+
+/** The matching paths that fit with their note under the exit clamp: the total and the next step always arrive whole. */
+function listMatches(first: string[], total: number, b: Budget): Omit<ToolOutput<GlobMeta>, 'meta'> {
+  const cap = b.GLOB_MAX_RESULTS;
+  const next = 'Narrow the pattern (e.g. "src/**/*.ts") or pass a narrower path.';
+  const take = (room: number) => {
+    const shown: string[] = [];
+    let bytes = 0;
+    for (const f of first) {
+      const n = byteLength(f) + 1;
+      if (bytes + n > room) break;
+      shown.push(f);
+      bytes += n;
+    }
+    return { shown, bytes, text: shown.join('\n') };
+  };
+  const noteFor = ({ shown, bytes }: { shown: string[]; bytes: number }) => {
+    if (total <= shown.length) return `${formatCount(total)} file${total === 1 ? ' matches' : 's match'}.`;
+    const why = shown.length < Math.min(cap, total) ? `Output limit of ${formatBytes(bytes)} reached` : `Capped at ${formatCount(cap)} files`;
+    return `[${why}: showing the first ${formatCount(shown.length)} of ${formatCount(total)} matching files (sorted by path). ${next}]`;
+  };
+  const fit = fitWithNote(b.TOOL_OUTPUT_MAX_BYTES, take, (t) => `${t.text}\n\n${noteFor(t)}`);
+  const { shown } = fit.cut;
+  const capped = total > shown.length;
+  return {
+    output: fit.text,
+    truncation: capped ? { unit: 'files', shown: shown.length, total, by: 'tool' } : null,
+    ...(capped ? { hint: `Showing the first ${formatCount(shown.length)} of ${formatCount(total)} matching files. ${next}` } : {}),
+  };
+}
+
 export const globTool = defineTool({
   name: 'glob',
   effect: 'read',
@@ -38,65 +95,19 @@ export const globTool = defineTool({
   nonEmpty: ['pattern'],
   paths: (input) => [{ path: input.path ?? '.', access: 'read', field: 'path' }],
   async run(input, ctx): Promise<ToolOutput<GlobMeta>> {
-    const cap = ctx.budget.GLOB_MAX_RESULTS;
-    const pattern = input.pattern.startsWith('./') ? input.pattern.slice(2) : input.pattern;
-    if (/^([/\\~]|[A-Za-z]:)/.test(pattern)) {
-      throw new ToolError(
-        `Pattern must be relative: "${input.pattern}". glob matches below path (default: the workspace root); give a relative pattern such as "**/*.ts" and set path to choose the folder.`,
-        'Use a relative pattern and set path.',
-      );
-    }
-    if (pattern.split(/[/\\]/).includes('..')) {
-      throw new ToolError(
-        `Pattern climbs out of the search folder: "${input.pattern}". Patterns cannot contain ".."; set path to the folder to search (inside the workspace) and give a pattern relative to it.`,
-        'Set path to the folder and drop ".." from the pattern.',
-      );
-    }
+    const pattern = relativePattern(input.pattern);
     const start = confinedPath(ctx, input.path ?? '.');
     const { abs, rel } = start;
     const st = searchStart(ctx.workspace, start, 'Check the path with list_dir.');
     if (!st.isDirectory()) {
       throw new ToolError(`Not a folder: ${rel}. glob searches below a folder; pass its parent folder as path, or read the file with read_file.`);
     }
-
     const rules = new IgnoreRules(ctx.workspace, rel, process.env.CLAMP_IGNORE);
     const prefix = rel === '.' ? '' : `${rel}/`;
-    const { first, total } = await globFiles(pattern, { workspace: ctx.workspace, abs, prefix }, rules, cap, ctx.signal);
+    const { first, total } = await globFiles(pattern, { workspace: ctx.workspace, abs, prefix }, rules, ctx.budget.GLOB_MAX_RESULTS, ctx.signal);
+    const meta = { total, ignored: { dirs: rules.stats.dirs, files: rules.stats.files } };
     const where = rel === '.' ? 'the workspace' : rel;
-    const notes: string[] = [];
-    if (total === 0) {
-      notes.push(`No files match "${input.pattern}" in ${where}.`);
-      if (!/[/\\]|\*\*/.test(pattern)) notes.push(`"${pattern}" only matches files directly in ${where}; use "**/${pattern}" to search every folder below it.`);
-      const ignored = ignoredNote(rules.stats, 'look');
-      if (ignored) notes.push(ignored);
-      return { output: notes.join('\n'), truncation: null, meta: { total, ignored: { dirs: rules.stats.dirs, files: rules.stats.files } } };
-    }
-    const next = 'Narrow the pattern (e.g. "src/**/*.ts") or pass a narrower path.';
-    // the paths that fit with their note under the exit clamp: the total and the next step always arrive whole
-    const take = (room: number) => {
-      const shown: string[] = [];
-      let bytes = 0;
-      for (const f of first) {
-        const b = byteLength(f) + 1;
-        if (bytes + b > room) break;
-        shown.push(f);
-        bytes += b;
-      }
-      return { shown, bytes, text: shown.join('\n') };
-    };
-    const noteFor = ({ shown, bytes }: { shown: string[]; bytes: number }) => {
-      if (total <= shown.length) return `${formatCount(total)} file${total === 1 ? ' matches' : 's match'}.`;
-      const why = shown.length < Math.min(cap, total) ? `Output limit of ${formatBytes(bytes)} reached` : `Capped at ${formatCount(cap)} files`;
-      return `[${why}: showing the first ${formatCount(shown.length)} of ${formatCount(total)} matching files (sorted by path). ${next}]`;
-    };
-    const fit = fitWithNote(ctx.budget.TOOL_OUTPUT_MAX_BYTES, take, (t) => `${t.text}\n\n${noteFor(t)}`);
-    const { shown } = fit.cut;
-    const capped = total > shown.length;
-    return {
-      output: fit.text,
-      truncation: capped ? { unit: 'files', shown: shown.length, total, by: 'tool' } : null,
-      ...(capped ? { hint: `Showing the first ${formatCount(shown.length)} of ${formatCount(total)} matching files. ${next}` } : {}),
-      meta: { total, ignored: { dirs: rules.stats.dirs, files: rules.stats.files } },
-    };
+    if (total === 0) return { output: noMatchNotes(input.pattern, pattern, where, rules).join('\n'), truncation: null, meta };
+    return { ...listMatches(first, total, ctx.budget), meta };
   },
 });
