@@ -1,11 +1,12 @@
 'use client';
 
-import { useQueryClient } from '@tanstack/react-query';
+import { useQueryClient, type UseQueryResult } from '@tanstack/react-query';
 import { useState } from 'react';
 import { queryKeys } from './api';
-import { postCommit, postRevert, useChanges, type ChangedFile, type CommitAnswer } from './checkpoint-api';
+import { postCommit, postRevert, useChanges, type ChangedFile, type ChangesAnswer, type CommitAnswer } from './checkpoint-api';
 import { FileDiffList } from './file-diff-list';
 import { btnCls, btnDangerCls, btnPrimaryCls, Modal } from './modal';
+import { useToggleSet } from './use-toggle-set';
 
 /** The header's button: how many files this session changed; opens the changes panel. */
 export function ChangesButton({ sessionId, open, onOpen }: { sessionId: string | null; open: boolean; onOpen: () => void }) {
@@ -66,6 +67,39 @@ function RevertConfirm({ sessionId, file, onDone }: { sessionId: string; file: C
   );
 }
 
+function CommitConfirm({ paths, pending, onCommit, onCancel }: { paths: string[]; pending: boolean; onCommit: () => void; onCancel: () => void }) {
+  return (
+    <div role="group" aria-label="Confirm the commit" className="space-y-1.5 rounded border border-sky-200 bg-sky-50 px-2 py-2 text-xs dark:border-sky-900 dark:bg-sky-950/40">
+      <p>
+        Commit {paths.length} file{paths.length === 1 ? '' : 's'} to your repository&apos;s current branch with git_commit ({paths.join(', ')})? Your click approves it; the session&apos;s mode still
+        applies.
+      </p>
+      <div className="flex gap-2">
+        <button type="button" className={btnPrimaryCls} disabled={pending} onClick={onCommit}>
+          {pending ? 'Committing…' : 'Commit'}
+        </button>
+        <button type="button" className={btnCls} onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function CommitResult({ result }: { result: CommitAnswer }) {
+  return (
+    <div
+      role={result.ok ? 'status' : 'alert'}
+      data-testid="commit-result"
+      className={`rounded border px-2 py-1.5 text-xs ${result.ok ? 'border-emerald-200 bg-emerald-50 text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950/40 dark:text-emerald-200' : 'border-rose-200 bg-rose-50 text-rose-900 dark:border-rose-900 dark:bg-rose-950/40 dark:text-rose-200'}`}
+    >
+      <p className="font-medium">{result.ok ? 'Committed.' : 'Not committed.'}</p>
+      {result.ok && <p>The files stay listed: this view compares with the session&apos;s start, not with your last commit.</p>}
+      <pre className="mt-1 whitespace-pre-wrap font-mono">{result.text}</pre>
+    </div>
+  );
+}
+
 function CommitBox({ sessionId, paths }: { sessionId: string; paths: string[] }) {
   const qc = useQueryClient();
   const [message, setMessage] = useState('');
@@ -104,33 +138,43 @@ function CommitBox({ sessionId, paths }: { sessionId: string; paths: string[] })
           Commit {paths.length} selected file{paths.length === 1 ? '' : 's'}…
         </button>
       ) : (
-        <div role="group" aria-label="Confirm the commit" className="space-y-1.5 rounded border border-sky-200 bg-sky-50 px-2 py-2 text-xs dark:border-sky-900 dark:bg-sky-950/40">
-          <p>
-            Commit {paths.length} file{paths.length === 1 ? '' : 's'} to your repository&apos;s current branch with git_commit ({paths.join(', ')})? Your click approves it; the session&apos;s mode still
-            applies.
-          </p>
-          <div className="flex gap-2">
-            <button type="button" className={btnPrimaryCls} disabled={pending} onClick={() => void go()}>
-              {pending ? 'Committing…' : 'Commit'}
-            </button>
-            <button type="button" className={btnCls} onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </div>
-        </div>
+        <CommitConfirm paths={paths} pending={pending} onCommit={() => void go()} onCancel={() => setConfirming(false)} />
       )}
-      {result && (
-        <div
-          role={result.ok ? 'status' : 'alert'}
-          data-testid="commit-result"
-          className={`rounded border px-2 py-1.5 text-xs ${result.ok ? 'border-emerald-200 bg-emerald-50 text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950/40 dark:text-emerald-200' : 'border-rose-200 bg-rose-50 text-rose-900 dark:border-rose-900 dark:bg-rose-950/40 dark:text-rose-200'}`}
-        >
-          <p className="font-medium">{result.ok ? 'Committed.' : 'Not committed.'}</p>
-          {result.ok && <p>The files stay listed: this view compares with the session&apos;s start, not with your last commit.</p>}
-          <pre className="mt-1 whitespace-pre-wrap font-mono">{result.text}</pre>
-        </div>
-      )}
+      {result && <CommitResult result={result} />}
     </section>
+  );
+}
+
+/** The panel's first line: how many files changed since the session started (or why none), and Refresh. */
+function ChangesHead({ changes }: { changes: UseQueryResult<ChangesAnswer> }) {
+  const files = changes.data?.files ?? [];
+  return (
+    <div className="flex items-center gap-2">
+      <p className="flex-1 text-xs text-zinc-600 dark:text-zinc-400">
+        {changes.isLoading
+          ? 'Loading…'
+          : !changes.data
+            ? ''
+            : changes.data.baselineId === null
+            ? 'Nothing changed yet: no checkpoint has been taken in this session.'
+            : `${files.length} file${files.length === 1 ? '' : 's'} changed since this session started${changes.data.truncated ? ' (more than listed: the list was cut)' : ''}.`}
+      </p>
+      <button type="button" className={btnCls} onClick={() => void changes.refetch()} disabled={changes.isFetching}>
+        {changes.isFetching ? 'Refreshing…' : 'Refresh'}
+      </button>
+    </div>
+  );
+}
+
+/** Where a commit goes: "commit these" into a git repository, else the reason there is none. */
+function CommitTarget({ sessionId, target, paths }: { sessionId: string; target: ChangesAnswer['commit'] | undefined; paths: string[] }) {
+  if (target?.kind === 'git') return <CommitBox sessionId={sessionId} paths={paths} />;
+  if (target?.kind !== 'none') return null;
+  return (
+    <p data-testid="no-commit" className="border-t border-zinc-200 pt-3 text-xs text-zinc-600 dark:border-zinc-800 dark:text-zinc-400">
+      <span className="font-medium text-zinc-800 dark:text-zinc-200">No commit from here: </span>
+      {target.reason}
+    </p>
   );
 }
 
@@ -143,36 +187,16 @@ export function ChangesPanel({ sessionId, onClose }: { sessionId: string; onClos
   const changes = useChanges(sessionId, true);
   const [reverting, setReverting] = useState<string | null>(null);
   const [note, setNote] = useState('');
-  const [unselected, setUnselected] = useState<ReadonlySet<string>>(() => new Set());
+  const [unselected, toggle] = useToggleSet();
   const files = changes.data?.files ?? [];
   // a commit is offered only into a git repository; elsewhere the panel says why there is none
   const target = changes.data?.commit;
   const canCommit = target?.kind === 'git';
   const selected = files.filter((f) => !unselected.has(f.path)).map((f) => f.path);
-  const toggle = (p: string) =>
-    setUnselected((prev) => {
-      const next = new Set(prev);
-      if (next.has(p)) next.delete(p);
-      else next.add(p);
-      return next;
-    });
 
   return (
     <Modal title="Changes in this session" onClose={onClose} side>
-      <div className="flex items-center gap-2">
-        <p className="flex-1 text-xs text-zinc-600 dark:text-zinc-400">
-          {changes.isLoading
-            ? 'Loading…'
-            : !changes.data
-              ? ''
-              : changes.data.baselineId === null
-              ? 'Nothing changed yet: no checkpoint has been taken in this session.'
-              : `${files.length} file${files.length === 1 ? '' : 's'} changed since this session started${changes.data.truncated ? ' (more than listed: the list was cut)' : ''}.`}
-        </p>
-        <button type="button" className={btnCls} onClick={() => void changes.refetch()} disabled={changes.isFetching}>
-          {changes.isFetching ? 'Refreshing…' : 'Refresh'}
-        </button>
-      </div>
+      <ChangesHead changes={changes} />
       {changes.error && <p className="text-rose-700 dark:text-rose-400">The changes could not be loaded: {changes.error.message}</p>}
       {note && (
         <p role="status" className="text-xs text-emerald-700 dark:text-emerald-400">
@@ -204,16 +228,7 @@ export function ChangesPanel({ sessionId, onClose }: { sessionId: string; onClos
               )
             }
           />
-          {canCommit ? (
-            <CommitBox sessionId={sessionId} paths={selected} />
-          ) : (
-            target?.kind === 'none' && (
-              <p data-testid="no-commit" className="border-t border-zinc-200 pt-3 text-xs text-zinc-600 dark:border-zinc-800 dark:text-zinc-400">
-                <span className="font-medium text-zinc-800 dark:text-zinc-200">No commit from here: </span>
-                {target.reason}
-              </p>
-            )
-          )}
+          <CommitTarget sessionId={sessionId} target={target} paths={selected} />
         </>
       )}
     </Modal>
