@@ -1,7 +1,7 @@
 /**
  * The source of grep's scan worker, as plain JavaScript that a worker thread evaluates (eval: true),
  * so it runs the same under tsx, vitest and the server's bundle, with no file to locate at runtime.
- * It does per file exactly what engine.ts's scanFile does (test/tools/grep-workers.test.ts holds the
+ * It does per file exactly what scan.ts's scanFile does (test/tools/grep-workers.test.ts holds the
  * two to the same answers): open the file by name through its folder, held open and checked to be where the
  * walk found it (as confined-fs.ts openInHeldFolder does), read with one size check, the literal prefilter, the binary sniff, the
  * whole-file test, then the per-line test.
