@@ -247,7 +247,7 @@ export const BUDGET = {
   COMPACTION_FOCUS_MAX_BYTES: 1000,
   /** Asking a local server (vLLM, Ollama, LM Studio, llama.cpp) for its context window: longest wait per request. */
   WINDOW_DISCOVERY_TIMEOUT_MS: 2000,
-  /** … and how long an answer (or the lack of one) is remembered per server and model. */
+  /** … and how long an answer (or the lack of one) is remembered per server and model: in the process, and in the data dir for the next one. */
   WINDOW_DISCOVERY_CACHE_MS: 10 * 60_000,
 
   /** agent (subagents): most model steps one child may take before it must stop and report. */
