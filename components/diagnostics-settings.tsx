@@ -1,12 +1,8 @@
 'use client';
 
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { DiagnosticsSettingsUpdate, DiagnosticsSettingsView, LanguageServerView } from '@/lib/contract/diagnostics';
-import { fetchJson } from './api';
-
-const KEY = ['diagnostics-settings'] as const;
-const URL = '/api/settings/diagnostics';
+import type { LanguageServerView } from '@/lib/contract/diagnostics';
+import { useDiagnosticsSettings } from './use-diagnostics-settings';
 
 const STATE_TEXT: Record<LanguageServerView['state'], string> = {
   running: 'running',
@@ -25,14 +21,30 @@ const STATE_CLS: Record<LanguageServerView['state'], string> = {
   'needs-sandbox': 'text-amber-700 dark:text-amber-400',
 };
 
+/** One language server: its name, the files it checks, how it runs, and how it stands. */
+function ServerRow({ s }: { s: LanguageServerView }) {
+  return (
+    <li className="space-y-0.5 px-2 py-1" data-language-server={s.name} data-state={s.state}>
+      <div className="flex items-center gap-2">
+        <span className="font-mono font-medium">{s.name}</span>
+        <span className="min-w-0 flex-1 truncate font-mono text-zinc-500" title={s.patterns.join(' ')}>
+          {s.patterns.join(' ')}
+        </span>
+        {s.sandboxed && <span className="text-zinc-500">sandboxed</span>}
+        {s.typescript && <span className="text-zinc-500">{s.typescript === 'workspace' ? "workspace's TypeScript" : "Clamp's TypeScript"}</span>}
+        <span className={STATE_CLS[s.state]}>{STATE_TEXT[s.state]}</span>
+      </div>
+      <div className="truncate font-mono text-zinc-500" title={s.command}>
+        {s.command}
+      </div>
+      {s.detail && <div className="text-zinc-600 dark:text-zinc-400">{s.detail}</div>}
+    </li>
+  );
+}
+
 /** Diagnostics after edits: the on/off switch (saved at once) and every language server with how it stands. */
 export function DiagnosticsSettings() {
-  const qc = useQueryClient();
-  const view = useQuery({ queryKey: KEY, queryFn: () => fetchJson<DiagnosticsSettingsView>(URL), refetchInterval: 3000 });
-  const save = useMutation({
-    mutationFn: (body: DiagnosticsSettingsUpdate) => fetchJson<DiagnosticsSettingsView>(URL, { method: 'PUT', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-    onSuccess: (v) => qc.setQueryData(KEY, v),
-  });
+  const { view, save } = useDiagnosticsSettings();
   // the switch shows the person's choice at once; the server's answer replaces it
   const [wanted, setWanted] = useState<boolean | undefined>(undefined);
   const v = view.data;
@@ -64,21 +76,7 @@ export function DiagnosticsSettings() {
           {save.error && <p className="text-xs text-rose-700">{save.error.message}</p>}
           <ul className="divide-y divide-zinc-100 rounded border border-zinc-200 text-xs dark:divide-zinc-800 dark:border-zinc-800">
             {v.servers.map((s) => (
-              <li key={s.name} className="space-y-0.5 px-2 py-1" data-language-server={s.name} data-state={s.state}>
-                <div className="flex items-center gap-2">
-                  <span className="font-mono font-medium">{s.name}</span>
-                  <span className="min-w-0 flex-1 truncate font-mono text-zinc-500" title={s.patterns.join(' ')}>
-                    {s.patterns.join(' ')}
-                  </span>
-                  {s.sandboxed && <span className="text-zinc-500">sandboxed</span>}
-                  {s.typescript && <span className="text-zinc-500">{s.typescript === 'workspace' ? "workspace's TypeScript" : "Clamp's TypeScript"}</span>}
-                  <span className={STATE_CLS[s.state]}>{STATE_TEXT[s.state]}</span>
-                </div>
-                <div className="truncate font-mono text-zinc-500" title={s.command}>
-                  {s.command}
-                </div>
-                {s.detail && <div className="text-zinc-600 dark:text-zinc-400">{s.detail}</div>}
-              </li>
+              <ServerRow key={s.name} s={s} />
             ))}
           </ul>
           {v.configProblem && <p className="text-xs text-rose-700 dark:text-rose-400">{v.configProblem}</p>}

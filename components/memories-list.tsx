@@ -1,24 +1,35 @@
 'use client';
 
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { DeletedAnswer, MemoryListAnswer } from '@/lib/contract/rest';
-import { fetchJson } from './api';
+import type { MemoryListAnswer } from '@/lib/contract/rest';
+import { useMemories } from './use-memories';
 
-const memoriesKey = (q: string) => ['memories', q] as const;
+type Memory = MemoryListAnswer['memories'][number];
+
+function MemoryRow({ m, deleting, onDelete }: { m: Memory; deleting: boolean; onDelete: (id: number) => void }) {
+  return (
+    <li className="flex items-start gap-2 px-2 py-1 text-xs">
+      <span className="min-w-0 flex-1 break-words">{m.content}</span>
+      <time className="shrink-0 text-zinc-500" dateTime={new Date(m.createdAt).toISOString()}>
+        {new Date(m.createdAt).toLocaleDateString()}
+      </time>
+      <button
+        type="button"
+        onClick={() => onDelete(m.id)}
+        disabled={deleting}
+        aria-label={`Delete memory: ${m.content.slice(0, 60)}`}
+        className="rounded px-1.5 text-zinc-500 hover:bg-rose-50 hover:text-rose-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:hover:bg-rose-950"
+      >
+        Delete
+      </button>
+    </li>
+  );
+}
 
 /** The workspace's memories (what memory_save kept): search, list, delete. */
 export function MemoriesList() {
   const [q, setQ] = useState('');
-  const qc = useQueryClient();
-  const list = useQuery({
-    queryKey: memoriesKey(q.trim()),
-    queryFn: () => fetchJson<MemoryListAnswer>(`/api/memories${q.trim() ? `?q=${encodeURIComponent(q.trim())}` : ''}`),
-  });
-  const del = useMutation({
-    mutationFn: (id: number) => fetchJson<DeletedAnswer<number>>(`/api/memories/${id}`, { method: 'DELETE' }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['memories'] }),
-  });
+  const { list, del } = useMemories(q.trim());
   const shown = list.data?.memories ?? [];
   return (
     <section aria-labelledby="memories-h" className="space-y-2">
@@ -48,21 +59,7 @@ export function MemoriesList() {
       {shown.length > 0 && (
         <ul className="max-h-56 divide-y divide-zinc-100 overflow-y-auto rounded border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
           {shown.map((m) => (
-            <li key={m.id} className="flex items-start gap-2 px-2 py-1 text-xs">
-              <span className="min-w-0 flex-1 break-words">{m.content}</span>
-              <time className="shrink-0 text-zinc-500" dateTime={new Date(m.createdAt).toISOString()}>
-                {new Date(m.createdAt).toLocaleDateString()}
-              </time>
-              <button
-                type="button"
-                onClick={() => del.mutate(m.id)}
-                disabled={del.isPending}
-                aria-label={`Delete memory: ${m.content.slice(0, 60)}`}
-                className="rounded px-1.5 text-zinc-500 hover:bg-rose-50 hover:text-rose-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:hover:bg-rose-950"
-              >
-                Delete
-              </button>
-            </li>
+            <MemoryRow key={m.id} m={m} deleting={del.isPending} onDelete={(id) => del.mutate(id)} />
           ))}
         </ul>
       )}
