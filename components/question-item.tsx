@@ -2,9 +2,9 @@
 
 import { useEffect, useRef, useState } from 'react';
 import type { AskQuestion } from '@/lib/contract/subagents';
-import type { ApprovalConflictAnswer } from '@/lib/contract/rest';
-import { ApiError, postApproval } from './api';
 import type { AnswerEvent, PendingCall } from './approval-bar';
+import { useQuestionAnswer } from './use-approval-answer';
+import { modalOpen } from './use-approval-keys';
 
 const btn = 'rounded border px-2.5 py-1 text-xs font-medium focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 disabled:cursor-not-allowed disabled:opacity-50';
 
@@ -14,29 +14,7 @@ const btn = 'rounded border px-2.5 py-1 text-xs font-medium focus:outline-none f
  * the tool's result the model reads.
  */
 export function QuestionItem({ call, question, sessionId, autoFocus, onAnswered }: { call: PendingCall; question: AskQuestion; sessionId: string; autoFocus: boolean; onAnswered: (e: AnswerEvent) => void }) {
-  const [text, setText] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const inputRef = useRef<HTMLInputElement>(null);
-  useEffect(() => {
-    if (autoFocus && !document.querySelector('[aria-modal="true"], dialog[open]')) inputRef.current?.focus();
-  }, [autoFocus]);
-
-  async function send(reply: string | null) {
-    if (busy) return;
-    if (reply !== null && !reply.trim()) return setError('Type an answer, pick a choice, or decline.');
-    setBusy(true);
-    setError(null);
-    try {
-      await postApproval(sessionId, call.toolCallId, reply === null ? { answer: 'deny' } : { answer: 'once', reply: reply.trim() });
-      onAnswered({ call, answer: reply === null ? 'deny' : 'once' });
-    } catch (err) {
-      const stored = err instanceof ApiError && err.status === 409 ? ((err.body as Partial<ApprovalConflictAnswer> | null)?.approval ?? null) : null;
-      if (stored?.answer) onAnswered({ call, answer: stored.answer });
-      else setError(err instanceof Error ? err.message : String(err));
-      setBusy(false);
-    }
-  }
+  const { busy, error, send } = useQuestionAnswer(call, sessionId, onAnswered);
 
   return (
     <div data-question-for={call.toolCallId} data-approval-for={call.toolCallId} aria-label={`Question from the agent: ${question.question}`} className="space-y-2 rounded-md border border-sky-300 bg-sky-50/70 p-3 dark:border-sky-800 dark:bg-sky-950/30">
@@ -54,33 +32,46 @@ export function QuestionItem({ call, question, sessionId, autoFocus, onAnswered 
           ))}
         </div>
       )}
-      <form
-        className="flex items-center gap-1.5"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void send(text);
-        }}
-      >
-        <input
-          ref={inputRef}
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-          placeholder={question.choices?.length ? 'Or type another answer' : 'Your answer'}
-          aria-label="Your answer"
-          className="min-w-0 flex-1 rounded border border-zinc-300 bg-white px-2 py-1 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500 dark:border-zinc-700 dark:bg-zinc-950"
-        />
-        <button type="submit" disabled={busy || !text.trim()} className={`${btn} border-sky-700 bg-sky-600 text-white hover:bg-sky-700`}>
-          Answer
-        </button>
-        <button type="button" disabled={busy} onClick={() => void send(null)} className={`${btn} border-zinc-300 bg-white text-zinc-700 hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200`}>
-          Decline
-        </button>
-      </form>
+      <AnswerForm autoFocus={autoFocus} hasChoices={!!question.choices?.length} busy={busy} send={send} />
       {error && (
         <p role="alert" className="text-xs text-rose-700 dark:text-rose-400">
           {error}
         </p>
       )}
     </div>
+  );
+}
+
+/** A free-text answer with Answer and Decline; the field takes the focus when the question is the first waiting (never out of a modal). */
+function AnswerForm({ autoFocus, hasChoices, busy, send }: { autoFocus: boolean; hasChoices: boolean; busy: boolean; send: (reply: string | null) => Promise<void> }) {
+  const [text, setText] = useState('');
+  const inputRef = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (autoFocus && !modalOpen()) inputRef.current?.focus();
+  }, [autoFocus]);
+
+  return (
+    <form
+      className="flex items-center gap-1.5"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void send(text);
+      }}
+    >
+      <input
+        ref={inputRef}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        placeholder={hasChoices ? 'Or type another answer' : 'Your answer'}
+        aria-label="Your answer"
+        className="min-w-0 flex-1 rounded border border-zinc-300 bg-white px-2 py-1 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500 dark:border-zinc-700 dark:bg-zinc-950"
+      />
+      <button type="submit" disabled={busy || !text.trim()} className={`${btn} border-sky-700 bg-sky-600 text-white hover:bg-sky-700`}>
+        Answer
+      </button>
+      <button type="button" disabled={busy} onClick={() => void send(null)} className={`${btn} border-zinc-300 bg-white text-zinc-700 hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200`}>
+        Decline
+      </button>
+    </form>
   );
 }

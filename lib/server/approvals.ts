@@ -1,5 +1,5 @@
 import type { ApprovalAnswerBody, StoredApproval } from '../contract/protocol';
-import { rulePatterns } from '../agent/rule-patterns';
+import { rulePatterns } from '../contract/rule-patterns';
 import { openDb } from '../store/db';
 import { answerApproval, getByToolCallId } from '../store/approvals';
 import { addRule } from '../store/rules';

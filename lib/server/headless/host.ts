@@ -1,5 +1,5 @@
 import type { AgentHost } from '../../agent/host';
-import { rulePatterns } from '../../agent/rule-patterns';
+import { rulePatterns } from '../../contract/rule-patterns';
 import type { Registry } from '../../dispatch/registry';
 import type { PermissionMode, PolicyDecision, ToolDefinition } from '../../contract/types';
 import { verdictFromRules } from '../../store/rules';

@@ -1,4 +1,4 @@
-import type { ApprovalInfo } from '../contract/protocol';
+import type { ApprovalInfo } from './protocol';
 
 /**
  * What "This session" / "Always" would save for a pending call: one rule per sub-command key of a
