@@ -1,6 +1,8 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import { BUDGET } from '@/lib/contract/budget';
+import { looksLikePath, parseMentions } from '@/lib/contract/mentions';
 import type { MentionCheckAnswer, ModelCapabilityAnswer, ModelChoicesAnswer, PathCompletionAnswer, SkillListAnswer, SteerAnswer } from '@/lib/contract/rest';
 import type { SessionLedger } from '@/lib/contract/protocol';
 import { fetchJson } from './api';
@@ -38,4 +40,11 @@ export async function steerTurn(sessionId: string): Promise<boolean> {
 /** The session's ledger (for /cost). */
 export function fetchLedger(sessionId: string): Promise<SessionLedger> {
   return fetchJson<SessionLedger>(`/api/sessions/${encodeURIComponent(sessionId)}/ledger`);
+}
+
+/** What is wrong with the message's @-mentions of paths ("@src/x.ts: not found …"); empty when every one is a workspace file. */
+export async function mentionProblems(text: string): Promise<string[]> {
+  const mentions = parseMentions(text, BUDGET.MENTION_MAX_COUNT).filter((m) => looksLikePath(m.path));
+  const checks = await Promise.all(mentions.map((m) => checkMention(m.path).catch((e: Error) => ({ path: m.path, ok: false, error: e.message }))));
+  return checks.filter((c) => !c.ok).map((c) => `@${c.path}: ${c.error}`);
 }
