@@ -1,7 +1,7 @@
 'use client';
 
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useImperativeHandle, useLayoutEffect, useMemo, useRef, type ReactNode, type Ref } from 'react';
+import { useCallback, useImperativeHandle, useLayoutEffect, useMemo, useRef, type ReactNode, type Ref, type RefObject } from 'react';
 import type { PrunedMark } from './chat-derive';
 import { estimateRowPx, type ChatRow } from './chat-rows';
 import { RowView } from './message-view';
@@ -18,28 +18,8 @@ export interface ChatListHandle {
   scrollToEnd(): void;
 }
 
-/**
- * The conversation as a virtualised list (rows from chat-rows.ts): only the rows on screen and a few
- * around them are in the DOM, so a session of 1,000 tool calls opens and scrolls like one of 10.
- * Rows are measured as they render and keyed stably; the list opens at the bottom, and while it is
- * at the bottom it stays there as rows arrive or grow (streaming).
- */
-export function ChatList({
-  rows,
-  cuts,
-  pruned,
-  idle,
-  empty,
-  ref,
-}: {
-  rows: ChatRow[];
-  cuts: ReadonlyMap<string, TurnCut>;
-  pruned: ReadonlyMap<string, PrunedMark>;
-  idle: boolean;
-  empty?: ReactNode;
-  ref?: Ref<ChatListHandle>;
-}) {
-  const scrollRef = useRef<HTMLDivElement>(null);
+/** The list's virtualizer, opened at the newest row; `ref` gets its scrollToEnd. */
+function useChatVirtualizer(rows: ChatRow[], scrollRef: RefObject<HTMLDivElement | null>, ref: Ref<ChatListHandle> | undefined) {
   const rowsRef = useRef(rows);
   rowsRef.current = rows;
   // a new key function makes the virtualizer recompute every row's place: change it only when the keys do
@@ -71,7 +51,32 @@ export function ChatList({
     placed.current = true;
     v.scrollToEnd();
   }, [rows.length, v]);
+  return v;
+}
 
+/**
+ * The conversation as a virtualised list (rows from chat-rows.ts): only the rows on screen and a few
+ * around them are in the DOM, so a session of 1,000 tool calls opens and scrolls like one of 10.
+ * Rows are measured as they render and keyed stably; the list opens at the bottom, and while it is
+ * at the bottom it stays there as rows arrive or grow (streaming).
+ */
+export function ChatList({
+  rows,
+  cuts,
+  pruned,
+  idle,
+  empty,
+  ref,
+}: {
+  rows: ChatRow[];
+  cuts: ReadonlyMap<string, TurnCut>;
+  pruned: ReadonlyMap<string, PrunedMark>;
+  idle: boolean;
+  empty?: ReactNode;
+  ref?: Ref<ChatListHandle>;
+}) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const v = useChatVirtualizer(rows, scrollRef, ref);
   const items = v.getVirtualItems();
   return (
     <div ref={scrollRef} className="min-h-0 flex-1 overflow-y-auto [overflow-anchor:none]" data-chat-scroll="">
