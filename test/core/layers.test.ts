@@ -80,4 +80,17 @@ describe('layers', () => {
     const long = files.filter((f) => fs.readFileSync(f, 'utf8').split('\n').length > 400).map((f) => path.relative(ROOT, f));
     expect(long).toEqual([]);
   });
+
+  it('components read only lib/contract and lib/ui of lib/', () => {
+    const wrong: string[] = [];
+    for (const f of sources(path.join(ROOT, 'components'))) {
+      for (const target of imports(f)) {
+        const rel = path.relative(LIB, target);
+        if (rel.startsWith('..')) continue;
+        const to = folderOf(target + (fs.existsSync(target) ? '' : '.ts'));
+        if (to !== 'contract' && to !== 'ui') wrong.push(`${path.relative(ROOT, f)} → ${path.relative(ROOT, target)} (${to})`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
 });
