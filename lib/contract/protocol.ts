@@ -6,6 +6,7 @@ import type { UIMessage } from 'ai';
 import type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation } from './types';
 import type { TaskEvent, TaskInfo, TaskStatus, TaskStream } from './tasks';
 import type { ClampUITools } from './tool-types';
+import type { SecretName } from './providers';
 import type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, ModelCheckRequest, Provider, SettingsUpdate, StatusAnswer } from './rest';
 import type { AskQuestion, LiveWait, SubagentView, WaitOrigin } from './subagents';
 import type { DiagnosticsDataParts } from './diagnostics';
@@ -353,8 +354,7 @@ export interface SessionDetail {
   pendingApprovals: StoredApproval[];
 }
 
-/** The API keys the settings page can store (in a 0600 file in the data dir, never in the database). */
-export type SecretName = 'anthropic' | 'openai' | 'openai-compatible';
+export type { SecretName };
 
 /**
  * The sandbox as the settings page sets it: a level ('by-mode', the default: plan and debug read-only,

@@ -89,6 +89,8 @@ export interface ProviderRow {
   noImages?: string;
   /** the provider caches a prompt's prefix only where a request marks it (Anthropic's cache breakpoints) */
   cacheBreakpoints: boolean;
+  /** a tool result can carry images to the model (Anthropic, OpenAI's Responses API; Chat Completions carry only text) */
+  toolResultImages: boolean;
   /** its line in the help shown when no model is configured */
   configure: string;
   /** what resolving says when the model is missing, on the settings page and in the environment (default: "needs a model name") */
@@ -107,6 +109,7 @@ export const PROVIDER_TABLE = [
     windowProbes: [],
     catalogue: ['anthropic'],
     cacheBreakpoints: true,
+    toolResultImages: true,
     configure: '  ANTHROPIC_API_KEY=…                       (Anthropic; model with CLAMP_MODEL=anthropic:claude-sonnet-4-5)',
   },
   {
@@ -120,6 +123,7 @@ export const PROVIDER_TABLE = [
     windowProbes: [],
     catalogue: ['openai'],
     cacheBreakpoints: false,
+    toolResultImages: true,
     configure: '  OPENAI_API_KEY=…                          (OpenAI; CLAMP_MODEL=openai:gpt-5)',
   },
   {
@@ -142,6 +146,7 @@ export const PROVIDER_TABLE = [
     windowProbes: ['vllm', 'lm-studio', 'llama.cpp', 'ollama'],
     catalogue: null,
     cacheBreakpoints: false,
+    toolResultImages: false,
     configure: '  CLAMP_MODEL=openai-compatible:<model> CLAMP_BASE_URL=http://127.0.0.1:1234/v1   (LM Studio, vLLM, llama.cpp server …)',
   },
   {
@@ -160,6 +165,7 @@ export const PROVIDER_TABLE = [
     windowProbes: ['ollama', 'vllm'],
     catalogue: null,
     cacheBreakpoints: false,
+    toolResultImages: false,
     configure: '  CLAMP_MODEL=ollama:qwen3-coder            (a local Ollama on port 11434)',
   },
   {
@@ -177,6 +183,7 @@ export const PROVIDER_TABLE = [
     catalogue: null,
     noImages: 'a scripted model reads no images',
     cacheBreakpoints: false,
+    toolResultImages: true,
     configure: '  CLAMP_MODEL=scripted:<file.json>          (a fixed script of turns, for a demo without a model)',
     modelMissing: {
       page: 'The scripted provider needs the path of a script file: enter it as the model on the settings page.',

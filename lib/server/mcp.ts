@@ -10,6 +10,7 @@ import { getMcpHub, type McpHub } from '../mcp/hub';
 import { McpConfigError } from '../mcp/config';
 import { approveServer, removeSettingsServer, revokeServer, saveSettingsServer, serverOptions, setServerOptions } from '../mcp/store';
 import { MODEL_TAKES_IMAGES } from '../mcp/content';
+import { providerRow } from '../contract/providers';
 import { openDb } from '../store/db';
 import { HttpError, type ServerConfig } from './http';
 
@@ -109,7 +110,7 @@ export async function patchMcpServer(cfg: ServerConfig, name: string, body: McpP
  */
 export function modelTakesImages(status: Pick<ModelStatus, 'provider' | 'imageInput'>): boolean {
   // Chat Completions (openai-compatible, Ollama) carry only text in a tool message: the SDK would send the image as base64 text
-  if (status.provider !== 'anthropic' && status.provider !== 'openai' && status.provider !== 'scripted') return false;
+  if (!providerRow(status.provider)?.toolResultImages) return false;
   return status.imageInput ? status.imageInput.accepted : true;
 }
 

@@ -40,6 +40,7 @@ const lmStudio = (url: string): ProviderRow => ({
   windowProbes: ['vllm'],
   catalogue: null,
   cacheBreakpoints: false,
+  toolResultImages: false,
   configure: '  CLAMP_MODEL=lmstudio:<model>',
 });
 

@@ -5,7 +5,7 @@ import type { ToolResult } from '../../contract/types';
 import type { Registry } from '../../dispatch/registry';
 import { byteLength } from '../../contract/text';
 import { applyTurnBudget, type TurnCut } from '../turn-budget';
-import { withCacheBreakpoints } from './cache';
+import { usesCacheBreakpoints, withCacheBreakpoints } from './cache';
 import { chooseCut, fallbackSummary, writeSummary } from './compact';
 import { contextLimits, correctionRatio, estimateRequest, resultText, tokensOf, toolDefinitionTokens, type RequestEstimate } from './estimate';
 import { contextState, costOf, inputSplit, nextRequestFloor } from './ledger';
@@ -290,7 +290,7 @@ export class ContextKeeper {
     const m = this.meter(est, lowered);
     this.pending = { step, raw: est.raw, shown, produced, breakdown: est.breakdown, meter: m.used };
     this.o.emit({ type: 'data-context', id: 'context', data: { ...this.info(m.used, step, true, est.breakdown, est.raw), ...(m.lowered ? { lowered: m.lowered } : {}) } });
-    return this.o.status.provider === 'anthropic' ? withCacheBreakpoints(view.messages) : view.messages;
+    return usesCacheBreakpoints(this.o.status.provider) ? withCacheBreakpoints(view.messages) : view.messages;
   }
 
   private info(usedTokens: number, step: number, estimated: boolean, b: ContextBreakdown, raw: number): ContextInfo {
