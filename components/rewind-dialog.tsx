@@ -140,13 +140,13 @@ function PreviewBody({ messageId, messages, api, onRewound, onClose }: { message
   const { sessionId, blocked } = api;
   const preview = useQuery({ queryKey: checkpointKeys.preview(sessionId, messageId), queryFn: () => fetchRewindPreview(sessionId, messageId), staleTime: 0, gcTime: 0 });
   const [choice, setChoice] = useState<RewindChoice>('both');
-  const run = useRewindRun(api.rewind, preview.data?.runningTasks);
+  const run = useRewindRun(preview.data?.runningTasks);
   const message = messages.find((m) => m.id === messageId);
   const code = choice !== 'conversation';
   const conversation = choice !== 'code';
   // this message and every one after it
   const later = preview.data?.laterMessages ?? Math.max(1, messages.length - messages.findIndex((m) => m.id === messageId));
-  const go = () => run.go({ messageId, code, conversation }, () => onRewound(conversation ? messageText(message) : null));
+  const go = () => run.go((stop) => api.rewind({ messageId, code, conversation, ...stop }), () => onRewound(conversation ? messageText(message) : null));
   const label = CHOICES.find((c) => c.value === choice)!.label;
 
   return (

@@ -1,26 +1,26 @@
 'use client';
 
 import { useState } from 'react';
-import { runningTasksOf, type RewindPreview, type RewindRequest, type RewindResult } from './checkpoint-api';
+import { runningTasksOf, type RewindPreview } from './checkpoint-api';
 
 type RunningTasks = RewindPreview['runningTasks'];
 
 /**
- * The rewind dialog's confirm button: runs the rewind (stopping the running tasks when there are any),
- * then `done`. A refusal because tasks run replaces the preview's list with the server's; another
- * failure is kept as `error`, and the button can be pressed again.
+ * A rewind's confirm button (the rewind dialog's, or edit-and-resend's): `act` runs the rewind, told to
+ * stop the running tasks when there are any, then `done`. A refusal because tasks run replaces the
+ * preview's list with the server's; another failure is kept as `error`, and the button can be pressed again.
  */
-export function useRewindRun(rewind: (body: RewindRequest) => Promise<RewindResult>, previewTasks: RunningTasks | undefined) {
+export function useRewindRun(previewTasks: RunningTasks | undefined) {
   const [tasks, setTasks] = useState<RunningTasks | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   const running = tasks ?? previewTasks ?? [];
 
-  const go = async (body: Pick<RewindRequest, 'messageId' | 'code' | 'conversation'>, done: () => void) => {
+  const go = async (act: (stop: { stopTasks?: true }) => Promise<unknown>, done: () => void) => {
     setPending(true);
     setError(null);
     try {
-      await rewind({ ...body, ...(running.length > 0 ? { stopTasks: true } : {}) });
+      await act(running.length > 0 ? { stopTasks: true } : {});
       done();
     } catch (e) {
       const t = runningTasksOf(e);
