@@ -2,7 +2,7 @@
 
 import { useSearchParams } from 'next/navigation';
 import { Suspense, useCallback, useEffect, useRef, useState } from 'react';
-import type { PermissionMode } from '@/lib/contract/protocol';
+import type { PermissionMode, SessionSummary } from '@/lib/contract/protocol';
 import { useCreateSession, usePatchSession, useSessionDetail, useSessions, useStatus } from '@/components/api';
 import { ChangesButton, ChangesPanel } from '@/components/changes-panel';
 import { Chat } from '@/components/chat';
@@ -11,8 +11,9 @@ import { EmptyState } from '@/components/empty-state';
 import { Header } from '@/components/header';
 import { SessionSidebar } from '@/components/session-sidebar';
 import { SettingsDialog } from '@/components/settings-dialog';
-import { SideDrawer, useWideScreen } from '@/components/side-drawer';
+import { SideDrawer } from '@/components/side-drawer';
 import { TaskPanel } from '@/components/task-panel';
+import { usePagePanels } from '@/components/use-page-panels';
 
 /** The selected session lives in the URL (?s=…), so a reload comes back to it. */
 function selectSession(id: string | null) {
@@ -26,25 +27,44 @@ function Notice({ children }: { children: React.ReactNode }) {
   return <div className="flex h-full items-center justify-center p-6 text-sm text-zinc-500">{children}</div>;
 }
 
+/** A workspace with no session gets one, so the page always opens ready to type. */
+function useFirstSession(list: SessionSummary[] | undefined, create: ReturnType<typeof useCreateSession>) {
+  const creatingFirst = useRef(false);
+  useEffect(() => {
+    if (list && list.length === 0 && !creatingFirst.current) {
+      creatingFirst.current = true;
+      create.mutate({}, { onSuccess: (s) => selectSession(s.id) });
+    }
+  }, [list, create]);
+}
+
+interface MainSources {
+  status: ReturnType<typeof useStatus>;
+  sessions: ReturnType<typeof useSessions>;
+  detail: ReturnType<typeof useSessionDetail>;
+  openSettings: () => void;
+  onContext: (c: ContextView | null) => void;
+}
+
+/** What the main column shows: why nothing can be (no server, no model, a failed load), Loading…, or the chat. */
+function mainOf({ status, sessions, detail, openSettings, onContext }: MainSources): React.ReactNode {
+  const model = status.data?.model;
+  if (status.error) return <Notice>Clamp&apos;s server did not answer: {status.error.message}. Is it still running?</Notice>;
+  if (sessions.error) return <Notice>The sessions could not be loaded: {sessions.error.message}</Notice>;
+  if (model && !model.configured) return <EmptyState help={model.help} onOpenSettings={openSettings} />;
+  if (detail.error) return <Notice>This session could not be loaded: {detail.error.message}</Notice>;
+  if (!detail.data || !status.data) return <Notice>Loading…</Notice>;
+  return <Chat key={detail.data.session.id} detail={detail.data} onContext={onContext} />;
+}
+
 function ClampApp() {
   const params = useSearchParams();
   const status = useStatus();
   const sessions = useSessions();
   const create = useCreateSession();
   const patch = usePatchSession();
-  const [settingsOpen, setSettingsOpen] = useState(false);
   const [context, setContext] = useState<ContextView | null>(null);
-  // below lg the task panel opens as a drawer; a window widened past lg shows it as the column instead
-  const [tasksOpen, setTasksOpen] = useState(false);
-  const wide = useWideScreen();
-  if (wide && tasksOpen) setTasksOpen(false);
-  const closeTasks = useCallback(() => setTasksOpen(false), []);
-  // below md the sessions list opens as a drawer from the header's Sessions button
-  const [sessionsOpen, setSessionsOpen] = useState(false);
-  const mediumWide = useWideScreen('md');
-  if (mediumWide && sessionsOpen) setSessionsOpen(false);
-  const closeSessions = useCallback(() => setSessionsOpen(false), []);
-  const [changesOpen, setChangesOpen] = useState(false);
+  const p = usePagePanels();
 
   const list = sessions.data;
   const wanted = params.get('s');
@@ -54,65 +74,45 @@ function ClampApp() {
   // ?t=<id>: a subagent's conversation, opened from its parent's card, read-only
   const transcriptId = params.get('t');
   const transcript = useSessionDetail(transcriptId);
+  useFirstSession(list, create);
 
-  // a workspace with no session gets one, so the page always opens ready to type
-  const creatingFirst = useRef(false);
-  useEffect(() => {
-    if (list && list.length === 0 && !creatingFirst.current) {
-      creatingFirst.current = true;
-      create.mutate({}, { onSuccess: (s) => selectSession(s.id) });
-    }
-  }, [list, create]);
-
-  const onNew = useCallback(
-    () =>
-      create.mutate(
-        {},
-        {
-          onSuccess: (s) => {
-            selectSession(s.id);
-            setSessionsOpen(false);
-          },
-        },
-      ),
-    [create],
-  );
+  const { setSessionsOpen } = p;
+  const onNew = useCallback(() => {
+    create.mutate({}, {
+      onSuccess: (s) => {
+        selectSession(s.id);
+        setSessionsOpen(false);
+      },
+    });
+  }, [create, setSessionsOpen]);
   const onMode = (mode: PermissionMode) => activeId && patch.mutate({ id: activeId, mode });
   const onSelect = (id: string | null) => {
     setContext(null);
     selectSession(id);
     setSessionsOpen(false);
   };
-
-  const model = status.data?.model;
-  let main: React.ReactNode;
-  if (status.error) main = <Notice>Clamp&apos;s server did not answer: {status.error.message}. Is it still running?</Notice>;
-  else if (sessions.error) main = <Notice>The sessions could not be loaded: {sessions.error.message}</Notice>;
-  else if (model && !model.configured) main = <EmptyState help={model.help} onOpenSettings={() => setSettingsOpen(true)} />;
-  else if (detail.error) main = <Notice>This session could not be loaded: {detail.error.message}</Notice>;
-  else if (!detail.data || !status.data) main = <Notice>Loading…</Notice>;
-  else main = <Chat key={detail.data.session.id} detail={detail.data} onContext={setContext} />;
-  if (transcriptId) main = <Transcript id={transcriptId} detail={transcript} onContext={setContext} />;
+  const openSettings = () => p.setSettingsOpen(true);
+  const main = transcriptId ? <Transcript id={transcriptId} detail={transcript} onContext={setContext} /> : mainOf({ status, sessions, detail, openSettings, onContext: setContext });
 
   return (
     <div className="flex h-screen flex-col">
-      <Header status={status.data} session={active} context={context} onModeChange={onMode} onOpenSettings={() => setSettingsOpen(true)} tasksOpen={tasksOpen} onOpenTasks={() => setTasksOpen(true)} sessionsOpen={sessionsOpen} onOpenSessions={() => setSessionsOpen(true)} changes={<ChangesButton sessionId={activeId} open={changesOpen} onOpen={() => setChangesOpen(true)} />} />
+      <Header status={status.data} session={active} context={context} onModeChange={onMode} onOpenSettings={openSettings} tasksOpen={p.tasksOpen} onOpenTasks={() => p.setTasksOpen(true)} sessionsOpen={p.sessionsOpen} onOpenSessions={() => setSessionsOpen(true)} changes={<ChangesButton sessionId={activeId} open={p.changesOpen} onOpen={() => p.setChangesOpen(true)} />} />
       {patch.error && (
         <p role="alert" className="border-b border-rose-200 bg-rose-50 px-3 py-1 text-xs text-rose-800 dark:border-rose-900 dark:bg-rose-950 dark:text-rose-200">
           {patch.error.message}
         </p>
       )}
       <div className="flex min-h-0 flex-1">
-        <SideDrawer place="sessions" drawer={sessionsOpen} onClose={closeSessions}>
+        <SideDrawer place="sessions" drawer={p.sessionsOpen} onClose={p.closeSessions}>
           <SessionSidebar sessions={list} activeId={activeId} onSelect={onSelect} onNew={onNew} creating={create.isPending} />
         </SideDrawer>
         <main className="min-w-0 flex-1">{main}</main>
-        <SideDrawer place="tasks" drawer={tasksOpen} onClose={closeTasks}>
+        <SideDrawer place="tasks" drawer={p.tasksOpen} onClose={p.closeTasks}>
           <TaskPanel />
         </SideDrawer>
       </div>
-      <SettingsDialog open={settingsOpen} onClose={() => setSettingsOpen(false)} />
-      {changesOpen && activeId && <ChangesPanel key={activeId} sessionId={activeId} onClose={() => setChangesOpen(false)} />}
+      <SettingsDialog open={p.settingsOpen} onClose={() => p.setSettingsOpen(false)} />
+      {p.changesOpen && activeId && <ChangesPanel key={activeId} sessionId={activeId} onClose={() => p.setChangesOpen(false)} />}
     </div>
   );
 }

@@ -90,6 +90,63 @@ function SandboxBadge({ status }: { status: StatusAnswer | undefined }) {
   );
 }
 
+/** The session's model picker; the model's label where there is nothing to pick (no session, no model, the scripted demo). */
+function ModelBadge({ status, session }: { status: StatusAnswer | undefined; session: SessionSummary | null }) {
+  const scripted = status?.model.scripted;
+  if (session && status?.model.configured && !scripted) return <ModelPicker status={status} session={session} label={modelLabel(status)} />;
+  return (
+    <span
+      className={`shrink-0 rounded px-1.5 py-0.5 text-xs max-lg:min-w-0 max-lg:shrink max-lg:truncate ${scripted ? 'bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200' : 'bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300'}`}
+      title={status?.model.provider ? `${status.model.provider}: ${status.model.model ?? ''}` : undefined}
+    >
+      {modelLabel(status)}
+    </span>
+  );
+}
+
+/** The session's permission mode, each option with what it lets run. */
+function ModePicker({ status, session, onModeChange }: { status: StatusAnswer | undefined; session: SessionSummary | null; onModeChange: (mode: PermissionMode) => void }) {
+  return (
+    <label className="flex items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400">
+      <span className="max-sm:sr-only">Mode</span>
+      <select
+        id="mode-picker"
+        value={session?.mode ?? status?.defaultMode ?? 'default'}
+        disabled={!session}
+        onChange={(e) => onModeChange(e.target.value as PermissionMode)}
+        title={`${session?.mode ?? 'default'}: ${MODE_HELP[session?.mode ?? 'default']}`}
+        className="rounded border border-zinc-300 bg-white px-1.5 py-0.5 text-xs text-zinc-900 focus:outline-none focus:ring-2 focus:ring-sky-500 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
+      >
+        {PERMISSION_MODES.map((m) => (
+          <option key={m} value={m} title={MODE_HELP[m]}>
+            {m}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function SettingsButton({ onOpen }: { onOpen: () => void }) {
+  return (
+    <button
+      type="button"
+      onClick={onOpen}
+      aria-label="Settings"
+      title="Settings"
+      className={ICON_BUTTON_CLS}
+    >
+      <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
+        <path
+          fillRule="evenodd"
+          d="M8.3 1.6a1.7 1.7 0 0 1 3.4 0l.1.6a1.7 1.7 0 0 0 2.5 1l.5-.3a1.7 1.7 0 0 1 2.4 2.4l-.3.5a1.7 1.7 0 0 0 1 2.5l.6.1a1.7 1.7 0 0 1 0 3.4l-.6.1a1.7 1.7 0 0 0-1 2.5l.3.5a1.7 1.7 0 0 1-2.4 2.4l-.5-.3a1.7 1.7 0 0 0-2.5 1l-.1.6a1.7 1.7 0 0 1-3.4 0l-.1-.6a1.7 1.7 0 0 0-2.5-1l-.5.3a1.7 1.7 0 0 1-2.4-2.4l.3-.5a1.7 1.7 0 0 0-1-2.5l-.6-.1a1.7 1.7 0 0 1 0-3.4l.6-.1a1.7 1.7 0 0 0 1-2.5l-.3-.5a1.7 1.7 0 0 1 2.4-2.4l.5.3a1.7 1.7 0 0 0 2.5-1l.1-.6ZM10 13a3 3 0 1 0 0-6 3 3 0 0 0 0 6Z"
+          clipRule="evenodd"
+        />
+      </svg>
+    </button>
+  );
+}
+
 /** Workspace path, model, the session's permission mode, context use, the settings button (and the Sessions button below `md`, the Tasks button below `lg`). */
 export function Header({
   status,
@@ -115,7 +172,6 @@ export function Header({
   /** the Changes button (components/changes-panel.tsx) */
   changes?: ReactNode;
 }) {
-  const scripted = status?.model.scripted;
   return (
     <header className="flex min-h-11 shrink-0 flex-wrap items-center gap-x-2 gap-y-1 border-b border-zinc-200 bg-white px-2 py-1 text-sm sm:h-11 sm:flex-nowrap sm:gap-4 sm:px-3 sm:py-0 dark:border-zinc-800 dark:bg-zinc-900">
       <SessionsButton open={sessionsOpen} onOpen={onOpenSessions} />
@@ -126,53 +182,14 @@ export function Header({
       <span className="min-w-0 truncate font-mono text-xs text-zinc-600 max-sm:hidden dark:text-zinc-400" title={status?.workspace}>
         {status?.workspace ?? '…'}
       </span>
-      {session && status?.model.configured && !scripted ? (
-        <ModelPicker status={status} session={session} label={modelLabel(status)} />
-      ) : (
-        <span
-          className={`shrink-0 rounded px-1.5 py-0.5 text-xs max-lg:min-w-0 max-lg:shrink max-lg:truncate ${scripted ? 'bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200' : 'bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300'}`}
-          title={status?.model.provider ? `${status.model.provider}: ${status.model.model ?? ''}` : undefined}
-        >
-          {modelLabel(status)}
-        </span>
-      )}
+      <ModelBadge status={status} session={session} />
       <SandboxBadge status={status} />
       <div className="ml-auto flex shrink-0 items-center gap-2 sm:gap-4">
         <ContextMeter view={context} windowTokens={status?.model.windowTokens} windowSource={status?.model.windowSource} />
-        <label className="flex items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400">
-          <span className="max-sm:sr-only">Mode</span>
-          <select
-            id="mode-picker"
-            value={session?.mode ?? status?.defaultMode ?? 'default'}
-            disabled={!session}
-            onChange={(e) => onModeChange(e.target.value as PermissionMode)}
-            title={`${session?.mode ?? 'default'}: ${MODE_HELP[session?.mode ?? 'default']}`}
-            className="rounded border border-zinc-300 bg-white px-1.5 py-0.5 text-xs text-zinc-900 focus:outline-none focus:ring-2 focus:ring-sky-500 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
-          >
-            {PERMISSION_MODES.map((m) => (
-              <option key={m} value={m} title={MODE_HELP[m]}>
-                {m}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ModePicker status={status} session={session} onModeChange={onModeChange} />
         {changes}
         <TasksButton open={tasksOpen} onOpen={onOpenTasks} />
-        <button
-          type="button"
-          onClick={onOpenSettings}
-          aria-label="Settings"
-          title="Settings"
-          className={ICON_BUTTON_CLS}
-        >
-          <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
-            <path
-              fillRule="evenodd"
-              d="M8.3 1.6a1.7 1.7 0 0 1 3.4 0l.1.6a1.7 1.7 0 0 0 2.5 1l.5-.3a1.7 1.7 0 0 1 2.4 2.4l-.3.5a1.7 1.7 0 0 0 1 2.5l.6.1a1.7 1.7 0 0 1 0 3.4l-.6.1a1.7 1.7 0 0 0-1 2.5l.3.5a1.7 1.7 0 0 1-2.4 2.4l-.5-.3a1.7 1.7 0 0 0-2.5 1l-.1.6a1.7 1.7 0 0 1-3.4 0l-.1-.6a1.7 1.7 0 0 0-2.5-1l-.5.3a1.7 1.7 0 0 1-2.4-2.4l.3-.5a1.7 1.7 0 0 0-1-2.5l-.6-.1a1.7 1.7 0 0 1 0-3.4l.6-.1a1.7 1.7 0 0 0 1-2.5l-.3-.5a1.7 1.7 0 0 1 2.4-2.4l.5.3a1.7 1.7 0 0 0 2.5-1l.1-.6ZM10 13a3 3 0 1 0 0-6 3 3 0 0 0 0 6Z"
-              clipRule="evenodd"
-            />
-          </svg>
-        </button>
+        <SettingsButton onOpen={onOpenSettings} />
       </div>
     </header>
   );

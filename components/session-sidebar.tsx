@@ -1,6 +1,6 @@
 'use client';
 
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { SessionSummary } from '@/lib/contract/protocol';
 import { usePatchSession, useDeleteSession } from './api';
 import { relativeTime } from './format';
@@ -9,6 +9,7 @@ import { ExportLinks, ImportButton } from './session-io';
 const iconBtn =
   'rounded px-1 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:hover:bg-zinc-800 dark:hover:text-zinc-100';
 
+/** One session: its title, when it changed, its mode and what waits in it; export, rename and delete (after a confirm) on hover or focus. */
 function Row({ s, active, onSelect, onDeleted }: { s: SessionSummary; active: boolean; onSelect: () => void; onDeleted: () => void }) {
   const [renaming, setRenaming] = useState(false);
   const [confirming, setConfirming] = useState(false);
@@ -26,45 +27,15 @@ function Row({ s, active, onSelect, onDeleted }: { s: SessionSummary; active: bo
     setRenaming(false);
     if (t && t !== s.title) patch.mutate({ id: s.id, title: t });
   };
+  const cancel = () => {
+    setTitle(s.title);
+    setRenaming(false);
+  };
 
-  if (renaming) {
-    return (
-      <li className="px-2 py-1">
-        <input
-          ref={inputRef}
-          value={title}
-          aria-label="Session title"
-          onChange={(e) => setTitle(e.target.value)}
-          onBlur={save}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter') save();
-            if (e.key === 'Escape') {
-              setTitle(s.title);
-              setRenaming(false);
-            }
-          }}
-          className="w-full rounded border border-sky-500 bg-white px-1.5 py-0.5 text-sm focus:outline-none dark:bg-zinc-950"
-        />
-      </li>
-    );
-  }
-
+  if (renaming) return <RenameInput inputRef={inputRef} title={title} onChange={setTitle} onSave={save} onCancel={cancel} />;
   return (
     <li className={`group relative flex items-center rounded ${active ? 'bg-zinc-200/80 dark:bg-zinc-800' : 'hover:bg-zinc-100 dark:hover:bg-zinc-900'}`}>
-      <button
-        type="button"
-        onClick={onSelect}
-        aria-current={active ? 'true' : undefined}
-        className="min-w-0 flex-1 rounded px-2 py-1.5 text-left focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500"
-      >
-        <span className="block truncate text-sm text-zinc-900 dark:text-zinc-100">{s.title || 'Untitled'}</span>
-        {/* one line: each item whole ("just now" never wraps), the mode giving way first */}
-        <span className="flex min-w-0 gap-2 whitespace-nowrap text-[11px] text-zinc-500" data-testid="session-meta">
-          <span className="shrink-0">{relativeTime(s.updatedAt)}</span>
-          <span className="min-w-0 truncate">{s.mode}</span>
-          {s.pendingApprovals > 0 && <span className="shrink-0 font-medium text-amber-700 dark:text-amber-400">{s.pendingApprovals} waiting</span>}
-        </span>
-      </button>
+      <RowButton s={s} active={active} onSelect={onSelect} />
       {confirming ? (
         <span className="flex shrink-0 items-center gap-1 pr-1">
           <button
@@ -92,6 +63,46 @@ function Row({ s, active, onSelect, onDeleted }: { s: SessionSummary; active: bo
         </span>
       )}
     </li>
+  );
+}
+
+/** The title being renamed: Enter or leaving the field saves, Esc puts the old title back. */
+function RenameInput({ inputRef, title, onChange, onSave, onCancel }: { inputRef: RefObject<HTMLInputElement | null>; title: string; onChange: (t: string) => void; onSave: () => void; onCancel: () => void }) {
+  return (
+    <li className="px-2 py-1">
+      <input
+        ref={inputRef}
+        value={title}
+        aria-label="Session title"
+        onChange={(e) => onChange(e.target.value)}
+        onBlur={onSave}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') onSave();
+          if (e.key === 'Escape') onCancel();
+        }}
+        className="w-full rounded border border-sky-500 bg-white px-1.5 py-0.5 text-sm focus:outline-none dark:bg-zinc-950"
+      />
+    </li>
+  );
+}
+
+/** The session's line: its title, then when it changed, its mode and how many calls wait in it. */
+function RowButton({ s, active, onSelect }: { s: SessionSummary; active: boolean; onSelect: () => void }) {
+  return (
+    <button
+      type="button"
+      onClick={onSelect}
+      aria-current={active ? 'true' : undefined}
+      className="min-w-0 flex-1 rounded px-2 py-1.5 text-left focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500"
+    >
+      <span className="block truncate text-sm text-zinc-900 dark:text-zinc-100">{s.title || 'Untitled'}</span>
+      {/* one line: each item whole ("just now" never wraps), the mode giving way first */}
+      <span className="flex min-w-0 gap-2 whitespace-nowrap text-[11px] text-zinc-500" data-testid="session-meta">
+        <span className="shrink-0">{relativeTime(s.updatedAt)}</span>
+        <span className="min-w-0 truncate">{s.mode}</span>
+        {s.pendingApprovals > 0 && <span className="shrink-0 font-medium text-amber-700 dark:text-amber-400">{s.pendingApprovals} waiting</span>}
+      </span>
+    </button>
   );
 }
 

@@ -1,6 +1,6 @@
 'use client';
 
-import { useEffect, useRef, useSyncExternalStore, type KeyboardEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useSyncExternalStore, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
 
 /** Tailwind's breakpoints: from `lg` on the task panel is a column beside the chat, from `md` on the sessions list. */
 const WIDE_QUERY = { md: '(min-width: 768px)', lg: '(min-width: 1024px)' } as const;
@@ -55,6 +55,52 @@ const PLACES = {
   sessions: { label: 'Session list', side: 'left', width: 'w-72 max-w-full', column: 'hidden shrink-0 md:block', backdropTestId: 'sessions-drawer-backdrop' },
 } as const satisfies Record<string, DrawerPlace>;
 
+/** Focus moves into the open drawer (its Close button) and back to the opener (the header's button) on close. */
+function useFocusInOut(drawer: boolean, closeRef: RefObject<HTMLButtonElement | null>) {
+  useEffect(() => {
+    if (!drawer) return;
+    const opener = document.activeElement as HTMLElement | null;
+    closeRef.current?.focus();
+    return () => {
+      if (opener?.isConnected) opener.focus();
+    };
+  }, [drawer, closeRef]);
+}
+
+/** Esc on the document closes the open drawer (focus may sit on the body); the output viewer above the drawer takes its own Esc. */
+function useEscapeCloses(drawer: boolean, ref: RefObject<HTMLElement | null>, onClose: () => void) {
+  const close = useRef(onClose);
+  useEffect(() => {
+    close.current = onClose;
+  }, [onClose]);
+  useEffect(() => {
+    if (!drawer) return;
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || otherModalOpen(ref.current)) return;
+      e.preventDefault();
+      close.current();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [drawer, ref]);
+}
+
+/** Tab stays inside the drawer el; keys from the viewer (a portal, but a React child) are its own business. */
+function trapTab(e: KeyboardEvent<HTMLElement>, el: HTMLElement | null) {
+  if (e.key !== 'Tab' || !el || !el.contains(e.target as Node)) return;
+  const items = [...el.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((x) => x.offsetParent !== null);
+  if (items.length === 0) return;
+  const first = items[0];
+  const last = items[items.length - 1];
+  if (e.shiftKey && document.activeElement === first) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && document.activeElement === last) {
+    e.preventDefault();
+    first.focus();
+  }
+}
+
 /**
  * The one place a side panel lives (the task panel, the sessions list). On wide screens it is a
  * column beside the chat (hidden below its breakpoint); with `drawer` set (narrow screens only) the
@@ -66,49 +112,8 @@ export function SideDrawer({ place, drawer, onClose, children }: { place: keyof 
   const p: DrawerPlace = PLACES[place];
   const ref = useRef<HTMLElement>(null);
   const closeRef = useRef<HTMLButtonElement>(null);
-  const close = useRef(onClose);
-  useEffect(() => {
-    close.current = onClose;
-  }, [onClose]);
-
-  // focus moves in on open and back to the opener (the header's button) on close
-  useEffect(() => {
-    if (!drawer) return;
-    const opener = document.activeElement as HTMLElement | null;
-    closeRef.current?.focus();
-    return () => {
-      if (opener?.isConnected) opener.focus();
-    };
-  }, [drawer]);
-
-  // Esc on the document (focus may sit on the body); the output viewer above the drawer takes its own Esc
-  useEffect(() => {
-    if (!drawer) return;
-    const onKey = (e: globalThis.KeyboardEvent) => {
-      if (e.key !== 'Escape' || e.defaultPrevented || otherModalOpen(ref.current)) return;
-      e.preventDefault();
-      close.current();
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [drawer]);
-
-  // Tab stays inside the drawer; keys from the viewer (a portal, but a React child) are its own business
-  const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
-    const el = ref.current;
-    if (!drawer || e.key !== 'Tab' || !el || !el.contains(e.target as Node)) return;
-    const items = [...el.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((x) => x.offsetParent !== null);
-    if (items.length === 0) return;
-    const first = items[0];
-    const last = items[items.length - 1];
-    if (e.shiftKey && document.activeElement === first) {
-      e.preventDefault();
-      last.focus();
-    } else if (!e.shiftKey && document.activeElement === last) {
-      e.preventDefault();
-      first.focus();
-    }
-  };
+  useFocusInOut(drawer, closeRef);
+  useEscapeCloses(drawer, ref, onClose);
 
   // the element tree keeps its shape in both forms (conditional slots hold their places) so the panel is not remounted
   return (
@@ -119,7 +124,7 @@ export function SideDrawer({ place, drawer, onClose, children }: { place: keyof 
         aria-label={p.label}
         role={drawer ? 'dialog' : undefined}
         aria-modal={drawer ? true : undefined}
-        onKeyDown={onKeyDown}
+        onKeyDown={(e) => drawer && trapTab(e, ref.current)}
         className={
           drawer
             ? `fixed inset-y-0 z-40 flex ${p.width} flex-col border-zinc-200 bg-white shadow-2xl dark:border-zinc-800 dark:bg-zinc-900 ${p.side === 'right' ? 'right-0 border-l' : 'left-0 border-r'}`

@@ -154,17 +154,11 @@ interface CardProps {
   late?: DiagnosticsMeta;
 }
 
-/**
- * One tool call, for any tool: its summary line with its state and duration, then its output and
- * whatever its meta kinds hold (diff, exit code, task, log), its cuts, error and hint.
- */
-export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle, pruned, late }: CardProps) {
+/** What a card shows of its call, from the part: its name and arguments, its state (a call cut off shows as interrupted), its meta, its timing. */
+function cardView({ part, summary, idle, late }: CardProps) {
   const name = getToolName(part);
   const result = resultOf(part);
   const meta: CardMeta = result?.meta ?? {};
-  const diagnostics = late ?? meta.diagnostics;
-  // the summary names what ran (an edited command included); the card says it was edited
-  const edited = meta.editedCommand;
   const args = summary ?? inputLine(part.input);
   const live = cardState(part);
   // a call still "running" while the chat is idle was cut off (a stop, a reload mid-turn, a server restart)
@@ -172,10 +166,21 @@ export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle, p
   const done = part.state === 'output-available' || part.state === 'output-error' || part.state === 'output-denied';
   const times = track(part.toolCallId, state.running, done);
   const durationMs = meta.durationMs ?? (times.start !== undefined && times.end !== undefined ? times.end - times.start : undefined);
-  const diff = meta.diff || undefined;
-  const logPath = meta.logPath;
+  return { name, result, meta, diagnostics: late ?? meta.diagnostics, args, state, done, times, durationMs, diff: meta.diff || undefined, title: `${name} ${args}`.trim() };
+}
+
+type CardView = ReturnType<typeof cardView>;
+
+/**
+ * One tool call, for any tool: its summary line with its state and duration, then its output and
+ * whatever its meta kinds hold (diff, exit code, task, log), its cuts, error and hint.
+ */
+export const ToolCard = memo(function ToolCard(props: CardProps) {
+  const { part, turnCut, pruned } = props;
+  const view = cardView(props);
+  const { result, meta, state, diff, title } = view;
   const isError = state.tone === 'error';
-  const { openViewer, cardOpen } = useChatUi();
+  const { cardOpen } = useChatUi();
   // the person's choice outlives the card's row being unmounted off screen
   const [open, setOpenState] = useState<boolean | null>(() => cardOpen.get(part.toolCallId) ?? null);
   const setOpen = (o: boolean) => {
@@ -184,7 +189,6 @@ export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle, p
   };
   // open by default what a person wants to see: a failure, a running call, a change, a command's ending, a task it started
   const expanded = open ?? (isError || state.running || part.state === 'approval-requested' || diff !== undefined || meta.exitCode !== undefined || meta.taskId !== undefined);
-  const title = `${name} ${args}`.trim();
   const bodyId = `tool-body-${part.toolCallId}`;
 
   return (
@@ -195,65 +199,83 @@ export const ToolCard = memo(function ToolCard({ part, summary, turnCut, idle, p
       data-running={state.running}
       data-pruned={pruned ? 'true' : undefined}
     >
-      <button
-        type="button"
-        aria-expanded={expanded}
-        aria-controls={bodyId}
-        onClick={() => setOpen(!expanded)}
-        className="flex w-full items-center gap-2 rounded-md px-2.5 py-1.5 text-left hover:bg-zinc-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:hover:bg-zinc-800/60"
-      >
-        <span aria-hidden="true" className="w-3 text-[10px] text-zinc-400">{expanded ? '▾' : '▸'}</span>
-        <span aria-hidden="true" className={`h-2 w-2 shrink-0 rounded-full ${toneDot[state.tone]}`} />
-        <span className="min-w-0 flex-1 truncate font-mono text-[12.5px]" title={title}>
-          <span className="font-semibold text-zinc-900 dark:text-zinc-100">{name}</span>
-          {args && <span className="ml-2 text-zinc-600 dark:text-zinc-400">{args}</span>}
-        </span>
-        {edited !== undefined && (
-          <span className="shrink-0 rounded bg-zinc-100 px-1 text-[11px] text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300" title={`The person edited the command before approving it; the model proposed: ${meta.proposedCommand ?? ''}`}>
-            edited
-          </span>
-        )}
-        {pruned && (
-          <span className="shrink-0 rounded bg-violet-100 px-1 text-[11px] text-violet-800 dark:bg-violet-950 dark:text-violet-300" title={`Pruned from context at step ${pruned.step}: the model sees a stub; open the card for it`}>
-            pruned at step {pruned.step}
-          </span>
-        )}
-        <span className={`shrink-0 text-xs ${toneClass[state.tone]}`}>
-          {state.label}
-          {state.running && times.start !== undefined && (
-            <>
-              {' '}
-              <Elapsed since={times.start} />
-            </>
-          )}
-        </span>
-        {durationMs !== undefined && !state.running && <span className="shrink-0 text-xs tabular-nums text-zinc-400">{formatDuration(durationMs)}</span>}
-        {typeof meta.exitCode === 'number' && <span className={`shrink-0 font-mono text-xs ${meta.exitCode === 0 ? 'text-zinc-400' : 'text-rose-600'}`}>exit {meta.exitCode}</span>}
-        {meta.exitCode === null && done && <span className="shrink-0 font-mono text-xs text-rose-600">no exit code</span>}
-        {diagnostics && <DiagnosticsBadge d={diagnostics} />}
-      </button>
+      <CardHeader view={view} pruned={pruned} expanded={expanded} bodyId={bodyId} onToggle={() => setOpen(!expanded)} />
       <div className="space-y-1.5 px-2.5 pb-2 empty:hidden">
-        {result && <TruncationNotes truncation={result.truncation} turnCut={turnCut} toolName={name} title={`Full output of ${title}`} />}
+        {result && <TruncationNotes truncation={result.truncation} turnCut={turnCut} toolName={view.name} title={`Full output of ${title}`} />}
         {part.state === 'output-error' && <pre className="whitespace-pre-wrap font-mono text-xs text-rose-700 dark:text-rose-400">{part.errorText}</pre>}
         {isInterrupted(part) && <InterruptedNote toolCallId={part.toolCallId} />}
         {isError && result?.hint && <p className="text-xs text-rose-700 dark:text-rose-400">The model&apos;s next step: {result.hint}</p>}
       </div>
-      {expanded && (
-        <div id={bodyId} className="space-y-2 border-t border-zinc-100 px-2.5 py-2 dark:border-zinc-800">
-          {pruned && <PrunedNote mark={pruned} title={`Full output of ${title}`} />}
-          <CardBody part={part} title={title} result={result} diff={diff} logPath={logPath} />
-          {diagnostics && <DiagnosticsList d={diagnostics} />}
-          {logPath && done && (
-            <button type="button" onClick={() => openViewer({ kind: 'file', path: logPath }, `Log of ${title}`)} className="text-xs text-sky-700 underline hover:text-sky-900 dark:text-sky-400">
-              Open full log
-            </button>
-          )}
-          {meta.taskId !== undefined && <TaskLink taskId={meta.taskId} label={`Task ${meta.taskId}: ${args}`} />}
-        </div>
-      )}
+      {expanded && <CardDetails part={part} view={view} pruned={pruned} bodyId={bodyId} />}
     </div>
   );
 }, sameCard);
+
+/** The card's one line, a button that opens and closes it: the call, "edited", "pruned", its state, duration and exit code, its diagnostics. */
+function CardHeader({ view, pruned, expanded, bodyId, onToggle }: { view: CardView; pruned?: PrunedMark; expanded: boolean; bodyId: string; onToggle: () => void }) {
+  const { name, args, title, state, times, durationMs, meta, done, diagnostics } = view;
+  // the summary names what ran (an edited command included); the card says it was edited
+  const edited = meta.editedCommand;
+  return (
+    <button
+      type="button"
+      aria-expanded={expanded}
+      aria-controls={bodyId}
+      onClick={onToggle}
+      className="flex w-full items-center gap-2 rounded-md px-2.5 py-1.5 text-left hover:bg-zinc-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:hover:bg-zinc-800/60"
+    >
+      <span aria-hidden="true" className="w-3 text-[10px] text-zinc-400">{expanded ? '▾' : '▸'}</span>
+      <span aria-hidden="true" className={`h-2 w-2 shrink-0 rounded-full ${toneDot[state.tone]}`} />
+      <span className="min-w-0 flex-1 truncate font-mono text-[12.5px]" title={title}>
+        <span className="font-semibold text-zinc-900 dark:text-zinc-100">{name}</span>
+        {args && <span className="ml-2 text-zinc-600 dark:text-zinc-400">{args}</span>}
+      </span>
+      {edited !== undefined && (
+        <span className="shrink-0 rounded bg-zinc-100 px-1 text-[11px] text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300" title={`The person edited the command before approving it; the model proposed: ${meta.proposedCommand ?? ''}`}>
+          edited
+        </span>
+      )}
+      {pruned && (
+        <span className="shrink-0 rounded bg-violet-100 px-1 text-[11px] text-violet-800 dark:bg-violet-950 dark:text-violet-300" title={`Pruned from context at step ${pruned.step}: the model sees a stub; open the card for it`}>
+          pruned at step {pruned.step}
+        </span>
+      )}
+      <span className={`shrink-0 text-xs ${toneClass[state.tone]}`}>
+        {state.label}
+        {state.running && times.start !== undefined && (
+          <>
+            {' '}
+            <Elapsed since={times.start} />
+          </>
+        )}
+      </span>
+      {durationMs !== undefined && !state.running && <span className="shrink-0 text-xs tabular-nums text-zinc-400">{formatDuration(durationMs)}</span>}
+      {typeof meta.exitCode === 'number' && <span className={`shrink-0 font-mono text-xs ${meta.exitCode === 0 ? 'text-zinc-400' : 'text-rose-600'}`}>exit {meta.exitCode}</span>}
+      {meta.exitCode === null && done && <span className="shrink-0 font-mono text-xs text-rose-600">no exit code</span>}
+      {diagnostics && <DiagnosticsBadge d={diagnostics} />}
+    </button>
+  );
+}
+
+/** The open card: the pruned note, its body, diagnostics, the full log once done, the task it started. */
+function CardDetails({ part, view, pruned, bodyId }: { part: ToolPart; view: CardView; pruned?: PrunedMark; bodyId: string }) {
+  const { openViewer } = useChatUi();
+  const { title, result, diff, meta, diagnostics, done, args } = view;
+  const logPath = meta.logPath;
+  return (
+    <div id={bodyId} className="space-y-2 border-t border-zinc-100 px-2.5 py-2 dark:border-zinc-800">
+      {pruned && <PrunedNote mark={pruned} title={`Full output of ${title}`} />}
+      <CardBody part={part} title={title} result={result} diff={diff} logPath={logPath} />
+      {diagnostics && <DiagnosticsList d={diagnostics} />}
+      {logPath && done && (
+        <button type="button" onClick={() => openViewer({ kind: 'file', path: logPath }, `Log of ${title}`)} className="text-xs text-sky-700 underline hover:text-sky-900 dark:text-sky-400">
+          Open full log
+        </button>
+      )}
+      {meta.taskId !== undefined && <TaskLink taskId={meta.taskId} label={`Task ${meta.taskId}: ${args}`} />}
+    </div>
+  );
+}
 
 function TaskLink({ taskId, label }: { taskId: string; label: string }) {
   const { openViewer } = useChatUi();
