@@ -8,7 +8,7 @@ import { repairMalformedCall } from './agent-tools';
 import { prepareTurn, type PreparedTurn, type TurnToolHooks } from './prepare-turn';
 import { describeProviderError, isContextOverflow, overflowAfterRetry, retriedText, retryingText, windowFromError } from './provider-errors';
 import { visibleRetries } from './provider-retry';
-import { cachedSystem } from './context/cache';
+import { cachedSystem, usesCacheBreakpoints } from './context/cache';
 import { stepCount } from './context/view';
 import { withToolSummaries } from './tool-summaries';
 import { withTurnServices } from './turn-services';
@@ -213,7 +213,7 @@ interface Attempt {
 async function streamSteps(run: TurnRun, turn: PreparedTurn, models: TurnModels): Promise<void> {
   const { o, writer } = run;
   // the system prompt holds nothing that changes per step, so the prefix stays byte-stable for provider caches
-  const system = o.status.provider === 'anthropic' ? cachedSystem(turn.system) : turn.system;
+  const system = usesCacheBreakpoints(o.status.provider) ? cachedSystem(turn.system) : turn.system;
   let input = await turn.input();
   let stepsLeft = o.maxSteps ?? DEFAULT_MAX_STEPS;
   let retriedStep = -1;
