@@ -1,12 +1,11 @@
 'use client';
 
-import { useQuery } from '@tanstack/react-query';
 import { useState, type KeyboardEvent } from 'react';
-import { checkpointKeys, fetchRewindPreview, runningTasksOf, type RewindPreview } from './checkpoint-api';
 import { btnCls, btnPrimaryCls } from './modal';
 import { useRewind } from './rewind-context';
 import { RunningTasks } from './rewind-dialog';
 import type { ChatRow } from './chat-rows';
+import { useEditResend } from './use-edit-resend';
 
 type UserRow = Extract<ChatRow, { kind: 'user' }>;
 
@@ -16,40 +15,15 @@ const ctlCls =
 
 /** Edit an earlier message in place: the edited text is sent after a rewind of the conversation (and, if chosen, of code). */
 function EditInPlace({ messageId, text, onDone }: { messageId: string; text: string; onDone: () => void }) {
-  const { sessionId, resend, blocked } = useRewind();
   const [draft, setDraft] = useState(text);
-  // "also restore code" defaults on once the preview shows files that would change
-  const [code, setCode] = useState<boolean | null>(null);
-  const [tasks, setTasks] = useState<RewindPreview['runningTasks'] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
-  const preview = useQuery({ queryKey: checkpointKeys.preview(sessionId, messageId), queryFn: () => fetchRewindPreview(sessionId, messageId), staleTime: 0, gcTime: 0 });
-  const files = preview.data?.files.length ?? 0;
-  const restoreCode = code ?? files > 0;
-  const running = tasks ?? preview.data?.runningTasks ?? [];
-
-  const go = async () => {
-    const t = draft.trim();
-    if (!t || pending) return;
-    setPending(true);
-    setError(null);
-    try {
-      await resend(messageId, t, { code: restoreCode, ...(running.length > 0 ? { stopTasks: true } : {}) });
-      onDone();
-    } catch (e) {
-      const r = runningTasksOf(e);
-      if (r) setTasks(r);
-      else setError(e instanceof Error ? e.message : String(e));
-      setPending(false);
-    }
-  };
+  const { preview, files, restoreCode, setCode, running, error, pending, blocked, go } = useEditResend(messageId, onDone);
   const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === 'Escape') {
       e.preventDefault();
       onDone();
     } else if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
-      void go();
+      void go(draft);
     }
   };
 
@@ -70,9 +44,7 @@ function EditInPlace({ messageId, text, onDone }: { messageId: string; text: str
       <label className="flex items-center gap-2 text-xs text-zinc-700 dark:text-zinc-300">
         <input type="checkbox" checked={restoreCode} onChange={(e) => setCode(e.target.checked)} />
         Also restore code
-        <span className="text-zinc-500">
-          {preview.isLoading ? '(checking what would change…)' : preview.error ? `(the preview failed: ${preview.error.message})` : files > 0 ? `(${files === 1 ? '1 file back to its' : `${files} files back to their`} state before this message)` : '(no file differs from before this message)'}
-        </span>
+        <span className="text-zinc-500">{previewNote(preview, files)}</span>
       </label>
       <p className="text-xs text-zinc-500">Sending rewinds the conversation to before this message; this message and everything after it are kept as a branch.</p>
       <RunningTasks tasks={running} />
@@ -86,12 +58,19 @@ function EditInPlace({ messageId, text, onDone }: { messageId: string; text: str
         <button type="button" className={btnCls} onClick={onDone}>
           Cancel
         </button>
-        <button type="button" className={btnPrimaryCls} disabled={!draft.trim() || pending || !!blocked} onClick={() => void go()}>
+        <button type="button" className={btnPrimaryCls} disabled={!draft.trim() || pending || !!blocked} onClick={() => void go(draft)}>
           {pending ? 'Sending…' : running.length > 0 ? 'Stop tasks and send' : 'Send edited'}
         </button>
       </div>
     </div>
   );
+}
+
+/** What restoring code would do, from the preview: while it loads, its failure, how many files go back, or none. */
+function previewNote(preview: { isLoading: boolean; error: Error | null }, files: number): string {
+  if (preview.isLoading) return '(checking what would change…)';
+  if (preview.error) return `(the preview failed: ${preview.error.message})`;
+  return files > 0 ? `(${files === 1 ? '1 file back to its' : `${files} files back to their`} state before this message)` : '(no file differs from before this message)';
 }
 
 /**
