@@ -269,6 +269,10 @@ export const BUDGET = {
   ASK_ANSWER_MAX_BYTES: 4000,
   /** A call waiting for a person (a child's approval, ask_user) also checks the store this often, besides being woken by the answer. */
   WAIT_POLL_MS: 500,
+  /** A process running a session's turn renews its lock in the database this often … */
+  SESSION_LOCK_HEARTBEAT_MS: 5000,
+  /** … and a lock not renewed for this long is taken over (its process hung or is on another machine); a dead process's lock at once. */
+  SESSION_LOCK_STALE_MS: 30_000,
   /** MCP: longest wait for one tool call (the turn's Stop ends it sooner); a server's progress does not extend it. */
   MCP_CALL_TIMEOUT_MS: 120_000,
   /** MCP: longest wait for a server to start and answer its handshake and tool list. */
