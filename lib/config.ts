@@ -51,7 +51,7 @@ export function resolveDataDir(value: string | undefined): string {
 }
 
 /**
- * Read the configuration from the environment (DESIGN.md's table). Throws ConfigError with the fix.
+ * Read the configuration from the environment (the README's Configuration table). Throws ConfigError with the fix.
  * The default workspace is where the command was typed: npm sets INIT_CWD to it for `npm start`.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = env.INIT_CWD || process.cwd()): ClampConfig {
