@@ -7,6 +7,7 @@ import { postCommit, postRevert, useChanges, type ChangedFile, type ChangesAnswe
 import { FileDiffList } from './file-diff-list';
 import { btnCls, btnDangerCls, btnPrimaryCls, Modal } from './modal';
 import { useToggleSet } from './use-toggle-set';
+import { WorktreeFinish } from './worktree-finish';
 
 /** The header's button: how many files this session changed; opens the changes panel. */
 export function ChangesButton({ sessionId, open, onOpen }: { sessionId: string | null; open: boolean; onOpen: () => void }) {
@@ -197,6 +198,7 @@ export function ChangesPanel({ sessionId, onClose }: { sessionId: string; onClos
   return (
     <Modal title="Changes in this session" onClose={onClose} side>
       <ChangesHead changes={changes} />
+      <WorktreeFinish sessionId={sessionId} />
       {changes.error && <p className="text-rose-700 dark:text-rose-400">The changes could not be loaded: {changes.error.message}</p>}
       {note && (
         <p role="status" className="text-xs text-emerald-700 dark:text-emerald-400">

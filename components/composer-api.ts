@@ -22,14 +22,17 @@ export function useModelCapability(spec: string | undefined) {
   return useQuery({ queryKey: ['model-capability', spec], queryFn: () => fetchJson<ModelCapabilityAnswer>(`/api/models?spec=${encodeURIComponent(spec!)}`), enabled: !!spec, staleTime: 60_000 });
 }
 
+/** `&session=<id>`: paths are the session's folder's (its own worktree, when it has one). */
+const inSession = (sessionId?: string) => (sessionId ? `&session=${encodeURIComponent(sessionId)}` : '');
+
 /** Completions for an @-mention. */
-export function completePaths(q: string, signal?: AbortSignal): Promise<PathCompletionAnswer> {
-  return fetchJson<PathCompletionAnswer>(`/api/paths?q=${encodeURIComponent(q)}`, { signal });
+export function completePaths(q: string, signal?: AbortSignal, sessionId?: string): Promise<PathCompletionAnswer> {
+  return fetchJson<PathCompletionAnswer>(`/api/paths?q=${encodeURIComponent(q)}${inSession(sessionId)}`, { signal });
 }
 
-/** Whether a mentioned path is a workspace file. */
-export function checkMention(path: string): Promise<MentionCheckAnswer> {
-  return fetchJson<MentionCheckAnswer>(`/api/paths?check=${encodeURIComponent(path)}`);
+/** Whether a mentioned path is a file of the workspace (of the session's worktree, when it has one). */
+export function checkMention(path: string, sessionId?: string): Promise<MentionCheckAnswer> {
+  return fetchJson<MentionCheckAnswer>(`/api/paths?check=${encodeURIComponent(path)}${inSession(sessionId)}`);
 }
 
 /** "Send now": ask the running turn to end at its next safe point. */
@@ -43,8 +46,8 @@ export function fetchLedger(sessionId: string): Promise<SessionLedger> {
 }
 
 /** What is wrong with the message's @-mentions of paths ("@src/x.ts: not found …"); empty when every one is a workspace file. */
-export async function mentionProblems(text: string): Promise<string[]> {
+export async function mentionProblems(text: string, sessionId?: string): Promise<string[]> {
   const mentions = parseMentions(text, BUDGET.MENTION_MAX_COUNT).filter((m) => looksLikePath(m.path));
-  const checks = await Promise.all(mentions.map((m) => checkMention(m.path).catch((e: Error) => ({ path: m.path, ok: false, error: e.message }))));
+  const checks = await Promise.all(mentions.map((m) => checkMention(m.path, sessionId).catch((e: Error) => ({ path: m.path, ok: false, error: e.message }))));
   return checks.filter((c) => !c.ok).map((c) => `@${c.path}: ${c.error}`);
 }

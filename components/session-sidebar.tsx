@@ -106,6 +106,33 @@ function RowButton({ s, active, onSelect }: { s: SessionSummary; active: boolean
   );
 }
 
+/** What "+ New" makes: a session in the workspace, or on its own worktree (its branch named, or named from the first message). */
+export interface NewSessionOptions {
+  worktree?: { name?: string };
+}
+
+/** The new-session control's option: "in its own worktree", with an optional branch name. */
+function WorktreeOption({ on, setOn, branch, setBranch }: { on: boolean; setOn: (v: boolean) => void; branch: string; setBranch: (v: string) => void }) {
+  return (
+    <div className="space-y-1 px-3 pb-2 text-xs text-zinc-600 dark:text-zinc-400">
+      <label className="flex items-center gap-1.5">
+        <input type="checkbox" checked={on} onChange={(e) => setOn(e.target.checked)} />
+        New session in its own worktree
+      </label>
+      {on && (
+        <input
+          type="text"
+          value={branch}
+          onChange={(e) => setBranch(e.target.value)}
+          placeholder="Branch (default: from the first message)"
+          aria-label="Worktree branch name"
+          className="block w-full rounded border border-zinc-300 bg-white px-1.5 py-0.5 text-xs text-zinc-900 focus:border-sky-500 focus:outline-none dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
+        />
+      )}
+    </div>
+  );
+}
+
 /** The workspace's sessions: new, switch, rename, delete. */
 export function SessionSidebar({
   sessions,
@@ -113,13 +140,18 @@ export function SessionSidebar({
   onSelect,
   onNew,
   creating,
+  createError,
 }: {
   sessions: SessionSummary[] | undefined;
   activeId: string | null;
   onSelect: (id: string | null) => void;
-  onNew: () => void;
+  onNew: (o: NewSessionOptions) => void;
   creating: boolean;
+  /** why the last new session could not be made (a worktree outside git …) */
+  createError?: string | null;
 }) {
+  const [inWorktree, setInWorktree] = useState(false);
+  const [branch, setBranch] = useState('');
   return (
     <nav aria-label="Sessions" className="flex h-full w-60 shrink-0 flex-col max-md:w-full border-r border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-950">
       <div className="relative flex items-center gap-1 px-3 py-2">
@@ -127,13 +159,20 @@ export function SessionSidebar({
         <ImportButton onImported={(id) => onSelect(id)} />
         <button
           type="button"
-          onClick={onNew}
+          onClick={() => onNew(inWorktree ? { worktree: branch.trim() ? { name: branch.trim() } : {} } : {})}
           disabled={creating}
+          title={inWorktree ? 'A new session on its own git worktree and branch' : 'A new session in the workspace'}
           className="rounded border border-zinc-300 bg-white px-2 py-0.5 text-xs font-medium text-zinc-800 hover:bg-zinc-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 disabled:opacity-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800"
         >
           + New
         </button>
       </div>
+      <WorktreeOption on={inWorktree} setOn={setInWorktree} branch={branch} setBranch={setBranch} />
+      {createError && (
+        <p role="alert" className="mx-3 mb-1 text-xs text-rose-700 dark:text-rose-400">
+          {createError}
+        </p>
+      )}
       <ul className="min-h-0 flex-1 space-y-0.5 overflow-y-auto px-1.5 pb-2">
         {sessions === undefined && <li className="px-2 text-xs text-zinc-500">Loading…</li>}
         {sessions?.length === 0 && <li className="px-2 text-xs text-zinc-500">No sessions yet.</li>}

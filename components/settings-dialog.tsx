@@ -5,6 +5,7 @@ import { useDeleteRule, useRules, useSettings } from './api';
 import { MemoriesList } from './memories-list';
 import { McpServers } from './mcp-servers';
 import { DiagnosticsSettings } from './diagnostics-settings';
+import { WorktreeSettings } from './worktree-settings';
 import { btnPlainCls, SettingsForm } from './settings-form';
 
 function RulesList() {
@@ -57,6 +58,7 @@ export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () =
       <RulesList />
       <MemoriesList />
       <DiagnosticsSettings />
+      <WorktreeSettings />
     </>
   );
   return (

@@ -16,6 +16,8 @@ export interface CompletionHost {
   setText: (text: string) => void;
   /** a path was inserted: the mention problems shown are out of date */
   onInsert: () => void;
+  /** the session whose folder paths are completed from (its own worktree, when it has one) */
+  sessionId?: string;
 }
 
 export interface Completion {
@@ -37,7 +39,7 @@ function mentionNote(r: { more?: boolean; scanCapped?: boolean }): string | unde
 }
 
 /** The list's items as the text and caret ask: commands while a slash command is typed, paths (fetched) after an @. */
-function useCompletionItems(commands: SlashCommand[], box: RefObject<HTMLTextAreaElement | null>) {
+function useCompletionItems(commands: SlashCommand[], box: RefObject<HTMLTextAreaElement | null>, sessionId?: string) {
   const [popup, setPopup] = useState<Popup | null>(null);
   const [active, setActive] = useState(0);
   const completion = useRef<AbortController | null>(null);
@@ -54,7 +56,7 @@ function useCompletionItems(commands: SlashCommand[], box: RefObject<HTMLTextAre
     if (!at) return setPopup(null);
     const ctl = new AbortController();
     completion.current = ctl;
-    completePaths(at.query, ctl.signal)
+    completePaths(at.query, ctl.signal, sessionId)
       .then((r) => {
         if (ctl.signal.aborted) return;
         setPopup({ kind: 'mention', from: at.from, dirs: new Set(r.items.filter((i) => i.dir).map((i) => i.path)), items: r.items.map((i) => ({ key: i.path, label: i.dir ? `${i.path}/` : i.path })), note: mentionNote(r) });
@@ -75,7 +77,7 @@ function useCompletionItems(commands: SlashCommand[], box: RefObject<HTMLTextAre
 
 /** The composer's completion list: slash commands at the start of the text, workspace paths after an @ at the caret. */
 export function useComposerCompletion(h: CompletionHost): Completion {
-  const { popup, setPopup, active, setActive, refresh, abort } = useCompletionItems(h.commands, h.box);
+  const { popup, setPopup, active, setActive, refresh, abort } = useCompletionItems(h.commands, h.box, h.sessionId);
 
   function pick(i: number) {
     const item = popup?.items[i];

@@ -71,7 +71,7 @@ export function useComposerSend(h: SendHost): ComposerSend {
     h.completion.abort();
     if (raw.startsWith('/') && !raw.startsWith('//')) return runSlash(raw);
     if (h.imageRefusal) return;
-    const bad = force ? [] : await mentionProblems(raw);
+    const bad = force ? [] : await mentionProblems(raw, h.session.id);
     if (bad.length > 0) return h.setProblems(bad);
     submit({ text: raw.startsWith('//') ? raw.slice(1) : raw, files });
   }

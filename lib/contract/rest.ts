@@ -8,13 +8,14 @@ import { BUDGET } from './budget';
 import { parseHostPattern } from './hosts';
 import { PROVIDERS, SECRET_NAMES, type Provider, type SecretName } from './providers';
 import { PERMISSION_MODES, type PermissionMode } from './types';
+import { worktreeRequest } from './worktree';
 import type { ClampMessage, ImageInput, ModelStatus, SandboxView, SavedRule, SessionSummary, StoredApproval, TaskSummary } from './protocol';
 
 const mode = z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]]);
 const title = z.string().trim().min(1).max(BUDGET.SESSION_TITLE_MAX_CHARS);
 
-/** POST /api/sessions */
-export const sessionCreateBody = z.strictObject({ title: title.optional(), mode: mode.optional() });
+/** POST /api/sessions; `worktree`: the session works in its own git worktree of the workspace (lib/contract/worktree.ts) */
+export const sessionCreateBody = z.strictObject({ title: title.optional(), mode: mode.optional(), worktree: worktreeRequest.optional() });
 export type SessionCreateBody = z.infer<typeof sessionCreateBody>;
 
 /** PATCH /api/sessions/[id]: a title, a mode, the session's model, or several. */

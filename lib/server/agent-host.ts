@@ -14,6 +14,7 @@ import { dropPending } from '../store/approvals';
 import { createChildSession } from '../store/children';
 import { loadMessages, saveMessages } from '../store/messages';
 import { checkpointBeforeChange } from '../checkpoints/session';
+import { sessionHome } from '../store/worktrees';
 
 /** The approval id Clamp's store uses for a tool call of a session (the page answers by tool call id). */
 export function approvalKey(sessionId: string, toolCallId: string): string {
@@ -30,9 +31,12 @@ export function ruleKeysOf(tool: Pick<ToolDefinition, 'effect' | 'traits'>, d: P
  * `person`: someone follows the turn in the page (ask_user waits for them); a headless run leaves it out.
  * A subagent's host has its own session for its messages and approvals, and the mode and rules of the
  * session the person works in (`rulesOf`); its changes are checkpointed with that session's turn.
+ * `workspace` is the folder the session works in (its own worktree, when it has one); the rules and the
+ * sandbox's allowed hosts are those of the workspace the session belongs to.
  */
 export function storeHost(db: Db, o: { sessionId: string; workspace: string; dataDir: string; services?: ToolServices; person?: boolean; rulesOf?: string }): AgentHost {
   const rulesOf = o.rulesOf ?? o.sessionId;
+  const home = sessionHome(db, rulesOf) ?? o.workspace;
   const place = { sessionId: o.sessionId, workspace: o.workspace, dataDir: o.dataDir };
   return {
     sessionId: o.sessionId,
@@ -42,12 +46,12 @@ export function storeHost(db: Db, o: { sessionId: string; workspace: string; dat
     services: {
       sandboxSettings: () => getSandboxSettings(db),
       // the hosts the person allowed the sandbox's proxy for this session (a subagent shares its parent's)
-      [SANDBOX_HOSTS]: sandboxHostsOf(db, o.workspace, rulesOf),
+      [SANDBOX_HOSTS]: sandboxHostsOf(db, home, rulesOf),
       diagnostics: diagnosticsFor(db, o.workspace, o.dataDir),
       ...(o.services ?? {}),
     },
     mode: () => getSessionMode(db, rulesOf) ?? 'default',
-    ruleVerdict: (tool, _input, d) => ruleVerdict(db, o.workspace, rulesOf, tool.name, ruleKeysOf(tool, d), !!d.opaque),
+    ruleVerdict: (tool, _input, d) => ruleVerdict(db, home, rulesOf, tool.name, ruleKeysOf(tool, d), !!d.opaque),
     recordPending: (info, input) => {
       recordPending(db, { approvalId: approvalKey(o.sessionId, info.toolCallId), sessionId: o.sessionId, toolCallId: info.toolCallId, toolName: info.toolName, input, info });
     },

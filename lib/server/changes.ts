@@ -16,6 +16,7 @@ import { getTaskManager } from '../tasks/manager';
 import { storeHost } from './agent-host';
 import { isTurnRunning } from './chat';
 import { HttpError, type ServerConfig } from './http';
+import { sessionPlace } from './worktrees';
 
 /** The changes view: every file that differs from the session's first checkpoint, per-file revert, and commit-these. */
 
@@ -78,9 +79,11 @@ function sessionCommitTarget(cfg: ServerConfig, db: Db, sessionId: string): Comm
 }
 
 /** GET /api/sessions/[id]/changes */
-export async function sessionChanges(cfg: ServerConfig, sessionId: string): Promise<ChangesAnswer> {
-  const db = openDb(cfg.dataDir);
-  requireSession(db, sessionId, cfg.workspace);
+export async function sessionChanges(server: ServerConfig, sessionId: string): Promise<ChangesAnswer> {
+  const db = openDb(server.dataDir);
+  requireSession(db, sessionId, server.workspace);
+  // a session on its own worktree: its checkpoints, files and git are the worktree's
+  const cfg = sessionPlace(server, db, sessionId);
   const commit = sessionCommitTarget(cfg, db, sessionId);
   const { baseline, changes } = await changesNow(cfg, db, sessionId);
   if (!baseline) return { baselineId: null, files: [], truncated: false, commit };
@@ -114,9 +117,11 @@ function removeCreated(workspace: string, rel: string): void {
  * POST /api/sessions/[id]/changes/revert: one file back to its state at the session's start (a file the
  * session created is removed). A checkpoint of the workspace comes first, so the revert can be rewound.
  */
-export async function revertFile(cfg: ServerConfig, sessionId: string, p: string): Promise<RevertAnswer> {
-  const db = openDb(cfg.dataDir);
-  requireSession(db, sessionId, cfg.workspace);
+export async function revertFile(server: ServerConfig, sessionId: string, p: string): Promise<RevertAnswer> {
+  const db = openDb(server.dataDir);
+  requireSession(db, sessionId, server.workspace);
+  // a session on its own worktree: its checkpoints, files and git are the worktree's
+  const cfg = sessionPlace(server, db, sessionId);
   if (isTurnRunning(sessionId)) throw new HttpError(409, 'This session is working on a turn. Wait for it or press Stop, then revert.');
   const rel = relPath(p);
   const { baseline, changes } = await changesNow(cfg, db, sessionId);
@@ -134,9 +139,11 @@ export async function revertFile(cfg: ServerConfig, sessionId: string, p: string
  * person's click is the approval; the mode and policy still apply (plan mode refuses), and a refusal
  * or git's failure comes back as ok: false with its text. Outside a git repository: HttpError 409 with why.
  */
-export async function commitChanges(cfg: ServerConfig, sessionId: string, b: CommitChangesBody): Promise<CommitChangesAnswer> {
-  const db = openDb(cfg.dataDir);
-  requireSession(db, sessionId, cfg.workspace);
+export async function commitChanges(server: ServerConfig, sessionId: string, b: CommitChangesBody): Promise<CommitChangesAnswer> {
+  const db = openDb(server.dataDir);
+  requireSession(db, sessionId, server.workspace);
+  // a session on its own worktree: its checkpoints, files and git are the worktree's
+  const cfg = sessionPlace(server, db, sessionId);
   if (isTurnRunning(sessionId)) throw new HttpError(409, 'This session is working on a turn. Wait for it or press Stop, then commit.');
   const target = sessionCommitTarget(cfg, db, sessionId);
   if (target.kind === 'none') throw new HttpError(409, target.reason);

@@ -10,6 +10,7 @@ import { getTaskManager } from '../tasks/manager';
 import { storeHost } from './agent-host';
 import { isTurnRunning } from './chat';
 import { HttpError, type ServerConfig } from './http';
+import { sessionPlace } from './worktrees';
 import { currentModelWithWindow } from './model';
 
 /**
@@ -18,9 +19,11 @@ import { currentModelWithWindow } from './model';
  * messages are never changed. Throws HttpError 409 while a turn runs or an approval waits, when no
  * model is configured, or when there is nothing to compact yet.
  */
-export async function compactSession(cfg: ServerConfig, sessionId: string, focus?: string): Promise<CompactionInfo> {
-  const db = openDb(cfg.dataDir);
-  requireSession(db, sessionId, cfg.workspace);
+export async function compactSession(server: ServerConfig, sessionId: string, focus?: string): Promise<CompactionInfo> {
+  const db = openDb(server.dataDir);
+  requireSession(db, sessionId, server.workspace);
+  // a session on its own worktree: its checkpoints, files and git are the worktree's
+  const cfg = sessionPlace(server, db, sessionId);
   if (isTurnRunning(sessionId)) throw new HttpError(409, 'This session is working on a turn. Wait for it or press Stop, then compact.');
   if (listPending(db, sessionId).length > 0) throw new HttpError(409, 'A tool call is waiting for your approval. Answer it first, then compact.');
   const resolved = await currentModelWithWindow(cfg);

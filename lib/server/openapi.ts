@@ -5,6 +5,7 @@ import { approvalAnswerBody, commitChangesBody, compactBody, modelCheckBody, rev
 import { mcpPatchBody, mcpServerBody } from '../contract/mcp-rest';
 import { sessionExportSchema } from '../contract/session-export';
 import { diagnosticsSettingsBody } from '../contract/diagnostics';
+import { worktreeFinishBody, worktreeSettingsBody } from '../contract/worktree';
 import * as A from '../contract/rest-answers';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -33,6 +34,8 @@ export const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   SessionPatchBody: sessionPatchBody,
   ApprovalAnswerBody: approvalAnswerBody,
   CompactBody: compactBody,
+  WorktreeFinishBody: worktreeFinishBody,
+  WorktreeSettingsBody: worktreeSettingsBody,
   SettingsUpdate: settingsUpdateBody,
   ModelCheckRequest: modelCheckBody,
   McpServerBody: mcpServerBody,
@@ -109,11 +112,24 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
       errors: { 404: 'no such pending call', 409: 'the call no longer waits (answered before, or taken out by a rewind): the body is { error, approval } as it stands; the answer is not applied to any call' },
     },
   },
+  '/api/sessions/{id}/continue': {
+    post: { tag: 'chat', summary: "Resume, on the server, a turn that stopped for approvals once every one is answered (the inbox's answer for a session not on screen)", answer: { described: 'ContinueAnswer (lib/contract/board.ts): { started, waiting }' }, errors: { 404: 'no such session', 409: 'a turn runs, or nothing waits to be continued' } },
+  },
+  '/api/board': {
+    get: { tag: 'sessions', summary: 'Every session of the workspace as it stands (working, waiting, done, failed), and every call waiting for the person in any of them', answer: { described: 'BoardAnswer (lib/contract/board.ts): { sessions, inbox }' } },
+  },
+  '/api/board/events': {
+    get: { tag: 'sessions', summary: 'The board, live', answer: { stream: 'Server-sent events: `data: <BoardAnswer JSON>` (lib/contract/board.ts) at once and whenever the board changes.' } },
+  },
   '/api/sessions/{id}/stop': {
     post: { tag: 'chat', summary: "Stop the session's running turn and every command it runs", answer: { schema: 'StopAnswer' } },
   },
   '/api/sessions/{id}/compact': {
     post: { tag: 'sessions', summary: 'Compact the conversation now (what the model is sent; the store keeps every message)', body: 'CompactBody', answer: { described: 'CompactionInfo (lib/contract/protocol.ts)' }, errors: { 404: 'no such session', 409: busy } },
+  },
+  '/api/sessions/{id}/worktree': {
+    get: { tag: 'sessions', summary: "The session's own git worktree (branch, base, folder, state), or null", answer: { described: 'WorktreeAnswer (lib/contract/worktree.ts)' }, errors: { 404: 'no such session' } },
+    post: { tag: 'sessions', summary: 'Finish the worktree: merge into its base branch, keep the branch, or discard it (confirm to drop uncommitted changes)', body: 'WorktreeFinishBody', answer: { described: 'WorktreeFinishAnswer (lib/contract/worktree.ts)' }, errors: { 404: 'no such session', 409: `${busy}, or no worktree to finish` } },
   },
   '/api/sessions/{id}/ledger': {
     get: { tag: 'sessions', summary: "Each step's tokens and tool bytes, and the session's totals", answer: { described: 'SessionLedger (lib/contract/protocol.ts)' }, errors: { 404: 'no such session' } },
@@ -218,6 +234,10 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
   },
   '/api/sessions/{id}/changes/commit': {
     post: { tag: 'checkpoints', summary: 'git_commit these paths through dispatch (the request approves it)', body: 'CommitChangesBody', answer: { described: 'CommitChangesAnswer (lib/contract/rest.ts): { ok, text }' } },
+  },
+  '/api/settings/worktrees': {
+    get: { tag: 'settings', summary: 'Where new worktrees go and the files copied into them', answer: { described: 'WorktreeSettings (lib/contract/worktree.ts)' } },
+    put: { tag: 'settings', summary: 'Change the worktree folder or the files copied', body: 'WorktreeSettingsBody', answer: { described: 'WorktreeSettings (lib/contract/worktree.ts)' } },
   },
   '/api/mcp': {
     get: { tag: 'mcp', summary: 'Every configured MCP server with its status, tools and their cost (starts nothing)', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' } },

@@ -12,6 +12,7 @@ import { requireSession } from '../store/sessions';
 import { getTaskManager } from '../tasks/manager';
 import { isTurnRunning } from './chat';
 import { HttpError, type ServerConfig } from './http';
+import { sessionPlace } from './worktrees';
 
 /** Rewind: the preview, restoring code and/or conversation to before a user message, and the branches it keeps. */
 
@@ -55,9 +56,11 @@ export function checkpointsOf(cfg: ServerConfig, sessionId: string): CheckpointL
 }
 
 /** GET /api/sessions/[id]/rewind?messageId=M: what restoring to before M would change. */
-export async function rewindPreview(cfg: ServerConfig, sessionId: string, messageId: string): Promise<RewindPreview> {
-  const db = openDb(cfg.dataDir);
-  requireSession(db, sessionId, cfg.workspace);
+export async function rewindPreview(server: ServerConfig, sessionId: string, messageId: string): Promise<RewindPreview> {
+  const db = openDb(server.dataDir);
+  requireSession(db, sessionId, server.workspace);
+  // a session on its own worktree: its checkpoints, files and git are the worktree's
+  const cfg = sessionPlace(server, db, sessionId);
   const messages = loadMessages(db, sessionId);
   const i = userMessageIndex(messages, messageId);
   const cp = checkpointBefore(db, sessionId, messages, messageId);
@@ -89,9 +92,11 @@ function previewOf(messages: readonly ClampMessage[]): string {
  * after it move to a stored branch. Either way a data-rewind message is appended, which the model's
  * next request reads. 409 while a turn runs, and while background tasks run unless stopTasks.
  */
-export async function rewind(cfg: ServerConfig, sessionId: string, b: RewindBody): Promise<RewindAnswer> {
-  const db = openDb(cfg.dataDir);
-  requireSession(db, sessionId, cfg.workspace);
+export async function rewind(server: ServerConfig, sessionId: string, b: RewindBody): Promise<RewindAnswer> {
+  const db = openDb(server.dataDir);
+  requireSession(db, sessionId, server.workspace);
+  // a session on its own worktree: its checkpoints, files and git are the worktree's
+  const cfg = sessionPlace(server, db, sessionId);
   if (isTurnRunning(sessionId)) throw new HttpError(409, 'This session is working on a turn. Wait for it or press Stop, then rewind.');
   let messages = loadMessages(db, sessionId);
   const i = b.messageId !== undefined ? userMessageIndex(messages, b.messageId) : -1;

@@ -8,15 +8,29 @@ import { createSession, deleteSession, listSessions, updateSession } from '../st
 import { lateDiagnosticsView } from './diagnostics';
 import { HttpError, json, type ServerConfig } from './http';
 import { exportJson, exportMarkdown, ImportError, importSession } from './session-io';
+import { requestWorktree } from './worktrees';
 
 /** The workspace's sessions, most recently active first. */
 export function sessionList(cfg: ServerConfig): SessionSummary[] {
   return listSessions(openDb(cfg.dataDir), cfg.workspace);
 }
 
-/** A new session of the workspace (its mode: the body's, else the settings' or CLAMP_MODE). */
-export function newSession(cfg: ServerConfig, body: SessionCreateBody): SessionSummary {
-  const { workspace: _workspace, ...session } = createSession(openDb(cfg.dataDir), { workspace: cfg.workspace, ...body }, cfg.mode);
+/**
+ * A new session of the workspace (its mode: the body's, else the settings' or CLAMP_MODE); with `worktree`, on
+ * its own git worktree (lib/server/worktrees.ts). HttpError 409 when the worktree cannot be: no session is left.
+ */
+export async function newSession(cfg: ServerConfig, body: SessionCreateBody): Promise<SessionSummary> {
+  const { worktree, ...init } = body;
+  const db = openDb(cfg.dataDir);
+  const { workspace: _workspace, ...session } = createSession(db, { workspace: cfg.workspace, ...init }, cfg.mode);
+  if (worktree) {
+    try {
+      await requestWorktree(cfg, session.id, worktree);
+    } catch (err) {
+      deleteSession(db, cfg.workspace, session.id);
+      throw err;
+    }
+  }
   return session;
 }
 

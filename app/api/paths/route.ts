@@ -2,13 +2,16 @@ import type { MentionCheckAnswer, PathCompletionAnswer } from '@/lib/contract/re
 import { HttpError } from '@/lib/server/http';
 import { checkMention, completePaths } from '@/lib/server/mention-paths';
 import { route } from '@/lib/server/route';
+import { sessionFolder } from '@/lib/server/worktrees';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-/** ?q=<text after @>: completions for an @-mention; ?check=<path>: whether it names a workspace file. */
+/** ?q=<text after @>: completions for an @-mention; ?check=<path>: whether it names a workspace file; &session=<id>: in that session's folder. */
 export const GET = route({}, (c): MentionCheckAnswer | PathCompletionAnswer => {
-  const { workspace } = c.cfg;
+  // ?session=<id>: the session's folder (its own worktree, when it has one)
+  const session = c.url.searchParams.get('session');
+  const workspace = session ? sessionFolder(c.cfg, session) : c.cfg.workspace;
   const check = c.url.searchParams.get('check');
   if (check !== null) return checkMention(workspace, check.slice(0, 4096));
   const q = c.url.searchParams.get('q');
