@@ -1,11 +1,8 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import path from 'node:path';
-import { ConfigError, loadConfig } from '../config';
+import { ConfigError, loadConfig, type ClampConfig } from '../config';
 import { checkDoor } from './door';
-import { runShutdownHooks } from '../contract/shutdown';
 import { ensureBuild, ROOT } from './build';
-import { reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } from '../exec/leftovers';
 import { openDb } from '../store/db';
 import { recoverInterrupted } from './write-ahead';
 import { parseSandboxLevel, SandboxConfigError, sandboxLine, sandboxView } from '../exec/sandbox';
@@ -13,6 +10,7 @@ import { sandboxNetLine } from '../exec/sandbox-net';
 import { sandboxLimits, SandboxLimitsError } from '../exec/limits';
 import { BUDGET } from '../contract/budget';
 import { launchChain, watchParents } from './parent-watch';
+import { stopEverything, takeOverCommands } from './process-groups';
 
 const REFUSED_BODY_DRAIN_MS = 2000;
 
@@ -65,27 +63,9 @@ async function loadNextConfigQuietly(dev: boolean): Promise<void> {
 
 /** Start Clamp: configuration, build if needed, the Next.js app behind the door, shutdown on signals; `clamp run …` runs one headless turn instead. */
 export async function launch(argv: string[]): Promise<void> {
-  if (argv[0] === 'run') {
-    // the headless run: no server, no build; loaded only here, so the server's start stays as it was
-    const { runHeadless } = await import('./headless/run');
-    const code = await runHeadless(argv.slice(1));
-    // the transcript may still sit in a pipe's buffer: let it drain before exiting
-    await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
-    process.exit(code);
-  }
+  if (argv[0] === 'run') return runHeadlessAndExit(argv.slice(1));
   process.env.NEXT_TELEMETRY_DISABLED = '1';
-  let cfg;
-  try {
-    cfg = loadConfig();
-    parseSandboxLevel(process.env.CLAMP_SANDBOX);
-    sandboxLimits(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError || err instanceof SandboxConfigError || err instanceof SandboxLimitsError) {
-      process.stderr.write(`clamp: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const cfg = configOrExit();
   const dev = argv.includes('--dev');
   const token = process.env.CLAMP_TOKEN || crypto.randomBytes(24).toString('base64url');
   process.env.CLAMP_TOKEN = token;
@@ -103,26 +83,69 @@ export async function launch(argv: string[]): Promise<void> {
   // for a quarter of a second. The servers themselves start only once the signals and the parent watch are in place.
   const mcpLaunch = import('./mcp-launch');
   mcpLaunch.catch(() => undefined);
+  await recoverFromCrash(cfg.dataDir);
 
+  const handle = await nextHandler(dev, cfg);
+  let port = cfg.port;
+  const server = doorServer(handle, token, () => port);
+  port = await listenOrExit(server, cfg);
+  process.env.CLAMP_PORT = String(port);
+  stopOnSignals(server, chain);
+  const { startMcpAtLaunch } = await mcpLaunch;
+  await printWelcome(cfg, port, token);
+  const mcpLine = startMcpAtLaunch(cfg);
+  if (mcpLine) process.stdout.write(`${mcpLine}\n`);
+}
+
+/** `clamp run`: no server, no build; loaded only here, so the server's start stays as it was. */
+async function runHeadlessAndExit(argv: string[]): Promise<never> {
+  const { runHeadless } = await import('./headless/run');
+  const code = await runHeadless(argv);
+  // the transcript may still sit in a pipe's buffer: let it drain before exiting
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+  process.exit(code);
+}
+
+/** The configuration, with CLAMP_SANDBOX and the sandbox's limits checked; a bad one exits with status 2 and says why. */
+function configOrExit(): ClampConfig {
+  try {
+    const cfg = loadConfig();
+    parseSandboxLevel(process.env.CLAMP_SANDBOX);
+    sandboxLimits(process.env);
+    return cfg;
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof SandboxConfigError || err instanceof SandboxLimitsError) {
+      process.stderr.write(`clamp: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+/** What a dead server left behind: its commands still running are stopped, its calls written into their conversations as interrupted. */
+async function recoverFromCrash(dataDir: string): Promise<void> {
   // commands a crashed Clamp left running on this data dir go first; then ours are recorded and watched
-  const groupsDir = path.join(cfg.dataDir, 'running');
-  const reaped = await reapLeftoverGroups(groupsDir, BUDGET.COMMAND_KILL_GRACE_MS);
+  const reaped = await takeOverCommands(dataDir);
   if (reaped > 0) process.stdout.write(`Stopped ${reaped} command(s) left running by a Clamp that did not shut down.\n`);
-  setGroupJournal(groupsDir);
-  startWatchdog(groupsDir, BUDGET.COMMAND_KILL_GRACE_MS);
-  // calls the dead server was running are written into their conversations as interrupted
-  const interrupted = recoverInterrupted(openDb(cfg.dataDir), cfg.dataDir);
+  const interrupted = recoverInterrupted(openDb(dataDir), dataDir);
   if (interrupted > 0) process.stdout.write(`${interrupted} tool call(s) were interrupted by the restart; their sessions say so.\n`);
+}
 
+type NextHandler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
+
+/** The Next.js app, prepared: its request handler. */
+async function nextHandler(dev: boolean, cfg: ClampConfig): Promise<NextHandler> {
   const { default: next } = await import('next');
   await loadNextConfigQuietly(dev);
   const app = next({ dev, dir: ROOT, hostname: cfg.host, port: cfg.port });
   await app.prepare();
-  const handle = app.getRequestHandler();
-  let port = cfg.port;
+  return app.getRequestHandler();
+}
 
+/** The HTTP server: every request meets the door (token, origin, host) before Next sees it. */
+function doorServer(handle: NextHandler, token: string, port: () => number): http.Server {
   const server = http.createServer((req, res) => {
-    const verdict = checkDoor({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, token, port);
+    const verdict = checkDoor({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, token, port());
     if (verdict.kind === 'refuse') {
       refuse(req, res, verdict.status, verdict.message);
       return;
@@ -139,28 +162,33 @@ export async function launch(argv: string[]): Promise<void> {
   // an idle keep-alive connection stays open longer than clients keep theirs (undici: 4 s), so a
   // script's request never meets one the server is closing at that moment (an ECONNRESET under load)
   server.keepAliveTimeout = 75_000;
+  return server;
+}
+
+/** Listen on CLAMP_HOST:CLAMP_PORT and answer the port bound (CLAMP_PORT=0 picks one); a port that cannot be had exits with status 2 and says what to do. */
+async function listenOrExit(server: http.Server, cfg: ClampConfig): Promise<number> {
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(cfg.port, cfg.host, () => resolve());
     });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === 'EADDRINUSE'
-        ? `port ${cfg.port} on ${cfg.host} is already in use (another Clamp?). Stop it, or start with CLAMP_PORT=<another port>.`
-        : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
-          ? `CLAMP_HOST=${cfg.host} is not an address of this machine. Use 127.0.0.1.`
-          : code === 'EACCES'
-            ? `port ${cfg.port} needs privileges. Use a port above 1023 with CLAMP_PORT.`
-            : (err as Error).message;
-    process.stderr.write(`clamp: cannot listen: ${why}\n`);
+    process.stderr.write(`clamp: cannot listen: ${listenProblem(err as NodeJS.ErrnoException, cfg)}\n`);
     process.exit(2);
   }
   const addr = server.address();
-  if (addr && typeof addr === 'object') port = addr.port;
-  process.env.CLAMP_PORT = String(port);
-  const shownHost = cfg.host === '0.0.0.0' || cfg.host === '::' ? '127.0.0.1' : cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
+  return addr && typeof addr === 'object' ? addr.port : cfg.port;
+}
+
+function listenProblem(err: NodeJS.ErrnoException, cfg: ClampConfig): string {
+  if (err.code === 'EADDRINUSE') return `port ${cfg.port} on ${cfg.host} is already in use (another Clamp?). Stop it, or start with CLAMP_PORT=<another port>.`;
+  if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') return `CLAMP_HOST=${cfg.host} is not an address of this machine. Use 127.0.0.1.`;
+  if (err.code === 'EACCES') return `port ${cfg.port} needs privileges. Use a port above 1023 with CLAMP_PORT.`;
+  return err.message;
+}
+
+/** Stop Clamp and everything it started on SIGINT, SIGTERM, SIGHUP or when the process that started it is gone. */
+function stopOnSignals(server: http.Server, chain: ReturnType<typeof launchChain>): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -168,8 +196,7 @@ export async function launch(argv: string[]): Promise<void> {
     process.stdout.write(`\n${signal}: stopping Clamp and every background task…\n`);
     server.close();
     server.closeAllConnections();
-    // background tasks (a shutdown hook) and foreground commands alike: each group killed and reaped
-    await Promise.all([runShutdownHooks(), stopAllGroups(BUDGET.COMMAND_KILL_GRACE_MS + 3000)]);
+    await stopEverything();
     process.exit(0);
   };
   // a closed terminal or a dead parent leaves stdout/stderr broken: writing must not throw (an EPIPE
@@ -180,7 +207,11 @@ export async function launch(argv: string[]): Promise<void> {
   process.on('SIGHUP', () => void stop('SIGHUP'));
   // killing npm (of `npm start`) sends Clamp no signal: notice the orphaning and stop the same way
   watchParents((why) => void stop(`${why}`), BUDGET.LAUNCHER_PARENT_POLL_MS, process.env, chain);
-  const { startMcpAtLaunch } = await mcpLaunch;
+}
+
+/** The launcher's lines: the workspace, the data dir and mode, the model, the sandbox and the URL to open. */
+async function printWelcome(cfg: ClampConfig, port: number, token: string): Promise<void> {
+  const shownHost = cfg.host === '0.0.0.0' || cfg.host === '::' ? '127.0.0.1' : cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
   // loaded only now: the providers' SDKs are not needed to fail fast on a taken port
   const { currentModel } = await import('./model');
   const model = currentModel(cfg).status;
@@ -192,7 +223,4 @@ export async function launch(argv: string[]): Promise<void> {
       (sandboxNetLine(sandboxView()) ? `${sandboxNetLine(sandboxView())}\n` : '') +
       `Open http://${shownHost}:${port}/?token=${token}\n`,
   );
-
-  const mcpLine = startMcpAtLaunch(cfg);
-  if (mcpLine) process.stdout.write(`${mcpLine}\n`);
 }

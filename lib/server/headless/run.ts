@@ -1,20 +1,21 @@
-import path from 'node:path';
 import type { UIMessageChunk } from 'ai';
 import { ConfigError, loadConfig } from '../../config';
 import { BUDGET } from '../../contract/budget';
-import { runShutdownHooks } from '../../contract/shutdown';
 import { createToolRegistry } from '../../dispatch/all-tools';
 import { parseSandboxLevel, SandboxConfigError } from '../../exec/sandbox';
-import { reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } from '../../exec/leftovers';
-import { closeDb, newId, openDb, StoreError } from '../../store/db';
-import { createSession, getSession, requireSession } from '../../store/sessions';
+import { stopAllGroups } from '../../exec/leftovers';
+import { closeDb, newId, openDb, StoreError, type Db } from '../../store/db';
+import { createSession, deleteSession, getSession, requireSession } from '../../store/sessions';
+import { getWorktree } from '../../store/worktrees';
 import { HttpError, type ServerConfig } from '../http';
-import { startSessionTurn } from '../turn';
+import { stopEverything, takeOverCommands } from '../process-groups';
+import { SessionBusyError, startSessionTurn } from '../turn';
 import { EXIT, parseRunArgs, RUN_USAGE, UsageError, type RunArgs } from './args';
 import { headlessHost, parseAllow } from './host';
 import { modelForRun } from './model';
 import { RunTracker } from './outcome';
 import { Transcript } from './transcript';
+import { requestWorktree } from '../worktrees';
 
 export interface RunIo {
   stdin: NodeJS.ReadableStream;
@@ -64,9 +65,23 @@ async function prepare(args: RunArgs, io: RunIo) {
   if (!model.ok) throw new UsageError(`No usable model. ${model.status.help ?? ''}`.trim());
   const created = !args.session;
   const sessionId = args.session ?? createSession(db, { workspace: cfg.workspace, mode: args.mode }, cfg.mode).id;
+  if (args.worktree) await worktreeForRun(cfg, db, sessionId, args.worktree);
   // the mode the run works in: the flag, else the session's own (a new one took the settings' or CLAMP_MODE)
   const mode = args.mode ?? getSession(db, sessionId)?.mode ?? cfg.mode;
   return { prompt, cfg, rules, model, sessionId, created, mode };
+}
+
+type Prepared = Awaited<ReturnType<typeof prepare>>;
+
+/** --worktree: the new session's worktree (made with the turn, named from the prompt, unless named); UsageError, and no session left, when it cannot be. */
+async function worktreeForRun(cfg: ServerConfig, db: Db, sessionId: string, req: { name?: string }): Promise<void> {
+  try {
+    await requestWorktree(cfg, sessionId, req);
+  } catch (err) {
+    deleteSession(db, cfg.workspace, sessionId);
+    if (err instanceof HttpError) throw new UsageError(`--worktree: ${err.message}`);
+    throw err;
+  }
 }
 
 /**
@@ -75,15 +90,33 @@ async function prepare(args: RunArgs, io: RunIo) {
  * waits for a person: calls that need approval are decided by the flags.
  */
 export async function runHeadless(argv: readonly string[], io: RunIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
-  let args: RunArgs | 'help';
-  let prep: Awaited<ReturnType<typeof prepare>>;
+  const started = await startRun(argv, io);
+  if (typeof started === 'number') return started;
+  const { args, prep } = started;
+  // commands this run starts are recorded, watched and stopped like the server's
+  await takeOverCommands(prep.cfg.dataDir);
+  const stop = stopOnSignals(io);
   try {
-    args = parseRunArgs(argv);
+    const stream = await turnStream(args, prep, stop.signal, io);
+    if (typeof stream === 'number') return stream;
+    return await relayTurn(stream, args, prep, io, stop.stoppedBy);
+  } finally {
+    stop.dispose();
+    // background tasks the run started stop with it, as they do with the server
+    await stopEverything();
+    closeDb(prep.cfg.dataDir);
+  }
+}
+
+/** The flags and what the run needs, or the exit status when it ends here (--help, or a usage or configuration error said on stderr). */
+async function startRun(argv: readonly string[], io: RunIo): Promise<{ args: RunArgs; prep: Prepared } | number> {
+  try {
+    const args = parseRunArgs(argv);
     if (args === 'help') {
       io.stdout.write(RUN_USAGE + '\n');
       return EXIT.ok;
     }
-    prep = await prepare(args, io);
+    return { args, prep: await prepare(args, io) };
   } catch (err) {
     if (err instanceof UsageError || err instanceof ConfigError || err instanceof SandboxConfigError || err instanceof StoreError) {
       io.stderr.write(`clamp run: ${err.message}\n`);
@@ -91,14 +124,17 @@ export async function runHeadless(argv: readonly string[], io: RunIo = { stdin: 
     }
     throw err;
   }
-  const { cfg, sessionId } = prep;
+}
 
-  // commands this run starts are recorded, watched and stopped like the server's
-  const groupsDir = path.join(cfg.dataDir, 'running');
-  await reapLeftoverGroups(groupsDir, BUDGET.COMMAND_KILL_GRACE_MS);
-  setGroupJournal(groupsDir);
-  startWatchdog(groupsDir, BUDGET.COMMAND_KILL_GRACE_MS);
+interface SignalStop {
+  signal: AbortSignal;
+  /** the signal that stopped the run, if one did */
+  stoppedBy: () => string | undefined;
+  dispose: () => void;
+}
 
+/** SIGINT, SIGTERM or SIGHUP stops the turn and its commands; a second one exits at once. */
+function stopOnSignals(io: RunIo): SignalStop {
   const stop = new AbortController();
   let stoppedBy: string | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -114,51 +150,57 @@ export async function runHeadless(argv: readonly string[], io: RunIo = { stdin: 
   };
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const s of signals) process.on(s, onSignal);
+  return { signal: stop.signal, stoppedBy: () => stoppedBy, dispose: () => signals.forEach((s) => process.off(s, onSignal)) };
+}
 
+/** The turn's stream of events, started as the page's route starts one; a request it refuses is said on stderr (its exit status instead). */
+async function turnStream(args: RunArgs, prep: Prepared, signal: AbortSignal, io: RunIo): Promise<ReadableStream<UIMessageChunk> | number> {
+  try {
+    return await startSessionTurn(
+      prep.cfg,
+      { sessionId: prep.sessionId, message: { id: `run-${newId()}`, text: prep.prompt } },
+      {
+        signal,
+        abortReason: 'stopped by a signal to clamp run',
+        host: (stored) => headlessHost(stored, { rules: prep.rules, approveAll: args.approveAll, mode: args.mode }),
+        model: prep.model,
+        maxSteps: args.maxSteps,
+        holder: 'clamp run',
+      },
+    );
+  } catch (err) {
+    if (err instanceof HttpError || err instanceof StoreError) {
+      io.stderr.write(`clamp run: ${err.message}\n`);
+      // the session runs a turn in another process (the page's server, another run): nothing ran here
+      return err instanceof SessionBusyError ? EXIT.busy : EXIT.usage;
+    }
+    throw err;
+  }
+}
+
+/** Print the turn as it happens (a transcript, or --json events) between its header and its summary; the run's exit status. */
+async function relayTurn(stream: ReadableStream<UIMessageChunk>, args: RunArgs, prep: Prepared, io: RunIo, stoppedBy: () => string | undefined): Promise<number> {
+  const { cfg, sessionId } = prep;
   const tracker = new RunTracker(sessionId);
   const transcript = args.json ? undefined : new Transcript(io.stdout, createToolRegistry());
   const emit = (event: unknown) => io.stdout.write(JSON.stringify(event) + '\n');
-  const mode = args.mode;
-  try {
-    let stream: ReadableStream<UIMessageChunk>;
-    try {
-      stream = await startSessionTurn(
-        cfg,
-        { sessionId, message: { id: `run-${newId()}`, text: prep.prompt } },
-        {
-          signal: stop.signal,
-          abortReason: 'stopped by a signal to clamp run',
-          host: (stored) => headlessHost(stored, { rules: prep.rules, approveAll: args.approveAll, mode }),
-          model: prep.model,
-          maxSteps: args.maxSteps,
-        },
-      );
-    } catch (err) {
-      if (err instanceof HttpError || err instanceof StoreError) {
-        io.stderr.write(`clamp run: ${err.message}\n`);
-        return EXIT.usage;
-      }
-      throw err;
-    }
-    const header = { type: 'clamp-session', sessionId, created: prep.created, workspace: cfg.workspace, model: prep.model.status.label, mode: prep.mode };
-    if (args.json) emit(header);
-    else io.stderr.write(`clamp run: ${prep.created ? 'new session' : 'session'} ${sessionId} · ${prep.model.status.label} · ${cfg.workspace}\n`);
-    const reader = stream.getReader();
-    for (;;) {
-      const { done, value: chunk } = await reader.read();
-      if (done) break;
-      tracker.note(chunk);
-      if (transcript) transcript.note(chunk);
-      else emit(chunk);
-    }
-    const summary = tracker.summary({ stopped: !!stoppedBy, signalExit: stoppedBy ? SIGNAL_EXIT[stoppedBy] : undefined });
-    if (args.json) emit(summary);
-    else io.stderr.write(Transcript.closing(summary));
-    return summary.exitCode;
-  } finally {
-    for (const s of signals) process.off(s, onSignal);
-    // background tasks the run started stop with it, as they do with the server
-    await Promise.all([runShutdownHooks(), stopAllGroups(BUDGET.COMMAND_KILL_GRACE_MS + 3000)]);
-    closeDb(cfg.dataDir);
+  // a session on its own worktree works there (made by now, its branch named)
+  const wt = getWorktree(openDb(cfg.dataDir), sessionId);
+  const where = wt?.state === 'active' && wt.path ? wt.path : cfg.workspace;
+  const header = { type: 'clamp-session', sessionId, created: prep.created, workspace: where, model: prep.model.status.label, mode: prep.mode, ...(wt ? { worktree: wt } : {}) };
+  if (args.json) emit(header);
+  else io.stderr.write(`clamp run: ${prep.created ? 'new session' : 'session'} ${sessionId} · ${prep.model.status.label} · ${where}${wt?.branch ? ` (worktree, branch ${wt.branch} from ${wt.base})` : ''}\n`);
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value: chunk } = await reader.read();
+    if (done) break;
+    tracker.note(chunk);
+    if (transcript) transcript.note(chunk);
+    else emit(chunk);
   }
+  const by = stoppedBy();
+  const summary = tracker.summary({ stopped: !!by, signalExit: by ? SIGNAL_EXIT[by] : undefined });
+  if (args.json) emit(summary);
+  else io.stderr.write(Transcript.closing(summary));
+  return summary.exitCode;
 }
