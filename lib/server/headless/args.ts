@@ -12,6 +12,8 @@ export const EXIT = {
   denied: 3,
   /** the turn hit the step limit while the model still had calls to make */
   stepLimit: 4,
+  /** nothing ran: the session is running a turn in another Clamp process (the page's server, another clamp run) */
+  busy: 5,
   /** stopped by SIGINT (Ctrl-C); SIGTERM and SIGHUP give 143 and 129 */
   interrupted: 130,
 } as const;
@@ -23,6 +25,9 @@ page: the same loop, tools, modes, rules and store as the server, so the session
 
 Options:
   --session <id>             continue this session (default: a new session)
+  --worktree[=<branch>]      the new session works in its own git worktree of the workspace, on a new
+                             branch named <branch> or from the prompt (the page finishes it: merge, keep
+                             or discard)
   --mode <mode>              permission mode: ${PERMISSION_MODES.join(', ')} (a new session is created in it;
                              with --session, for this run only)
   --allow <rule>             allow calls that would need approval, for this run (repeatable):
@@ -44,12 +49,15 @@ to approve it and which flag would allow it. Nothing waits for a person.
 
 Exit status: 0 the turn ended normally; 1 provider error; 2 nothing ran (bad flags, unknown session,
 no usable model); 3 at least one tool call was refused (for want of approval, by the mode or by the
-safety policy); 4 the step limit was reached with calls still to make; 130 stopped by Ctrl-C (SIGINT),
-143 by SIGTERM.`;
+safety policy); 4 the step limit was reached with calls still to make; 5 nothing ran: the session is
+running a turn in another Clamp process (the page's server or another clamp run; a process that died
+does not hold it); 130 stopped by Ctrl-C (SIGINT), 143 by SIGTERM.`;
 
 export interface RunArgs {
   prompt: string;
   session?: string;
+  /** a new session on its own worktree, its branch named or (no name) from the prompt */
+  worktree?: { name?: string };
   mode?: PermissionMode;
   allow: string[];
   approveAll: boolean;
@@ -83,10 +91,8 @@ export function parseRunArgs(argv: readonly string[]): RunArgs | 'help' {
     }
     const eq = a.indexOf('=');
     const name = eq === -1 ? a : a.slice(0, eq);
-    if (name === '--json' || name === '--dangerously-approve-all') {
-      if (eq !== -1) throw new UsageError(`${name} takes no value.`);
-      if (name === '--json') out.json = true;
-      else out.approveAll = true;
+    if (name === '--json' || name === '--dangerously-approve-all' || name === '--worktree') {
+      bareFlag(out, name, a, eq);
       continue;
     }
     if (!VALUED.has(name)) throw new UsageError(`Unknown option ${name}. See clamp run --help.`);
@@ -121,5 +127,19 @@ export function parseRunArgs(argv: readonly string[]): RunArgs | 'help' {
   if (words.length === 0) throw new UsageError('No prompt. Give it as an argument (clamp run "fix the failing test"), or "-" to read it from stdin.');
   if (words.length > 1) throw new UsageError(`One prompt, in quotes: clamp run "${words.join(' ')}" (got ${words.length} words).`);
   out.prompt = words[0];
+  if (out.worktree && out.session) throw new UsageError('--worktree starts a new session on its own worktree; a session given with --session keeps the folder it works in. Leave out one of them.');
   return out;
+}
+
+/** A flag that takes no value (`--json`, `--dangerously-approve-all`), or `--worktree` whose value is optional (`--worktree=<branch>`). Throws UsageError. */
+function bareFlag(out: RunArgs, name: string, a: string, eq: number): void {
+  if (name === '--worktree') {
+    const branch = eq === -1 ? undefined : a.slice(eq + 1).trim();
+    if (branch === '') throw new UsageError('--worktree= needs a branch name, or leave out the "=" to name it from the prompt.');
+    out.worktree = branch ? { name: branch } : {};
+    return;
+  }
+  if (eq !== -1) throw new UsageError(`${name} takes no value.`);
+  if (name === '--json') out.json = true;
+  else out.approveAll = true;
 }
