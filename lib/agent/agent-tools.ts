@@ -12,6 +12,7 @@ import type { CallScheduler } from './scheduler';
 import { APPROVED_NETWORK } from '../tools/commands/sandbox-policy';
 import { mcpImagesOf } from '../mcp/content';
 import { callIdMiddleware, type CallIds } from './call-ids';
+import { hookServiceOf } from '../contract/hooks';
 
 export interface AgentToolsOptions {
   reg: Registry;
@@ -128,8 +129,14 @@ const needsApproval = (c: TurnCalls, name: string) => async (input: unknown, { t
   const info = await approvalInfo(j.tool, j.input, j.decision, { ...ctx, paths: j.paths }, toolCallId);
   o.host.recordPending(info, j.input);
   o.onApprovalInfo?.(info);
+  notifyWaiting(o.host, info);
   return true;
 };
+
+/** A call waits for the person: Notification hooks hear of it (Claude Code's wording). */
+function notifyWaiting(host: AgentHost, info: ApprovalInfo): void {
+  hookServiceOf(host.services)?.notification(host.sessionId, `Clamp needs your permission to use ${info.toolName}: ${info.summary}`);
+}
 
 /** Run one call: its answer or verdict, the host's write-ahead, dispatch, and the result told to the turn. */
 async function runCall(c: TurnCalls, name: string, input: unknown, toolCallId: string, signal: AbortSignal | undefined): Promise<ToolResult> {
@@ -182,6 +189,7 @@ async function waitInRun(c: TurnCalls, name: string, input: unknown, toolCallId:
     return {};
   }
   const info = await approvalInfo(j.tool, j.input, j.decision, { ...ctx, paths: j.paths }, toolCallId);
+  notifyWaiting(o.host, info);
   const a = await o.awaitApproval!(info, j.input, signal);
   if (a === 'stopped') return { result: { status: 'error', output: `${name} was not run: the turn was stopped while it waited for approval.`, truncation: null } };
   if (a.answer === 'deny') {
@@ -292,6 +300,7 @@ export async function approvalInfo(tool: ToolDefinition, input: unknown, decisio
       subcommands: decision.subcommands,
       subRuleKeys: decision.subRuleKeys,
       localAddresses: decision.localAddresses,
+      hook: decision.hook,
     },
     diff,
   };

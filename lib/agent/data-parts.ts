@@ -17,6 +17,11 @@ export function attachmentText(a: ClampDataParts['attachment']): string {
 export function dataPartForModel(part: { type: string; data: unknown }): TextPart | undefined {
   if (part.type === 'data-rewind') return { type: 'text', text: rewindText(part.data as RewindNote) };
   if (part.type === 'data-attachment') return { type: 'text', text: attachmentText(part.data as ClampDataParts['attachment']) };
+  if (part.type === 'data-hook-context') {
+    const h = part.data as ClampDataParts['hook-context'];
+    if (!h.text) return undefined;
+    return { type: 'text', text: `<hook-context event="${h.event}">\n${h.text}\n</hook-context>` };
+  }
   if (part.type === 'data-diagnostics-note') return { type: 'text', text: (part.data as ClampDataParts['diagnostics-note']).text };
   if (part.type === 'data-skill-request') {
     const { name, args } = part.data as ClampDataParts['skill-request'];
@@ -28,7 +33,7 @@ export function dataPartForModel(part: { type: string; data: unknown }): TextPar
   return undefined;
 }
 
-const MODEL_DATA_PARTS = new Set(['data-rewind', 'data-attachment', 'data-skill-request', 'data-diagnostics-note']);
+const MODEL_DATA_PARTS = new Set(['data-rewind', 'data-attachment', 'data-skill-request', 'data-diagnostics-note', 'data-hook-context']);
 
 /** Whether a part is one the model reads (as text), so a message of such parts alone still reaches it. */
 export function isModelNote(p: { type: string }): boolean {

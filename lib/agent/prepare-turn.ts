@@ -8,6 +8,7 @@ import { buildAgentTools, withListedTools, type AgentToolsOptions } from './agen
 import { CallScheduler } from './scheduler';
 import { buildSystemPrompt } from './system-prompt';
 import { ContextKeeper, type KeeperOptions } from './context/keeper';
+import { hookServiceOf } from '../contract/hooks';
 import { CallIds, conversationCallIds } from './call-ids';
 import { dataPartForModel } from './data-parts';
 import { withModelContent } from './turn-messages';
@@ -87,6 +88,9 @@ export function prepareTurn(o: PrepareTurnOptions): PreparedTurn {
     signal: o.signal,
     maxRetries: o.maxRetries,
     messageId: o.messageId,
+    beforeCompact: async (trigger) => {
+      await hookServiceOf(host.services)?.preCompact(host.sessionId, trigger === 'manual' ? 'manual' : 'auto');
+    },
   });
   const ctxInfo = { workspace: host.workspace, dataDir: host.dataDir, services: host.services };
   const listed = () => listedTools(o.reg, host.mode(), ctxInfo).map((t) => t.name);

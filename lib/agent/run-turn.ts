@@ -14,9 +14,10 @@ import { withToolSummaries } from './tool-summaries';
 import { withTurnServices } from './turn-services';
 import { StepDraft } from './step-draft';
 import { stepModelSwitcher, type StepModel } from './model-switch';
-import { clearSteer, steered } from './steer';
+import { clearSteer, steered, steerRequested } from './steer';
 import { lateFeed, type LateFeed } from '../dispatch/late-diagnostics';
 import { markStopped, providerErrorLine } from './turn-messages';
+import { hookServiceOf } from '../contract/hooks';
 
 export const DEFAULT_MAX_STEPS = 100;
 const RETRY_FIRST_DELAY_MS = 2000;
@@ -207,6 +208,10 @@ interface Attempt {
   stepInput: ModelMessage[];
   overflow: unknown;
   stepsDone: number;
+  /** the model ended the turn by itself (not a call waiting for approval, a stop, a step limit) */
+  endedByModel: boolean;
+  /** the conversation after the attempt: its input and every message it added */
+  after: ModelMessage[];
 }
 
 /** Stream the turn's steps; a step over the window is compacted and sent again, once; the turn's step limit holds across attempts. */
@@ -217,9 +222,17 @@ async function streamSteps(run: TurnRun, turn: PreparedTurn, models: TurnModels)
   let input = await turn.input();
   let stepsLeft = o.maxSteps ?? DEFAULT_MAX_STEPS;
   let retriedStep = -1;
+  let stopContinues = 0;
   for (let attempt = 0; ; attempt++) {
     const a = await streamAttempt(run, turn, models, { system, input, stepsLeft, first: attempt === 0 });
-    if (!a.overflow) return;
+    if (!a.overflow) {
+      stepsLeft -= a.stepsDone;
+      const more = a.endedByModel && stepsLeft > 0 && stopContinues < run.budget.HOOK_STOP_CONTINUES_MAX ? await stopHooks(run, stopContinues > 0) : undefined;
+      if (!more) return;
+      stopContinues++;
+      input = [...a.after, { role: 'user', content: `A Stop hook of the user asked you to go on before ending your turn:\n${more}` }];
+      continue;
+    }
     const step = stepCount(a.stepInput) + 1;
     stepsLeft -= a.stepsDone;
     if (step === retriedStep || stepsLeft <= 0) {
@@ -239,7 +252,7 @@ async function streamSteps(run: TurnRun, turn: PreparedTurn, models: TurnModels)
 async function streamAttempt(run: TurnRun, turn: PreparedTurn, models: TurnModels, a: { system: string | SystemModelMessage; input: ModelMessage[]; stepsLeft: number; first: boolean }): Promise<Attempt> {
   const { o, writer } = run;
   const lead = uncheckedLead(a.input);
-  const at: Attempt = { stepInput: a.input, overflow: null, stepsDone: 0 };
+  const at: Attempt = { stepInput: a.input, overflow: null, stepsDone: 0, endedByModel: false, after: a.input };
   const result = streamText({
     model: models.model,
     system: a.system,
@@ -278,7 +291,28 @@ async function streamAttempt(run: TurnRun, turn: PreparedTurn, models: TurnModel
     onError: (err) => (isContextOverflow(err) ? OVERFLOW_MARK : providerErrorLine(err, o.status.label)),
   });
   await toPage(run, ui);
+  if (!at.overflow && !o.signal.aborted) {
+    try {
+      at.endedByModel = (await result.finishReason) === 'stop';
+      at.after = [...a.input, ...(await result.response).messages];
+    } catch {
+      // a failed request ended the attempt: there is nothing to go on from
+    }
+  }
   return at;
+}
+
+/**
+ * The turn's Stop hooks: their reason to go on (the page shows it as a notice), or undefined when none asked.
+ * `active`: a Stop hook already made this turn go on (Claude Code's stop_hook_active).
+ */
+async function stopHooks(run: TurnRun, active: boolean): Promise<string | undefined> {
+  const hooks = hookServiceOf(run.o.host.services);
+  if (!hooks || steerRequested(run.o.host.sessionId)) return undefined;
+  const a = await hooks.stop(run.o.host.sessionId, active, run.o.signal);
+  if (!a.continueWith || run.o.signal.aborted) return undefined;
+  run.writer.write({ type: 'data-notice', id: `hook-stop-${Date.now().toString(36)}`, data: { level: 'info', message: `A Stop hook asked the model to go on: ${a.continueWith}` } });
+  return a.continueWith;
 }
 
 /** Write an attempt's parts to the page: each call's summary added, an overflow's error left out, the waiting parts after the start. */

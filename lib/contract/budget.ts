@@ -355,6 +355,14 @@ export const BUDGET = {
   LSP_START_TIMEOUT_MS: 60_000,
   /** Language servers: grace between the shutdown request and a kill, when Clamp stops or a server is turned off. */
   LSP_SHUTDOWN_GRACE_MS: 2000,
+  /** Hooks: longest one hook command runs when its definition gives no `timeout` (seconds, Claude Code's field); past it the hook is stopped and fails as configured. */
+  HOOK_TIMEOUT_DEFAULT_MS: 60_000,
+  /** Hooks: the text of one hook the model reads (its context, its reason) is cut to this many bytes, with the exit clamp's note (the whole text spilled). */
+  HOOK_OUTPUT_MAX_BYTES: 10_000,
+  /** Hooks: a hook's reason on the call's card and in notices is cut to this many bytes. */
+  HOOK_REASON_MAX_BYTES: 2000,
+  /** Hooks: how many times Stop hooks may make one turn go on (each time the model reads their reason). */
+  HOOK_STOP_CONTINUES_MAX: 1,
 } as const;
 
 export type Budget = { -readonly [K in keyof typeof BUDGET]: number };

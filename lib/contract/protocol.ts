@@ -10,6 +10,7 @@ import type { SecretName } from './providers';
 import type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, ModelCheckRequest, Provider, SettingsUpdate, StatusAnswer } from './rest';
 import type { AskQuestion, LiveWait, SubagentView, WaitOrigin } from './subagents';
 import type { DiagnosticsDataParts } from './diagnostics';
+import type { HookContextPart } from './hooks';
 
 export type { PermissionMode, PolicyDecision, TodoItem, ToolResult, Truncation };
 export type { ApprovalAnswer, ApprovalAnswerBody, CompactBody, ModelCheckRequest, SettingsUpdate, StatusAnswer };
@@ -22,6 +23,8 @@ export type ClampDataParts = {
   'tool-progress': { toolCallId: string; stream: 'stdout' | 'stderr'; text: string };
   /** what a pending approval is about: computed by the server's policy, shown in the approval bar */
   'approval-info': ApprovalInfo;
+  /** what the person's UserPromptSubmit or SessionStart hooks added to a user message (the model reads its text) */
+  'hook-context': HookContextPart;
   /** context use before each step's request (estimated) and after it (the provider's count) */
   context: ContextInfo;
   /** what one model call cost (one per step, stored with the assistant message) */

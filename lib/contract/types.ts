@@ -3,6 +3,7 @@ import type { Budget } from './budget';
 import type { ResolvedPath } from './paths';
 import type { DiagnosticsMeta } from './diagnostics';
 import type { SubagentType } from './subagents';
+import type { HookNote, HookVerdict } from './hooks';
 
 /** What a tool does to the world; drives parallelism, modes and approvals. */
 export type SideEffect = 'read' | 'write' | 'system';
@@ -65,6 +66,8 @@ export interface CallMeta {
   toolTruncation?: Truncation;
   /** the new errors a write tool's change made, as language servers reported them (dispatch adds it) */
   diagnostics?: DiagnosticsMeta;
+  /** what each hook did about the call (dispatch adds it; the card shows it) */
+  hooks?: HookNote[];
 }
 
 /** A tool's meta type is checked against MetaKinds: a field named like a kind has the kind's type. */
@@ -146,6 +149,8 @@ export interface PolicyDecision {
    * connects)
    */
   localAddresses?: string[];
+  /** what PreToolUse hooks decided (their notes, a rewritten input, context): it travels with the verdict to the run */
+  hook?: HookVerdict;
 }
 
 /** What a tool returns from run(); dispatch turns it into a ToolResult. M is the tool's declared meta. */
@@ -218,10 +223,22 @@ export interface ToolTraits {
    * Default false.
    */
   command?: boolean;
+  /**
+   * The tool as Claude Code's hooks know it: its name there (matchers and `tool_name` use it) and its input fields
+   * named there that differ from Clamp's (`file_path` → `path`; a path field is given absolute). Default: none (hooks
+   * see its own name and fields).
+   */
+  hookAs?: HookAs;
+}
+
+/** A tool's name in Claude Code's hooks and its fields there: Claude Code's field name → Clamp's. */
+export interface HookAs {
+  name: string;
+  fields?: Readonly<Record<string, string>>;
 }
 
 /** A tool's traits with the defaults filled in; deferRank null: never deferred. */
-export type ResolvedTraits = Required<Omit<ToolTraits, 'deferRank'>> & { deferRank: number | null };
+export type ResolvedTraits = Required<Omit<ToolTraits, 'deferRank' | 'hookAs'>> & { deferRank: number | null; hookAs: HookAs | null };
 
 /** A tool's traits with every default filled in (the one place defaults live: built-ins that declare nothing and MCP tools get these). */
 export function traitsOf(tool: Pick<ToolDefinition, 'effect' | 'traits'>): ResolvedTraits {
@@ -232,6 +249,7 @@ export function traitsOf(tool: Pick<ToolDefinition, 'effect' | 'traits'>): Resol
     prune: t.prune ?? 'normal',
     cardOpen: t.cardOpen ?? false,
     command: t.command ?? false,
+    hookAs: t.hookAs ?? null,
   };
 }
 

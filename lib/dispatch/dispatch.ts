@@ -9,6 +9,7 @@ import type { ResolvedPath } from '../contract/paths';
 import { combineDecisions, modeDecision, modeAllowsEffect } from '../policy/modes';
 import { filesBefore, warmFor, withDiagnostics } from './diagnose';
 import { withLateNotes } from './late-diagnostics';
+import { foldHookDecision, hookVerdictOf, postToolHooks, preToolHooks } from './hooks';
 
 /** How a host answers "may this call run?" beyond the mode and the tool's own policy. */
 export interface Approver {
@@ -142,10 +143,26 @@ export async function judge(
   try {
     const prep = prepareCall(reg, name, args, ctx);
     if (!prep.ok) return prep;
-    return { ok: true, tool: prep.tool, input: prep.input, paths: prep.paths, decision: await decide(prep.tool, prep.input, { ...ctx, paths: prep.paths }, approver) };
+    return await decideWithHooks(reg, name, prep, ctx, approver);
   } catch (err) {
     return { ok: false, result: result('error', describeThrown(String(name), err)) };
   }
+}
+
+/**
+ * A prepared call's verdict with its PreToolUse hooks: a hook's rewritten input is prepared again (validated and
+ * confined like the model's) and judged, and the hooks' decision folded into the policy's.
+ */
+async function decideWithHooks(reg: Registry, name: string, prep: Extract<Prepared, { ok: true }>, ctx: ToolContext, approver?: Approver): Promise<({ ok: true } & Verdict) | { ok: false; result: ToolResult }> {
+  const hook = await preToolHooks(prep.tool, prep.input, prep.paths, { ...ctx, paths: prep.paths });
+  let p = prep;
+  if (hook?.verdict.updatedInput) {
+    const again = prepareCall(reg, name, hook.verdict.updatedInput, ctx);
+    if (!again.ok) return { ok: false, result: { ...again.result, output: `A PreToolUse hook rewrote the input of this call, and the rewrite cannot run: ${again.result.output}`, meta: { hooks: hook.verdict.notes } } };
+    p = again;
+  }
+  const d = await decide(p.tool, p.input, { ...ctx, paths: p.paths }, approver);
+  return { ok: true, tool: p.tool, input: p.input, paths: p.paths, decision: hook ? foldHookDecision(d, hook) : d };
 }
 
 /** Who refused a call: the mode, a policy (command safety, a saved rule), or the person. */
@@ -216,16 +233,27 @@ function withEdit(args: unknown, editedCommand: string | undefined): { args: unk
 
 /** Look-up, validate, guard, confine, policy and execute, before the one exit clamp. */
 async function run(reg: Registry, name: string, args: unknown, ctx: ToolContext, opts: DispatchOptions): Promise<ToolResult> {
-  const prep = prepareCall(reg, name, args, ctx);
-  if (!prep.ok) return prep.result;
-  const { tool, input } = prep;
-  const prepared = { ...ctx, paths: prep.paths };
-  const d = opts.verdict && opts.editedCommand === undefined ? opts.verdict : await decide(tool, input, prepared, opts.approver);
-  if (d.action === 'deny') return result('denied', denialText(tool.name, { by: 'policy', decision: d }), { meta: { policy: d } });
+  const call = await verdictFor(reg, name, args, ctx, opts);
+  if (!call.ok) return call.result;
+  const { tool, input, decision: d } = call;
+  const hooks = hookVerdictOf(d)?.notes;
+  if (d.action === 'deny') return result('denied', denialText(tool.name, { by: 'policy', decision: d }), { meta: { policy: d, ...(hooks ? { hooks } : {}) } });
   if (d.action === 'ask' && !opts.approver?.approved) {
-    return result('approval-required', `${tool.name} needs the user's approval: ${d.reason}.`, { meta: { policy: d } });
+    return result('approval-required', `${tool.name} needs the user's approval: ${d.reason}.`, { meta: { policy: d, ...(hooks ? { hooks } : {}) } });
   }
-  return execute(tool, input, { ...prepared, verdict: d });
+  const prepared = { ...ctx, paths: call.paths, verdict: d };
+  return postToolHooks(await execute(tool, input, prepared), tool, input, call.paths, prepared, hookVerdictOf(d));
+}
+
+/** The call and its verdict: the one recorded for it (with the input a hook rewrote then), else judged now with its hooks. */
+async function verdictFor(reg: Registry, name: string, args: unknown, ctx: ToolContext, opts: DispatchOptions): Promise<({ ok: true } & Verdict) | { ok: false; result: ToolResult }> {
+  const prep = prepareCall(reg, name, args, ctx);
+  if (!prep.ok) return prep;
+  if (!opts.verdict || opts.editedCommand !== undefined) return decideWithHooks(reg, name, prep, ctx, opts.approver);
+  const rewrite = hookVerdictOf(opts.verdict)?.updatedInput;
+  const p = rewrite ? prepareCall(reg, name, rewrite, ctx) : prep;
+  if (!p.ok) return p;
+  return { ok: true, tool: p.tool, input: p.input, paths: p.paths, decision: opts.verdict };
 }
 
 /**

@@ -15,6 +15,8 @@ import { createChildSession } from '../store/children';
 import { loadMessages, saveMessages } from '../store/messages';
 import { checkpointBeforeChange } from '../checkpoints/session';
 import { sessionHome } from '../store/worktrees';
+import { HOOKS_SERVICE } from '../contract/hooks';
+import { hookServiceFor } from './hooks';
 
 /** The approval id Clamp's store uses for a tool call of a session (the page answers by tool call id). */
 export function approvalKey(sessionId: string, toolCallId: string): string {
@@ -48,6 +50,8 @@ export function storeHost(db: Db, o: { sessionId: string; workspace: string; dat
       // the hosts the person allowed the sandbox's proxy for this session (a subagent shares its parent's)
       [SANDBOX_HOSTS]: sandboxHostsOf(db, home, rulesOf),
       diagnostics: diagnosticsFor(db, o.workspace, o.dataDir),
+      // the person's hooks, and the workspace's the person approved, at every call (a subagent's too)
+      [HOOKS_SERVICE]: hookServiceFor(db, { workspace: o.workspace, dataDir: o.dataDir, sessionId: rulesOf }),
       ...(o.services ?? {}),
     },
     mode: () => getSessionMode(db, rulesOf) ?? 'default',

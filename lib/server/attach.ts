@@ -10,13 +10,16 @@ import type { PermissionMode } from '../contract/types';
 import { createToolRegistry } from '../dispatch/all-tools';
 import { createContext } from '../dispatch/context';
 import { dispatch } from '../dispatch/dispatch';
+import { HOOKS_SERVICE, type HookService } from '../contract/hooks';
+import { openDb } from '../store/db';
+import { hookServiceFor, promptHookParts, type HookContextPart } from './hooks';
 import { listSkills } from '../tools/skills/skills';
 import { HttpError } from './http';
 
 type AttachmentPart = { type: 'data-attachment'; id: string; data: ClampDataParts['attachment'] };
 type SkillPart = { type: 'data-skill-request'; id: string; data: ClampDataParts['skill-request'] };
 /** The parts a user message carries besides its text. */
-export type ExtraPart = AttachmentPart | SkillPart | FileUIPart;
+export type ExtraPart = AttachmentPart | SkillPart | FileUIPart | HookContextPart;
 
 export interface AttachOptions {
   workspace: string;
@@ -47,11 +50,12 @@ function isFileOrPathLike(workspace: string, p: string): boolean {
 }
 
 /** Each @-mention as read_file's result through dispatch: confined to the workspace, under read_file's caps, with its notes. */
-async function mentionParts(text: string, o: AttachOptions): Promise<AttachmentPart[]> {
+async function mentionParts(text: string, o: AttachOptions, hooks: HookService): Promise<AttachmentPart[]> {
   const mentions = parseMentions(text, BUDGET.MENTION_MAX_COUNT).filter((m) => isFileOrPathLike(o.workspace, m.path));
   if (mentions.length === 0) return [];
   const reg = createToolRegistry();
-  const ctx = createContext({ workspace: o.workspace, dataDir: o.dataDir, mode: o.mode, signal: o.signal, sessionId: o.sessionId });
+  // the person's hooks see these reads as any read_file call (a PreToolUse hook can refuse one)
+  const ctx = createContext({ workspace: o.workspace, dataDir: o.dataDir, mode: o.mode, signal: o.signal, sessionId: o.sessionId, services: { [HOOKS_SERVICE]: hooks } });
   return Promise.all(
     mentions.map(async (m, i) => {
       // no approver: a read that would need a person (outside the workspace) is refused, and says so
@@ -110,7 +114,11 @@ function fileParts(files: readonly AttachedFile[], o: AttachOptions): ExtraPart[
  */
 export async function attachmentParts(message: NonNullable<ChatBody['message']>, o: AttachOptions): Promise<ExtraPart[]> {
   const files = fileParts(message.files ?? [], o);
-  const parts: ExtraPart[] = [...(await mentionParts(message.text, o)), ...files];
+  const db = openDb(o.dataDir);
+  const hooks = hookServiceFor(db, o);
+  // UserPromptSubmit (and SessionStart) first: a blocked prompt reads nothing
+  const fromHooks = await promptHookParts(db, hooks, o.sessionId, message.text, o.signal);
+  const parts: ExtraPart[] = [...(await mentionParts(message.text, o, hooks)), ...files, ...fromHooks];
   if (message.skill) {
     const skills = listSkills(o.workspace, o.dataDir);
     if (!skills.some((s) => s.name === message.skill!.name)) {

@@ -182,6 +182,7 @@ async function listHeld(dir: Pin, rel: string, offset: number, ctx: ToolContext)
 export const listDirTool = defineTool({
   name: 'list_dir',
   effect: 'read',
+  traits: { hookAs: { name: 'LS' } },
   schema,
   describe,
   summary: (input, r?: ToolResult<ListDirMeta>) => {

@@ -198,7 +198,7 @@ async function preview(input: Input, ctx: ToolContext): Promise<{ summary: strin
 export const writeFileTool = defineTool({
   name: 'write_file',
   effect: 'write',
-  traits: { cardOpen: true },
+  traits: { cardOpen: true, hookAs: { name: 'Write', fields: { file_path: 'path' } } },
   schema,
   describe,
   nonEmpty: ['path'],

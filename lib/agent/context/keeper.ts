@@ -36,6 +36,8 @@ export interface KeeperOptions {
   messageId: () => string;
   /** the turn's tools, whose traits say which results are never pruned */
   registry: Registry;
+  /** told before a compaction is written (PreCompact hooks); never throws */
+  beforeCompact?: (trigger: CompactionInfo['trigger']) => Promise<void>;
 }
 
 /** Cuts the per-step budget made in earlier turns, recovered from the stored messages. */
@@ -203,6 +205,7 @@ export class ContextKeeper {
     const limits = contextLimits(this.window.tokens, this.o.budget);
     const firstKeptStep = chooseCut(all, latestStep, this.o.budget.CONTEXT_KEEP_RECENT_STEPS, this.compaction) ?? chooseCut(all, latestStep, 1, this.compaction);
     if (firstKeptStep === null) return null;
+    await this.o.beforeCompact?.(trigger);
     const beforeTokens = this.estimate(this.view(all, active), active).tokens;
     const r = await writeSummary({
       model: this.o.model,

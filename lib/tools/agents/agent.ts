@@ -57,7 +57,7 @@ export const agentTool = defineTool({
   // the call itself touches nothing: every call the child makes goes through dispatch under the parent's mode, rules and approvals
   effect: 'read',
   // a child gets no child of its own
-  traits: { deferRank: 10, subagents: [] },
+  traits: { deferRank: 10, subagents: [], hookAs: { name: 'Task', fields: { subagent_type: 'type' } } },
   schema,
   nonEmpty: ['description', 'prompt'],
   describe: (b) =>

@@ -242,7 +242,7 @@ export interface RunCommandMeta {
 export const runCommandTool = defineTool({
   name: 'run_command',
   effect: 'system',
-  traits: { cardOpen: true, command: true },
+  traits: { cardOpen: true, command: true, hookAs: { name: 'Bash' } },
   schema,
   nonEmpty: ['command'],
   summary: (input, r?: ToolResult<RunCommandMeta>) => {

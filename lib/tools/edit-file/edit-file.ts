@@ -296,7 +296,7 @@ function tooLargeAfter(rel: string, size: number, b: Budget): ToolError {
 export const editFileTool = defineTool({
   name: 'edit_file',
   effect: 'write',
-  traits: { cardOpen: true },
+  traits: { cardOpen: true, hookAs: { name: 'Edit', fields: { file_path: 'path' } } },
   schema,
   describe,
   nonEmpty: ['path'],

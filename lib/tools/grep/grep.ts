@@ -239,6 +239,7 @@ function summary(input: z.infer<typeof schema>, r?: ToolResult<GrepMeta>): strin
 export const grepTool = defineTool({
   name: 'grep',
   effect: 'read',
+  traits: { hookAs: { name: 'Grep' } },
   schema,
   describe,
   summary,

@@ -216,4 +216,5 @@ export const readFileTool = defineTool({
   nonEmpty: ['path'],
   paths: (input) => [{ path: input.path, access: 'read', field: 'path' }],
   run,
+  traits: { hookAs: { name: 'Read', fields: { file_path: 'path' } } },
 });
