@@ -7,6 +7,7 @@ import { createSession } from '../../lib/store/sessions';
 import { loadMessages } from '../../lib/store/messages';
 import type { ServerConfig } from '../../lib/server/http';
 import { setClaudeUserHooks, setHookApproval, readHookSources } from '../../lib/hooks/sources';
+import { getMcpHub } from '../../lib/mcp/hub';
 import { tempWorkspace } from '../helpers';
 import { readChunks } from '../server/harness';
 import { startFakeOpenAI, type FakeReply, type FakeRequest } from '../fake-openai';
@@ -117,6 +118,25 @@ describe('PreToolUse', () => {
     const info = t.chunks.find((c) => c.type === 'data-approval-info') as { data: { decision: { action: string; reason: string } } } | undefined;
     expect(info?.data.decision.action).toBe('ask');
     expect(info?.data.decision.reason).toMatch(/^asked by hook slow: the hook failed: it timed out after 1(\.0)? ?s/);
+  });
+
+  it("a deny on an MCP tool (matcher mcp__*): the server's tool never runs, the model reads the reason", async () => {
+    const cfgFile = path.join(scripts, 'mcp.json');
+    fs.writeFileSync(cfgFile, JSON.stringify({ mcpServers: { files: { command: process.execPath, args: [path.join(__dirname, 'touch-mcp.mjs')] } } }));
+    process.env.CLAMP_MCP_CONFIG = cfgFile;
+    const hook = script('mcp-guard.mjs', `let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const i=JSON.parse(s);console.log(JSON.stringify({hookSpecificOutput:{hookEventName:'PreToolUse',permissionDecision:'deny',permissionDecisionReason:'no MCP writes: '+i.tool_name}}))});`);
+    personHooks({ PreToolUse: [{ matcher: 'mcp__*', hooks: [{ type: 'command', command: `node ${hook}` }] }] });
+    const target = path.join(ws.root, 'touched-by-mcp');
+    callOnce('mcp__files__touch', { file: target });
+    try {
+      const t = await send('touch it', 'auto');
+      expect(fs.existsSync(target)).toBe(false);
+      const toolMsg = fake.requests[1].body.messages.find((m) => m.role === 'tool');
+      expect(textOf(toolMsg?.content)).toContain('blocked by hook mcp-guard: no MCP writes: mcp__files__touch');
+      expect(toolPart(t.messages()).output?.status).toBe('denied');
+    } finally {
+      await getMcpHub(ws.dataDir, ws.workspace).shutdown();
+    }
   });
 
   it('an @-mention read passes the hooks too', async () => {
