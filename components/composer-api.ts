@@ -7,9 +7,9 @@ import type { MentionCheckAnswer, ModelCapabilityAnswer, ModelChoicesAnswer, Pat
 import type { SessionLedger } from '@/lib/contract/protocol';
 import { fetchJson } from './api';
 
-/** The skills the server finds (for /<skill-name>). */
+/** The skills and the commands from files the server finds (for /<name>). */
 export function useSkills() {
-  return useQuery({ queryKey: ['skills'], queryFn: async () => (await fetchJson<SkillListAnswer>('/api/skills')).skills, staleTime: 30_000 });
+  return useQuery({ queryKey: ['skills'], queryFn: () => fetchJson<SkillListAnswer>('/api/skills'), staleTime: 30_000 });
 }
 
 /** The models the header's picker offers. */

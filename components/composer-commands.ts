@@ -1,4 +1,5 @@
-/** The composer's slash commands: each with its one-line help, and the skills as /<skill-name>. */
+/** The composer's slash commands: each with its one-line help, the commands from files and the skills as /<name>. */
+import type { FileCommand } from '@/lib/contract/command-text';
 
 export interface SlashCommand {
   name: string;
@@ -7,6 +8,8 @@ export interface SlashCommand {
   help: string;
   /** a skill from the server (sent as a message that makes the model load it) */
   skill?: boolean;
+  /** a command from a file (`.claude/commands/<name>.md` …): sent as its expanded text */
+  file?: FileCommand;
 }
 
 export const BUILTIN_COMMANDS: readonly SlashCommand[] = [
@@ -20,12 +23,23 @@ export const BUILTIN_COMMANDS: readonly SlashCommand[] = [
   { name: 'help', help: 'List these commands.' },
 ];
 
-/** Every command the composer offers now: the built-ins, then each skill (a skill named like a built-in is reached as /skill:<name>). */
-export function allCommands(skills: readonly { name: string; description: string }[]): SlashCommand[] {
+/**
+ * Every command the composer offers now: the built-ins, the commands from files, then each skill. A file's
+ * command named like a built-in is reached as /cmd:<name>, a skill named like either as /skill:<name>.
+ */
+export function allCommands(skills: readonly { name: string; description: string }[], files: readonly FileCommand[] = []): SlashCommand[] {
   const builtin = new Set(BUILTIN_COMMANDS.map((c) => c.name));
+  const fromFiles = files.map((f) => ({
+    name: builtin.has(f.name) ? `cmd:${f.name}` : f.name,
+    ...(f.argumentHint ? { args: f.argumentHint } : {}),
+    help: `${f.description} (${f.source === 'workspace' ? 'workspace' : 'yours'}: ${f.path})`,
+    file: f,
+  }));
+  const taken = new Set([...builtin, ...fromFiles.map((c) => c.name)]);
   return [
     ...BUILTIN_COMMANDS,
-    ...skills.map((s) => ({ name: builtin.has(s.name) ? `skill:${s.name}` : s.name, args: '[arguments]', help: s.description || 'a skill', skill: true })),
+    ...fromFiles,
+    ...skills.map((s) => ({ name: taken.has(s.name) ? `skill:${s.name}` : s.name, args: '[arguments]', help: s.description || 'a skill', skill: true })),
   ];
 }
 

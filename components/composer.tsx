@@ -2,6 +2,7 @@
 
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MutableRefObject } from 'react';
 import type { SessionSummary } from '@/lib/contract/protocol';
+import type { SkillListAnswer } from '@/lib/contract/rest';
 import { useSessions } from './api';
 import { useSkills } from './composer-api';
 import { allCommands } from './composer-commands';
@@ -22,7 +23,7 @@ export interface ComposerMessage {
   skill?: { name: string; args: string };
 }
 
-const NO_SKILLS: { name: string; description: string }[] = [];
+const NO_SKILLS: SkillListAnswer = { skills: [], commands: [] };
 
 interface ComposerProps {
   session: SessionSummary;
@@ -68,8 +69,9 @@ function placeholderOf(p: Pick<ComposerProps, 'busy' | 'blocked' | 'disabled'>):
 export function Composer(props: ComposerProps) {
   const { busy, disabled, onStop } = props;
   const session = useSessions().data?.find((s) => s.id === props.session.id) ?? props.session;
-  const skills = useSkills().data ?? NO_SKILLS;
-  const commands = useMemo(() => allCommands(skills), [skills]);
+  const found = useSkills().data ?? NO_SKILLS;
+  const skills = found.skills;
+  const commands = useMemo(() => allCommands(found.skills, found.commands), [found]);
   const [text, setText] = useDraft(props.draftRef);
   const [panel, setPanel] = useState<InfoPanel | null>(null);
   const [problems, setProblems] = useState<string[] | null>(null);

@@ -2,11 +2,12 @@
 
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
+import { expandCommand } from '@/lib/contract/command-text';
 import type { PermissionMode, SessionSummary } from '@/lib/contract/protocol';
 import type { SessionAnswer } from '@/lib/contract/rest';
 import { PERMISSION_MODES } from '@/lib/contract/types';
 import { fetchJson, queryKeys, usePatchSession } from './api';
-import { allCommands, type SlashCommand } from './composer-commands';
+import type { SlashCommand } from './composer-commands';
 import { fetchLedger } from './composer-api';
 
 /** What a command shows above the composer: a title and lines (help, cost, an error with the next step). */
@@ -16,13 +17,16 @@ export interface InfoPanel {
   tone?: 'info' | 'error';
 }
 
-/** The commands' effects that belong to the chat: compact, rewind, send a skill request. */
+/** The commands' effects that belong to the chat: compact, rewind, send a skill request or a command's text. */
 export interface CommandHost {
   session: SessionSummary;
-  skills: readonly { name: string; description: string }[];
+  /** every command offered now (allCommands) */
+  commands: SlashCommand[];
   onCompact: (focus: string) => void;
   onRewind?: () => void;
   sendSkill: (name: string, args: string) => void;
+  /** send a message of this text (a command from a file, expanded) */
+  sendText: (text: string) => void;
   show: (panel: InfoPanel | null) => void;
 }
 
@@ -109,12 +113,13 @@ export function useComposerCommands(h: CommandHost): (name: string, args: string
   const patch = usePatchSession();
   return useCallback(
     async (name: string, args: string) => {
-      const commands: SlashCommand[] = allCommands(h.skills);
+      const commands = h.commands;
       const cmd = commands.find((c) => c.name === name);
       if (!cmd) return false;
       const fail = (message: string) => h.show({ title: `/${name}`, lines: [message], tone: 'error' });
       try {
         if (cmd.skill) h.sendSkill(name.replace(/^skill:/, ''), args);
+        else if (cmd.file) h.sendText(expandCommand(cmd.file.body, args));
         else if (Object.hasOwn(HANDLERS, name)) await HANDLERS[name]({ h, name, args, commands, fail, patch, qc });
         return true;
       } catch (err) {

@@ -9,6 +9,7 @@ import { parseHostPattern } from './hosts';
 import { PROVIDERS, SECRET_NAMES, type Provider, type SecretName } from './providers';
 import { PERMISSION_MODES, type PermissionMode } from './types';
 import { worktreeRequest } from './worktree';
+import type { FileCommand } from './command-text';
 import type { ClampMessage, ImageInput, ModelStatus, SandboxView, SavedRule, SessionSummary, StoredApproval, TaskSummary } from './protocol';
 
 const mode = z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]]);
@@ -359,9 +360,10 @@ export interface MentionCheckAnswer {
 export interface SteerAnswer {
   steering: boolean;
 }
-/** GET /api/skills */
+/** GET /api/skills: the skills, and the commands from files (`.claude/commands/*.md` …) with their text */
 export interface SkillListAnswer {
   skills: { name: string; description: string }[];
+  commands: FileCommand[];
 }
 /** GET /api/models?spec=provider:model: the model's label and whether it takes images (ok: it can be used as configured). */
 export interface ModelCapabilityAnswer {

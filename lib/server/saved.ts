@@ -7,6 +7,7 @@ import { deleteMemory, listMemories, searchMemories } from '../store/memories';
 import { deleteRule, listRules } from '../store/rules';
 import { settingsView, updateSettings } from '../store/settings';
 import { listSkills } from '../tools/skills/skills';
+import { fileCommands } from './file-commands';
 import { diagnosticsSettingsView, updateDiagnosticsSettings } from './diagnostics';
 import { HttpError, type ServerConfig } from './http';
 
@@ -63,7 +64,10 @@ export function forgetMemory(cfg: ServerConfig, id: number): void {
   if (!deleteMemory(openDb(cfg.dataDir), cfg.workspace, id)) throw new HttpError(404, `Memory ${id} not found. List the memories with GET /api/memories.`);
 }
 
-/** The workspace's and the data dir's skills, for the composer's /<skill-name> commands. */
+/** The workspace's and the data dir's skills and commands from files, for the composer's /<name> commands. */
 export function skillList(cfg: ServerConfig): SkillListAnswer {
-  return { skills: listSkills(cfg.workspace, cfg.dataDir).map((s) => ({ name: s.name, description: s.description })) };
+  return {
+    skills: listSkills(cfg.workspace, cfg.dataDir).map((s) => ({ name: s.name, description: s.description })),
+    commands: fileCommands(openDb(cfg.dataDir), cfg.workspace, cfg.dataDir),
+  };
 }
