@@ -5,7 +5,7 @@ import type { WorktreeFinishAnswer, WorktreeFinishBody, WorktreeRequest, Worktre
 import { shadowFor } from '../checkpoints/shadow';
 import { openDb, type Db } from '../store/db';
 import { requireSession } from '../store/sessions';
-import { getWorktree, getWorktreeSettings, putWorktree, sessionRoot, setWorktreeSettings, worktreeBranches } from '../store/worktrees';
+import { finishWorktreeRow, getWorktree, getWorktreeSettings, putWorktree, sessionRoot, setWorktreeSettings, worktreeBranches } from '../store/worktrees';
 import { copyIncluded, type CopyReport } from './worktree-copy';
 import { gitWords, repoGit, type RepoGitPlace } from './worktree-git';
 import { HttpError, type ServerConfig } from './http';
@@ -199,7 +199,7 @@ async function merge(cfg: ServerConfig, db: Db, sessionId: string, w: WorktreeVi
   await removeFolder(cfg, w);
   const del = await repoGit(main, ['branch', '-d', w.branch!]);
   const done: WorktreeView = { ...w, state: 'merged', path: null };
-  putWorktree(db, sessionId, done);
+  finishWorktreeRow(db, sessionId, done);
   return { ok: true, worktree: done, message: `Merged ${w.branch} into ${w.base} in ${w.repo}; the worktree's folder is removed${del.ok ? ' and the merged branch deleted' : ''}.` };
 }
 
@@ -207,7 +207,7 @@ async function keep(cfg: ServerConfig, db: Db, sessionId: string, w: WorktreeVie
   await commitAll(cfg, w, title);
   await removeFolder(cfg, w);
   const done: WorktreeView = { ...w, state: 'kept', path: null };
-  putWorktree(db, sessionId, done);
+  finishWorktreeRow(db, sessionId, done);
   return { ok: true, worktree: done, message: `Kept the branch ${w.branch} (the session's changes committed on it); its worktree folder is removed.` };
 }
 
@@ -220,7 +220,7 @@ async function discard(cfg: ServerConfig, db: Db, sessionId: string, w: Worktree
   const del = await repoGit(place(cfg, w.repo, w.repo), ['branch', '-D', w.branch!]);
   if (!del.ok) throw new HttpError(409, `The worktree's folder is removed, but git could not delete the branch ${w.branch}: ${gitWords(del)}`);
   const done: WorktreeView = { ...w, state: 'discarded', path: null };
-  putWorktree(db, sessionId, done);
+  finishWorktreeRow(db, sessionId, done);
   return { ok: true, worktree: done, message: `Discarded the worktree: its folder and the branch ${w.branch} are gone.` };
 }
 

@@ -29,6 +29,17 @@ export function putWorktree(db: Db, sessionId: string, w: WorktreeView): void {
   ).run(sessionId, w.state, w.branch, w.base, w.path, w.repo, Date.now());
 }
 
+/**
+ * Record a finished worktree (kept, merged, discarded). The session's checkpoints were snapshots of its folder,
+ * which is gone with its shadow repository, so they go too: the session goes on in the workspace from there.
+ */
+export function finishWorktreeRow(db: Db, sessionId: string, w: WorktreeView): void {
+  db.transaction(() => {
+    putWorktree(db, sessionId, w);
+    db.prepare('DELETE FROM checkpoints WHERE session_id = ?').run(sessionId);
+  })();
+}
+
 /** The branches the store gives to worktrees of a repository (pending ones have none). */
 export function worktreeBranches(db: Db, repo: string): string[] {
   return (db.prepare("SELECT branch FROM session_worktrees WHERE repo = ? AND branch IS NOT NULL AND state != 'discarded'").all(repo) as { branch: string }[]).map((r) => r.branch);

@@ -7,6 +7,8 @@ import { createSession } from '../../lib/store/sessions';
 import { sessionRoot, setWorktreeSettings } from '../../lib/store/worktrees';
 import { branchSlug, ensureWorktree, finishWorktree, requestWorktree } from '../../lib/server/worktrees';
 import type { ServerConfig } from '../../lib/server/http';
+import { sessionChanges } from '../../lib/server/changes';
+import { takeCheckpoint } from '../../lib/checkpoints/session';
 import { tempWorkspace } from '../helpers';
 
 /** Sessions on their own worktrees of a real git repository: made, files copied in, merged, kept, discarded. */
@@ -80,9 +82,12 @@ describe('worktrees', () => {
   it('merges the session work into the base branch and removes the folder', async () => {
     const id = session();
     const w = await requestWorktree(cfg, id, { name: 'merge me' });
+    // the changes view works in the worktree: a checkpoint of it first, then the changes against it
+    await takeCheckpoint(openDb(cfg.dataDir), { dataDir: cfg.dataDir, workspace: w.path! }, { sessionId: id, messageId: null, kind: 'turn' });
     fs.writeFileSync(path.join(w.path!, 'a.txt'), 'one\ntwo\n');
     fs.writeFileSync(path.join(w.path!, 'new.txt'), 'new\n');
     expect(ws.read('a.txt')).toBe('one\n');
+    expect((await sessionChanges(cfg, id)).files.map((f) => f.path).sort()).toEqual(['a.txt', 'new.txt']);
     const r = await finishWorktree(cfg, id, { action: 'merge' }, false);
     expect(r.ok, r.message).toBe(true);
     expect(r.worktree.state).toBe('merged');
@@ -91,6 +96,8 @@ describe('worktrees', () => {
     expect(fs.existsSync(w.path!)).toBe(false);
     expect(git(ws.workspace, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
     expect(sessionRoot(openDb(cfg.dataDir), id, cfg.workspace)).toBe(cfg.workspace);
+    // the worktree's checkpoints went with its folder: the view starts afresh in the workspace
+    expect(await sessionChanges(cfg, id)).toMatchObject({ baselineId: null, files: [] });
   });
 
   it('reports a conflict with its files, aborts the merge and loses nothing', async () => {
