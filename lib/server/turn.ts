@@ -18,8 +18,10 @@ import { HttpError, type ServerConfig } from './http';
 import { sessionTurnModel, specOf } from './session-model';
 import { attachmentParts } from './attach';
 import { withLateNote } from './diagnostics';
+import { holdSession } from './turn-hold';
+import { turnPlace } from './worktrees';
 
-const RUNNING = Symbol.for('clamp.runningTurns');
+export { isTurnRunning, SessionBusyError, stopTurn } from './turn-hold';
 
 /** No model can be used: the help text says how to configure one (the route answers it as a 409). */
 export class NoModelError extends HttpError {
@@ -42,25 +44,6 @@ export function maxStepsFromEnv(env: NodeJS.ProcessEnv = process.env): number | 
   return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
-/** The turns in flight in this process, by session, so a stop request (or a second tab) can find them. */
-function runningTurns(): Map<string, AbortController> {
-  const g = globalThis as unknown as Record<symbol, Map<string, AbortController> | undefined>;
-  return (g[RUNNING] ??= new Map());
-}
-
-/** Whether a turn is running in a session. */
-export function isTurnRunning(sessionId: string): boolean {
-  return runningTurns().has(sessionId);
-}
-
-/** Stop the turn running in a session, if any: aborts the model and every running tool. */
-export function stopTurn(sessionId: string): boolean {
-  const c = runningTurns().get(sessionId);
-  if (!c) return false;
-  c.abort(new Error('stopped by the user'));
-  return true;
-}
-
 export interface SessionTurnOptions {
   /** aborting it stops the turn (the page went away; Ctrl-C in a headless run) */
   signal: AbortSignal;
@@ -76,42 +59,54 @@ export interface SessionTurnOptions {
   model?: ResolvedModel | UnresolvedModel;
   /** the step limit; absent: CLAMP_MAX_STEPS, else the loop's default */
   maxSteps?: number;
+  /** what this process is, as another one refused the session reads it (default "the Clamp server") */
+  holder?: string;
 }
 
 /**
- * Start one turn of a session: check the session, the model and that no turn runs in it, merge the
- * body (a user message or a continuation) into what is stored, save it, and run the loop, saving after
- * every step. Returns the UI message stream; the session is released when the stream ends or the turn
- * is aborted. Throws HttpError (NoModelError when no model can be used; StoreError for an unknown session).
+ * Start one turn of a session: check the session, hold it (no turn of it runs in this process or, by its lock in
+ * the store, in another one), check the model, merge the body (a user message or a continuation) into what is
+ * stored, save it, and run the loop, saving after every step. Returns the UI message stream; the session is
+ * released when the stream ends or the turn is aborted, or at once when the turn cannot start. Throws HttpError
+ * (SessionBusyError when the session is held, before anything is written; NoModelError when no model can be used;
+ * StoreError for an unknown session).
  */
 export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: SessionTurnOptions): Promise<ReadableStream<UIMessageChunk>> {
   const db = openDb(cfg.dataDir);
   // the session is read once: its model pick, its mode for the attachments, whether it is a subagent's
   const session = requireSession(db, body.sessionId, cfg.workspace);
-  const model = await turnModel(cfg, session, o);
-  if (runningTurns().has(body.sessionId)) {
-    throw new HttpError(409, 'This session is already working on a turn. Wait for it, or press Stop.');
+  if (session.parentId) throw new HttpError(409, "This is a subagent's transcript: it is read-only. Continue in its parent session.");
+  const held = holdSession(db, body.sessionId, { signal: o.signal, abortReason: o.abortReason, holder: o.holder ?? 'the Clamp server' });
+  try {
+    return held.release(await setUpTurn(cfg, db, session, body, o, held.signal));
+  } catch (err) {
+    held.end();
+    throw err;
   }
+}
+
+/** The held session's turn: its model, tools and host, the body stored, and the loop's stream. */
+async function setUpTurn(cfg: ServerConfig, db: Db, session: SessionRecord, body: ChatBody, o: SessionTurnOptions, signal: AbortSignal): Promise<ReadableStream<UIMessageChunk>> {
+  const model = await turnModel(cfg, session, o);
+  // a session on its own worktree works there (a pending one is made now, its branch named from this message)
+  const here = await turnPlace(cfg, db, body);
   // built-ins and MCP tools (with deferral for the window), read afresh for every turn
   const tools = await turnTools(cfg, { sessionId: body.sessionId, status: model.resolved.status, mode: () => getSessionMode(db, body.sessionId) ?? 'default' });
-  if (session.parentId) throw new HttpError(409, "This is a subagent's transcript: it is read-only. Continue in its parent session.");
-  const host = turnHost(cfg, db, body.sessionId, tools.services, o);
-  const messages = await storeIncoming(cfg, db, session, body, host, model.resolved.status, o.signal);
-  const held = holdSession(body.sessionId, o);
-  const stream = runTurn({
+  const host = turnHost(here, db, body.sessionId, tools.services, o);
+  const messages = await storeIncoming(here, db, session, body, host, model.resolved.status, signal);
+  return runTurn({
     host,
     reg: tools.reg,
     systemExtra: tools.systemExtra,
     model: model.resolved.model,
     status: model.resolved.status,
     messages,
-    signal: held.signal,
+    signal,
     approvalSecret: getApprovalSecret(cfg.dataDir),
     maxSteps: o.maxSteps ?? maxStepsFromEnv(),
     stepModel: model.stepModel,
     save: saveTurn(db, body.sessionId, messages),
   });
-  return held.release(stream);
 }
 
 /**
@@ -174,28 +169,5 @@ function saveTurn(db: Db, sessionId: string, messages: ClampMessage[]): (all: Cl
     } catch (err) {
       console.error('clamp: could not save the session:', err);
     }
-  };
-}
-
-/**
- * The session marked as running a turn: its abort follows the caller's signal, and `release` lets the
- * session go when the turn's stream ends — or a while after the abort, since a cancelled response (the
- * page went away) must still release it.
- */
-function holdSession(sessionId: string, o: SessionTurnOptions): { signal: AbortSignal; release: (stream: ReadableStream<UIMessageChunk>) => ReadableStream<UIMessageChunk> } {
-  const abort = new AbortController();
-  runningTurns().set(sessionId, abort);
-  const onGone = () => abort.abort(new Error(o.abortReason ?? 'the page stopped the turn'));
-  o.signal.addEventListener('abort', onGone);
-  const finish = () => {
-    o.signal.removeEventListener('abort', onGone);
-    if (runningTurns().get(sessionId) === abort) runningTurns().delete(sessionId);
-  };
-  return {
-    signal: abort.signal,
-    release: (stream) => {
-      abort.signal.addEventListener('abort', () => setTimeout(finish, 5000).unref?.());
-      return stream.pipeThrough(new TransformStream<UIMessageChunk, UIMessageChunk>({ flush: finish }));
-    },
   };
 }
