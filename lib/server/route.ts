@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { errorResponse, json, parseJson, routeId, serverConfig, type ServerConfig } from './http';
+import { requestConfig, sessionConfig } from './workspaces';
 
 /** What a route reads before its handler runs: its id parameters, then its JSON body. */
 export type RouteSpec<I extends string, S extends z.ZodType> = {
@@ -19,8 +20,13 @@ export interface RouteCall<I extends string, B> {
   params: Record<string, string>;
   ids: Record<I, string>;
   body: B;
-  /** read when first used, so a route that needs no configuration never fails on it */
+  /**
+   * read when first used, so a route that needs no configuration never fails on it. Its workspace is the
+   * session's own for a route with a Session id, else the one the request names (lib/server/workspaces.ts)
+   */
   readonly cfg: ServerConfig;
+  /** the configuration for a session named elsewhere than the route (a body, a query): that session's workspace */
+  forSession(sessionId: string): ServerConfig;
 }
 
 type Params = Record<string, string>;
@@ -44,15 +50,17 @@ export function route<I extends string = never, S extends z.ZodType = z.ZodNever
       const params = (await ctx?.params) ?? {};
       const ids = checkedIds(spec.ids, params);
       const body = await readBody(req, spec);
+      const url = new URL(req.url);
       const answer = await handler({
         req,
-        url: new URL(req.url),
+        url,
         params,
         ids,
         body,
         get cfg() {
-          return serverConfig();
+          return requestConfig(serverConfig(), req, url, sessionIdOf(spec.ids, ids));
         },
+        forSession: (sessionId) => sessionConfig(serverConfig(), sessionId),
       });
       return answer instanceof Response ? answer : json(answer, spec.status);
     } catch (err) {
@@ -65,6 +73,12 @@ export function route<I extends string = never, S extends z.ZodType = z.ZodNever
 async function readBody<S extends z.ZodType>(req: Request, spec: RouteSpec<string, S>): Promise<z.infer<S>> {
   if (spec.body === undefined) return undefined as z.infer<S>;
   return parseJson(req, spec.body, spec.maxBytes as number);
+}
+
+/** The route's id that names a session (its word is Session), if it has one. */
+function sessionIdOf<I extends string>(spec: Record<I, string> | undefined, ids: Record<I, string>): string | undefined {
+  const name = (Object.keys(spec ?? {}) as I[]).find((k) => spec?.[k] === 'Session');
+  return name === undefined ? undefined : ids[name];
 }
 
 function checkedIds<I extends string>(ids: Record<I, string> | undefined, params: Params): Record<I, string> {

@@ -13,5 +13,6 @@ export const POST = route({}, async (c) => {
   // a body without images is held to CHAT_BODY_MAX_BYTES; one with images to the larger cap
   const checked = await capTextBody(c.req);
   const body = await parseJson(checked, chatBodySchema, BUDGET.CHAT_BODY_WITH_IMAGES_MAX_BYTES);
-  return handleChat(c.cfg, body, c.req.signal);
+  // the turn runs in the session's own workspace, whatever else the request names
+  return handleChat(c.forSession(body.sessionId), body, c.req.signal);
 });

@@ -11,7 +11,7 @@ export const dynamic = 'force-dynamic';
 export const GET = route({}, (c): MentionCheckAnswer | PathCompletionAnswer => {
   // ?session=<id>: the session's folder (its own worktree, when it has one)
   const session = c.url.searchParams.get('session');
-  const workspace = session ? sessionFolder(c.cfg, session) : c.cfg.workspace;
+  const workspace = session ? sessionFolder(c.forSession(session), session) : c.cfg.workspace;
   const check = c.url.searchParams.get('check');
   if (check !== null) return checkMention(workspace, check.slice(0, 4096));
   const q = c.url.searchParams.get('q');
