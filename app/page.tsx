@@ -4,15 +4,20 @@ import { useSearchParams } from 'next/navigation';
 import { Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import type { PermissionMode, SessionSummary } from '@/lib/contract/protocol';
 import { useCreateSession, usePatchSession, useSessionDetail, useSessions, useStatus } from '@/components/api';
+import { Board } from '@/components/board';
 import { ChangesButton, ChangesPanel } from '@/components/changes-panel';
 import { Chat } from '@/components/chat';
 import type { ContextView } from '@/components/context-meter';
 import { EmptyState } from '@/components/empty-state';
-import { Header } from '@/components/header';
-import { SessionSidebar } from '@/components/session-sidebar';
+import { Header, modelLabel } from '@/components/header';
+import { InboxButton, InboxPanel, useInboxItems } from '@/components/inbox';
+import { SessionSidebar, type NewSessionOptions } from '@/components/session-sidebar';
 import { SettingsDialog } from '@/components/settings-dialog';
 import { SideDrawer } from '@/components/side-drawer';
 import { TaskPanel } from '@/components/task-panel';
+import { useAttention } from '@/components/use-attention';
+import { useBoard, useBoardFeed } from '@/components/use-board';
+import { askNotificationsOnce } from '@/components/use-notify-setting';
 import { usePagePanels } from '@/components/use-page-panels';
 
 /** The selected session lives in the URL (?s=…), so a reload comes back to it. */
@@ -77,8 +82,8 @@ function ClampApp() {
   useFirstSession(list, create);
 
   const { setSessionsOpen } = p;
-  const onNew = useCallback(() => {
-    create.mutate({}, {
+  const onNew = useCallback((o: NewSessionOptions = {}) => {
+    create.mutate(o, {
       onSuccess: (s) => {
         selectSession(s.id);
         setSessionsOpen(false);
@@ -92,11 +97,12 @@ function ClampApp() {
     setSessionsOpen(false);
   };
   const openSettings = () => p.setSettingsOpen(true);
-  const main = transcriptId ? <Transcript id={transcriptId} detail={transcript} onContext={setContext} /> : mainOf({ status, sessions, detail, openSettings, onContext: setContext });
+  const many = useMany(p, { activeId, onScreen: !transcriptId, onSelect, defaultModel: modelLabel(status.data) });
+  const main = many.board ?? (transcriptId ? <Transcript id={transcriptId} detail={transcript} onContext={setContext} /> : mainOf({ status, sessions, detail, openSettings, onContext: setContext }));
 
   return (
     <div className="flex h-screen flex-col">
-      <Header status={status.data} session={active} context={context} onModeChange={onMode} onOpenSettings={openSettings} tasksOpen={p.tasksOpen} onOpenTasks={() => p.setTasksOpen(true)} sessionsOpen={p.sessionsOpen} onOpenSessions={() => setSessionsOpen(true)} changes={<ChangesButton sessionId={activeId} open={p.changesOpen} onOpen={() => p.setChangesOpen(true)} />} />
+      <Header status={status.data} session={active} context={context} onModeChange={onMode} onOpenSettings={openSettings} tasksOpen={p.tasksOpen} onOpenTasks={() => p.setTasksOpen(true)} sessionsOpen={p.sessionsOpen} onOpenSessions={() => setSessionsOpen(true)} changes={<ChangesButton sessionId={activeId} open={p.changesOpen} onOpen={() => p.setChangesOpen(true)} />} many={many.buttons} />
       {patch.error && (
         <p role="alert" className="border-b border-rose-200 bg-rose-50 px-3 py-1 text-xs text-rose-800 dark:border-rose-900 dark:bg-rose-950 dark:text-rose-200">
           {patch.error.message}
@@ -104,7 +110,7 @@ function ClampApp() {
       )}
       <div className="flex min-h-0 flex-1">
         <SideDrawer place="sessions" drawer={p.sessionsOpen} onClose={p.closeSessions}>
-          <SessionSidebar sessions={list} activeId={activeId} onSelect={onSelect} onNew={onNew} creating={create.isPending} />
+          <SessionSidebar sessions={list} activeId={activeId} onSelect={many.select} onNew={onNew} creating={create.isPending} createError={create.error?.message} />
         </SideDrawer>
         <main className="min-w-0 flex-1">{main}</main>
         <SideDrawer place="tasks" drawer={p.tasksOpen} onClose={p.closeTasks}>
@@ -115,6 +121,58 @@ function ClampApp() {
       {p.changesOpen && activeId && <ChangesPanel key={activeId} sessionId={activeId} onClose={() => p.setChangesOpen(false)} />}
     </div>
   );
+}
+
+interface ManyOptions {
+  activeId: string | null;
+  /** the active session's chat is what the main column shows (not a transcript) */
+  onScreen: boolean;
+  onSelect: (id: string | null) => void;
+  defaultModel: string;
+}
+
+/**
+ * The board and the inbox: the header's Board and Inbox buttons (with the inbox panel), the board in the main
+ * column while open, the live feed both read, and what the tab's title, icon and notifications say while
+ * something waits. Opening a session from either closes them.
+ */
+function useMany(p: ReturnType<typeof usePagePanels>, o: ManyOptions) {
+  useBoardFeed();
+  const board = useBoard();
+  const inbox = useInboxItems();
+  const onScreenId = p.boardOpen || !o.onScreen ? null : o.activeId;
+  const open = (id: string | null) => {
+    o.onSelect(id);
+    p.setBoardOpen(false);
+    p.setInboxOpen(false);
+  };
+  useAttention(board.data, onScreenId, open);
+  const buttons = (
+    <>
+      <button
+        type="button"
+        aria-pressed={p.boardOpen}
+        onClick={() => {
+          askNotificationsOnce();
+          p.setBoardOpen(!p.boardOpen);
+        }}
+        className="rounded border border-zinc-300 px-2 py-0.5 text-xs text-zinc-700 hover:bg-zinc-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 aria-pressed:bg-zinc-200 dark:border-zinc-700 dark:text-zinc-200 dark:hover:bg-zinc-800 dark:aria-pressed:bg-zinc-700"
+      >
+        Board
+      </button>
+      <InboxButton
+        count={inbox.items.length}
+        open={p.inboxOpen}
+        onToggle={() => {
+          askNotificationsOnce();
+          p.setInboxOpen(!p.inboxOpen);
+        }}
+      />
+      {p.inboxOpen && <InboxPanel items={inbox.items} markAnswered={inbox.markAnswered} onScreenId={onScreenId} onOpenSession={open} onClose={() => p.setInboxOpen(false)} />}
+    </>
+  );
+  const boardView = p.boardOpen ? <Board activeId={o.activeId} defaultModel={o.defaultModel} onOpen={open} onClose={() => p.setBoardOpen(false)} /> : null;
+  return { buttons, board: boardView, select: open };
 }
 
 /** A subagent's conversation as it was stored: its task, its calls and its report; nothing can be sent to it. */

@@ -16,6 +16,8 @@ import { RewindProvider } from './rewind-context';
 import { useChatActions, useClampChat, usePendingCalls, useStableCuts } from './use-clamp-chat';
 import { useContextView } from './use-context-view';
 import { useLateDiagnostics } from './late-diagnostics';
+import { useInboxAnswers } from './inbox-events';
+import { useServerTurn } from './use-server-turn';
 
 function lastErrorNotice(m: ClampMessage): ClampDataParts['notice'] | null {
   for (let i = m.parts.length - 1; i >= 0; i--) {
@@ -38,6 +40,9 @@ export function Chat({ detail, disabled, onContext }: { detail: SessionDetail; d
   const busy = status === 'submitted' || status === 'streaming';
   const cuts = useStableCuts(messages);
   const { pending, onAnswered } = usePendingCalls(chat, detail, busy);
+  // a call of this chat answered in the inbox; a turn of it the server runs without this chat's stream
+  useInboxAnswers(sessionId, pending, onAnswered);
+  useServerTurn(sessionId, busy, setMessages);
   const todos = useMemo(() => todosOf(messages), [messages]);
   // the provider's own words and next step, when the failed turn left a notice; the error line shows it once
   const last = messages[messages.length - 1];

@@ -159,6 +159,7 @@ export function Header({
   sessionsOpen,
   onOpenSessions,
   changes,
+  many,
 }: {
   status: StatusAnswer | undefined;
   session: SessionSummary | null;
@@ -171,6 +172,8 @@ export function Header({
   onOpenSessions: () => void;
   /** the Changes button (components/changes-panel.tsx) */
   changes?: ReactNode;
+  /** the Board and Inbox buttons (components/board.tsx, components/inbox.tsx) */
+  many?: ReactNode;
 }) {
   return (
     <header className="flex min-h-11 shrink-0 flex-wrap items-center gap-x-2 gap-y-1 border-b border-zinc-200 bg-white px-2 py-1 text-sm sm:h-11 sm:flex-nowrap sm:gap-4 sm:px-3 sm:py-0 dark:border-zinc-800 dark:bg-zinc-900">
@@ -187,6 +190,7 @@ export function Header({
       <div className="ml-auto flex shrink-0 items-center gap-2 sm:gap-4">
         <ContextMeter view={context} windowTokens={status?.model.windowTokens} windowSource={status?.model.windowSource} />
         <ModePicker status={status} session={session} onModeChange={onModeChange} />
+        {many}
         {changes}
         <TasksButton open={tasksOpen} onOpen={onOpenTasks} />
         <SettingsButton onOpen={onOpenSettings} />

@@ -4,7 +4,7 @@ import { useCallback, useState } from 'react';
 import { useWideScreen } from './side-drawer';
 
 /**
- * What the page has open besides the chat: the settings, the changes panel, and the drawers — the task
+ * What the page has open besides the chat: the settings, the changes panel, the board, the inbox, and the drawers — the task
  * panel below `lg`, the sessions list below `md`. A window widened past a drawer's breakpoint shows it as
  * a column instead, so the drawer closes.
  */
@@ -21,5 +21,8 @@ export function usePagePanels() {
   if (mediumWide && sessionsOpen) setSessionsOpen(false);
   const closeSessions = useCallback(() => setSessionsOpen(false), []);
   const [changesOpen, setChangesOpen] = useState(false);
-  return { settingsOpen, setSettingsOpen, tasksOpen, setTasksOpen, closeTasks, sessionsOpen, setSessionsOpen, closeSessions, changesOpen, setChangesOpen };
+  // the board takes the main column's place; the inbox opens over the page
+  const [boardOpen, setBoardOpen] = useState(false);
+  const [inboxOpen, setInboxOpen] = useState(false);
+  return { settingsOpen, setSettingsOpen, tasksOpen, setTasksOpen, closeTasks, sessionsOpen, setSessionsOpen, closeSessions, changesOpen, setChangesOpen, boardOpen, setBoardOpen, inboxOpen, setInboxOpen };
 }

@@ -3,6 +3,7 @@ import type { ChatBody } from '../contract/chat-body';
 import { json } from './http';
 import type { ServerConfig } from './http';
 import { NoModelError, startSessionTurn } from './turn';
+import { trackTurn } from './turn-progress';
 
 export { isTurnRunning, stopTurn } from './turn';
 
@@ -18,5 +19,6 @@ export async function handleChat(cfg: ServerConfig, body: ChatBody, requestSigna
     if (err instanceof NoModelError) return json({ error: err.message }, 409);
     throw err;
   }
-  return createUIMessageStreamResponse({ stream });
+  // the board follows the turn's steps and calls from its stream
+  return createUIMessageStreamResponse({ stream: trackTurn(body.sessionId, stream) });
 }

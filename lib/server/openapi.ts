@@ -3,9 +3,11 @@ import { BUDGET } from '../contract/budget';
 import { chatBodySchema } from '../contract/chat-body';
 import { approvalAnswerBody, commitChangesBody, compactBody, modelCheckBody, revertBody, rewindBody, sessionCreateBody, sessionPatchBody, settingsUpdateBody } from '../contract/rest';
 import { mcpPatchBody, mcpServerBody } from '../contract/mcp-rest';
+import { hooksBody } from '../contract/hooks-rest';
 import { sessionExportSchema } from '../contract/session-export';
 import { diagnosticsSettingsBody } from '../contract/diagnostics';
 import { worktreeFinishBody, worktreeSettingsBody } from '../contract/worktree';
+import { workspaceOpenBody } from '../contract/workspace';
 import * as A from '../contract/rest-answers';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -40,11 +42,13 @@ export const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   ModelCheckRequest: modelCheckBody,
   McpServerBody: mcpServerBody,
   McpPatchBody: mcpPatchBody,
+  HooksBody: hooksBody,
   CommitChangesBody: commitChangesBody,
   RevertBody: revertBody,
   RewindBody: rewindBody,
   SessionExport: sessionExportSchema,
   DiagnosticsSettingsBody: diagnosticsSettingsBody,
+  WorkspaceOpenBody: workspaceOpenBody,
 };
 
 /** Answers with a declared schema (lib/contract/rest-answers.ts, checked against the routes' types). */
@@ -235,6 +239,10 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
   '/api/sessions/{id}/changes/commit': {
     post: { tag: 'checkpoints', summary: 'git_commit these paths through dispatch (the request approves it)', body: 'CommitChangesBody', answer: { described: 'CommitChangesAnswer (lib/contract/rest.ts): { ok, text }' } },
   },
+  '/api/workspaces': {
+    get: { tag: 'settings', summary: "The launcher's workspace and the recently opened ones with their session counts. Other routes work in the workspace the x-clamp-workspace header (or ?workspace=) names, once opened; a session's routes in that session's own", answer: { described: 'WorkspacesAnswer (lib/contract/workspace.ts)' } },
+    post: { tag: 'settings', summary: 'Open another folder on this server (it must exist, be a readable folder, not / nor the data dir)', body: 'WorkspaceOpenBody', answer: { described: 'WorkspaceOpenAnswer (lib/contract/workspace.ts)' } },
+  },
   '/api/settings/worktrees': {
     get: { tag: 'settings', summary: 'Where new worktrees go and the files copied into them', answer: { described: 'WorktreeSettings (lib/contract/worktree.ts)' } },
     put: { tag: 'settings', summary: 'Change the worktree folder or the files copied', body: 'WorktreeSettingsBody', answer: { described: 'WorktreeSettings (lib/contract/worktree.ts)' } },
@@ -242,6 +250,10 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
   '/api/mcp': {
     get: { tag: 'mcp', summary: 'Every configured MCP server with its status, tools and their cost (starts nothing)', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' } },
     post: { tag: 'mcp', summary: "Add or replace one of the person's MCP servers (env values and headers go to the secrets file)", body: 'McpServerBody', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' } },
+  },
+  '/api/hooks': {
+    get: { tag: 'settings', summary: "The person's hooks file, whether Claude Code's user hooks run, and every hook by source with the workspace's approvals (runs nothing)", answer: { described: 'HooksView (lib/contract/hooks-rest.ts)' } },
+    put: { tag: 'settings', summary: "Save the person's hooks file (checked first), turn Claude Code's user hooks on or off, or approve a workspace hook by its definition's hash", body: 'HooksBody', answer: { described: 'HooksView (lib/contract/hooks-rest.ts)' }, errors: { 400: 'the hooks file does not parse (the message says where)', 404: 'no workspace hook has that definition' } },
   },
   '/api/mcp/{name}': {
     patch: { tag: 'mcp', summary: 'Enable or disable a server, approve a workspace server, restart it, or change one tool', body: 'McpPatchBody', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' }, errors: { 404: 'no such server' } },
