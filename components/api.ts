@@ -14,6 +14,7 @@ import type {
   SettingsUpdate,
   StatusAnswer,
 } from '@/lib/contract/rest';
+import { workspaceHeaders } from '@/lib/ui/workspace';
 
 /** A failed API call: the HTTP status and the server's own message (it names the next step). */
 export class ApiError extends Error {
@@ -31,7 +32,8 @@ export class ApiError extends Error {
 export async function fetchJson<T>(url: string, init?: RequestInit): Promise<T> {
   const res = await fetch(url, {
     ...init,
-    headers: { ...(init?.body ? { 'content-type': 'application/json' } : {}), ...init?.headers },
+    // the page's workspace goes with every call; a session's routes answer from the session's own whatever it says
+    headers: { ...(init?.body ? { 'content-type': 'application/json' } : {}), ...workspaceHeaders(), ...init?.headers },
     cache: 'no-store',
   });
   const text = await res.text();

@@ -5,6 +5,7 @@ import type { SessionSummary } from '@/lib/contract/protocol';
 import { usePatchSession, useDeleteSession } from './api';
 import { relativeTime } from './format';
 import { ExportLinks, ImportButton } from './session-io';
+import { WorkspaceSwitcher } from './workspace-switcher';
 
 const iconBtn =
   'rounded px-1 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:hover:bg-zinc-800 dark:hover:text-zinc-100';
@@ -133,7 +134,7 @@ function WorktreeOption({ on, setOn, branch, setBranch }: { on: boolean; setOn: 
   );
 }
 
-/** The workspace's sessions: new, switch, rename, delete. */
+/** The workspace's sessions: new, switch, rename, delete; above them, the workspace the page works in. */
 export function SessionSidebar({
   sessions,
   activeId,
@@ -154,6 +155,7 @@ export function SessionSidebar({
   const [branch, setBranch] = useState('');
   return (
     <nav aria-label="Sessions" className="flex h-full w-60 shrink-0 flex-col max-md:w-full border-r border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-950">
+      <WorkspaceSwitcher />
       <div className="relative flex items-center gap-1 px-3 py-2">
         <h2 className="mr-auto text-[11px] font-semibold uppercase tracking-wide text-zinc-500">Sessions</h2>
         <ImportButton onImported={(id) => onSelect(id)} />
