@@ -17,6 +17,7 @@ import { storeHost } from './agent-host';
 import { isTurnRunning } from './chat';
 import { HttpError, type ServerConfig } from './http';
 import { sessionPlace } from './worktrees';
+import { getWorktree } from '../store/worktrees';
 
 /** The changes view: every file that differs from the session's first checkpoint, per-file revert, and commit-these. */
 
@@ -74,6 +75,10 @@ export function commitTarget(workspace: string, o: { gitOnHost: boolean }): Comm
 
 /** Where a commit of this session's changes would go: git runs on the host only when the sandbox is turned off. */
 function sessionCommitTarget(cfg: ServerConfig, db: Db, sessionId: string): CommitTarget {
+  const wt = getWorktree(db, sessionId);
+  if (wt?.state === 'active') {
+    return { kind: 'none', reason: `This session works in its own worktree on the branch ${wt.branch}: "Merge into ${wt.base}" and "Keep the branch" above commit its changes on that branch.` };
+  }
   const mode = getSession(db, sessionId)?.mode ?? 'default';
   return commitTarget(cfg.workspace, { gitOnHost: sandboxChoice(mode, undefined, process.env, getSandboxSettings(db)).level === 'off' });
 }

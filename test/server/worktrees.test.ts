@@ -87,7 +87,9 @@ describe('worktrees', () => {
     fs.writeFileSync(path.join(w.path!, 'a.txt'), 'one\ntwo\n');
     fs.writeFileSync(path.join(w.path!, 'new.txt'), 'new\n');
     expect(ws.read('a.txt')).toBe('one\n');
-    expect((await sessionChanges(cfg, id)).files.map((f) => f.path).sort()).toEqual(['a.txt', 'new.txt']);
+    const view = await sessionChanges(cfg, id);
+    expect(view.files.map((f) => f.path).sort()).toEqual(['a.txt', 'new.txt']);
+    expect(view.commit).toEqual({ kind: 'none', reason: 'This session works in its own worktree on the branch merge-me: "Merge into main" and "Keep the branch" above commit its changes on that branch.' });
     const r = await finishWorktree(cfg, id, { action: 'merge' }, false);
     expect(r.ok, r.message).toBe(true);
     expect(r.worktree.state).toBe('merged');
