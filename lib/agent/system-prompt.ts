@@ -3,6 +3,7 @@ import path from 'node:path';
 import { BUDGET } from '../contract/budget';
 import { byteLength, formatBytes, headBytes } from '../contract/text';
 import { listSkills, skillsPromptSection } from '../tools/skills/skill-files';
+import { agentsPromptSection, scanAgents } from '../tools/agents/agent-files';
 
 export interface ProjectDoc {
   path: string;
@@ -101,7 +102,7 @@ How to work:
 export function buildSystemPrompt(opts: { workspace: string; dataDir?: string; extra?: string[] }): { prompt: string; docs: ProjectDocs } {
   const docs = collectProjectDocs(opts.workspace);
   const parts = [GUIDANCE, `The workspace is ${opts.workspace}.`];
-  if (opts.dataDir) parts.push(skillsPromptSection(listSkills(opts.workspace, opts.dataDir)));
+  if (opts.dataDir) parts.push(skillsPromptSection(listSkills(opts.workspace, opts.dataDir)), agentsPromptSection(scanAgents(opts.workspace, opts.dataDir).agents));
   parts.push(...(opts.extra ?? []));
   if (docs.text) parts.push(`Project guidance (AGENTS.md / CLAUDE.md), from the repository root down to the workspace:\n\n${docs.text}`);
   if (docs.note) parts.push(docs.note);

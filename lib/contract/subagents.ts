@@ -10,9 +10,26 @@ import type { ApprovalInfo } from './protocol';
 export const SUBAGENT_TYPES = ['explore', 'general'] as const;
 export type SubagentType = (typeof SUBAGENT_TYPES)[number];
 
+/** An agent type from a file (`.claude/agents/<name>.md` …): a general child limited to its tools, with its own prompt. */
+export interface FileAgent {
+  name: string;
+  description: string;
+  /** the tools it may use, by Clamp's name or Claude Code's (Read, Bash …; `mcp__<server>__<tool>`); absent: the general child's */
+  tools?: string[];
+  /** the front matter's model, as written */
+  model?: string;
+  /** its system prompt: the file's body */
+  prompt: string;
+  path: string;
+  source: 'workspace' | 'person';
+}
+
 /** What a parent's `agent` call asks of the loop. */
 export interface SubagentRequest {
+  /** a file's agent runs as a `general` child cut down to its tools */
   type: SubagentType;
+  /** the agent type from a file this child is */
+  agent?: FileAgent;
   /** a few words for the page ("find the config loader") */
   description: string;
   /** the whole task, self-contained: the child sees nothing of the parent's conversation */

@@ -66,7 +66,7 @@ function startChild(d: SubagentDeps, req: SubagentRequest, parentCallId: string,
   const child = d.host.spawnChild?.({ parentCallId, type: req.type, description: req.description }) ?? memoryChild(d.host, parentCallId);
   // nobody to ask (a headless run): the parent's host decides the child's calls too
   const host: AgentHost = d.host.unattended ? { ...child.host, unattended: d.host.unattended } : child.host;
-  const reg = childRegistry(d.reg, req.type);
+  const reg = childRegistry(d.reg, req.type, req.agent);
   const card = new ChildCard({ emit: d.emit, shownMax: d.budget.SUBAGENT_CALLS_SHOWN_MAX, reg }, parentCallId, host.sessionId, req);
   const task: ClampMessage = { id: `${host.sessionId}-task`, role: 'user', parts: [{ type: 'text', text: req.prompt }], metadata: { createdAt: Date.now() } };
   child.save([task]);
@@ -77,7 +77,7 @@ function startChild(d: SubagentDeps, req: SubagentRequest, parentCallId: string,
 /** The child's turn prepared: its calls follow on its card, and one that needs a person waits in the parent's bar. */
 function prepareChild(run: ChildRun): PreparedTurn {
   const { d, host, card } = run;
-  const from = { sessionId: host.sessionId, label: `${run.req.type}: ${run.req.description}` };
+  const from = { sessionId: host.sessionId, label: `${run.req.agent?.name ?? run.req.type}: ${run.req.description}` };
   return prepareTurn({
     host,
     reg: run.reg,
@@ -86,7 +86,7 @@ function prepareChild(run: ChildRun): PreparedTurn {
     budget: d.budget,
     stored: [run.task],
     signal: run.signal,
-    systemExtra: [...(d.systemExtra ?? []), subagentSection(run.req.type, d.budget)],
+    systemExtra: [...(d.systemExtra ?? []), subagentSection(run.req.type, d.budget, run.req.agent)],
     maxRetries: d.maxRetries,
     emit: (e) => run.write?.(e as UIMessageChunk),
     messageId: () => run.messageId,

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { defineTool, type ToolContext, type ToolOutput } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
-import { SUBAGENT_TYPES, type SubagentOutcome, type SubagentService } from '../../contract/subagents';
+import { SUBAGENT_TYPES, type SubagentOutcome, type SubagentRequest, type SubagentService, type SubagentType } from '../../contract/subagents';
 import { byteLength, cutHead, fitWithNote, formatBytes, formatCount } from '../../contract/text';
 import { spillText } from '../../contract/spill';
+import { scanAgents } from './agent-files';
 
 const schema = z.strictObject({
-  type: z.enum(SUBAGENT_TYPES),
+  type: z.string().min(1).max(64).describe('explore, general, or an agent type the system prompt lists (from .claude/agents …)'),
   description: z.string().max(120),
   prompt: z.string(),
 });
@@ -48,6 +49,15 @@ export function renderReport(o: SubagentOutcome, type: string, description: stri
   return { text: fit.text, cut: true };
 }
 
+/** The child a type names: Clamp's explore or general, or an agent type from a file (a general child cut to its tools). */
+function typeOf(type: string, ctx: ToolContext): Pick<SubagentRequest, 'type' | 'agent'> | { error: string } {
+  if ((SUBAGENT_TYPES as readonly string[]).includes(type)) return { type: type as SubagentType };
+  const { agents } = scanAgents(ctx.workspace, ctx.dataDir, ctx.budget);
+  const agent = agents.find((a) => a.name === type);
+  if (agent) return { type: 'general', agent };
+  return { error: `There is no agent type "${type}". Types: ${[...SUBAGENT_TYPES, ...agents.map((a) => a.name)].join(', ')}.` };
+}
+
 /**
  * agent: hands a self-contained job to a child loop with its own context (a subagent). The loop does
  * the work through ctx.services.subagents; the parent receives only the child's final report.
@@ -62,14 +72,16 @@ export const agentTool = defineTool({
   nonEmpty: ['description', 'prompt'],
   describe: (b) =>
     `Hand a self-contained task to a subagent with a fresh context; you get only its final report (≤ ${formatBytes(b.SUBAGENT_REPORT_MAX_BYTES)}), none of its tool output. ` +
-    `"explore": read-only tools, for searches and investigations across many files; several in one step run in parallel. "general": your tools and approvals, for a multi-step job. ` +
+    `"explore": read-only tools, for searches and investigations across many files; several in one step run in parallel. "general": your tools and approvals, for a multi-step job. The system prompt lists any other types (agents defined in files). ` +
     `It cannot see this conversation: the prompt must say everything, and what to report. Not for one known file or one grep: call those tools yourself. At most ${b.SUBAGENT_MAX_STEPS} steps.`,
   summary: (i, r) => {
     const m = r?.meta as Partial<AgentMeta> | undefined;
-    const spent = m?.steps !== undefined ? ` · ${m.steps} steps, ${m.toolCalls ?? 0} calls` : '';
+    const spent = m?.steps !== undefined ? ` · ${m.steps} steps, ${m.toolCalls ?? 0} calls, ${formatCount(m.tokens ?? 0)} tokens` : '';
     return `${i.type}: ${i.description}${spent}`;
   },
   async run(input, ctx: ToolContext): Promise<ToolOutput<AgentMeta>> {
+    const kind = typeOf(input.type, ctx);
+    if ('error' in kind) return { status: 'error', output: kind.error };
     const service = ctx.services.subagents as SubagentService | undefined;
     if (!service) {
       return { status: 'error', output: 'Subagents are not available here (no agent loop serves them in this run). Do the task yourself with the other tools.' };
@@ -80,7 +92,7 @@ export const agentTool = defineTool({
         output: `The prompt is ${formatBytes(byteLength(input.prompt))}, over the ${formatBytes(ctx.budget.SUBAGENT_PROMPT_MAX_BYTES)} a subagent's task may be. Shorten it: name the files and the question instead of pasting their content.`,
       };
     }
-    const o = await service.run({ type: input.type, description: input.description.trim(), prompt: input.prompt }, ctx.callId ?? 'agent', ctx.signal);
+    const o = await service.run({ ...kind, description: input.description.trim(), prompt: input.prompt }, ctx.callId ?? 'agent', ctx.signal);
     const r = renderReport(o, input.type, input.description.trim(), ctx.budget, ctx.dataDir);
     return {
       status: o.end === 'error' || o.end === 'stopped' ? 'error' : 'ok',
