@@ -8,9 +8,9 @@ import { fetchJson } from './api';
 
 const WORKSPACES_KEY = ['workspaces'] as const;
 
-/** The folder's last name, for a short label (the whole path is its title). */
+/** The folder's last two names, for a short label (the whole path is its title). */
 function folderName(p: string): string {
-  return p.split('/').filter(Boolean).pop() ?? p;
+  return p.split('/').filter(Boolean).slice(-2).join('/') || p;
 }
 
 /** Go to the page of a workspace: the whole page reloads in it (its sessions, board, rules and memories). */
@@ -97,7 +97,7 @@ export function WorkspaceSwitcher() {
         className="flex w-full items-center gap-1 truncate rounded text-left text-xs font-medium text-zinc-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 dark:text-zinc-100"
         data-testid="workspace-current"
       >
-        <span aria-hidden>📁</span>
+        <span className="shrink-0 text-[11px] font-semibold uppercase tracking-wide text-zinc-500">Workspace</span>
         <span className="truncate">{current ? folderName(current) : 'Workspace'}</span>
         <span className="ml-auto text-zinc-500" aria-hidden>
           {openMenu ? '▴' : '▾'}

@@ -65,6 +65,7 @@ describe('a second workspace, opened from the page', () => {
     expect(await listed('')).not.toContain(id);
 
     await sidebar.getByRole('button', { name: 'Workspace' }).click();
+    await screenshot(page, 'workspaces-menu');
     await sidebar.getByRole('list', { name: 'Recent workspaces' }).getByRole('button', { name: /default/ }).click();
     await sidebar.getByText('in the first folder').waitFor({ timeout: 15_000 });
     expect(new URL(page.url()).searchParams.get('workspace')).toBeNull();
