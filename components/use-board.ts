@@ -3,6 +3,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import type { BoardAnswer, ContinueAnswer } from '@/lib/contract/board';
+import { withWorkspace } from '@/lib/ui/workspace';
 import { fetchJson, queryKeys } from './api';
 
 export const BOARD_KEY = ['board'] as const;
@@ -20,7 +21,7 @@ export function useBoard() {
 export function useBoardFeed(): void {
   const qc = useQueryClient();
   useEffect(() => {
-    const es = new EventSource('/api/board/events');
+    const es = new EventSource(withWorkspace('/api/board/events'));
     let states = '';
     es.onmessage = (e: MessageEvent<string>) => {
       let board: BoardAnswer;
