@@ -4,6 +4,7 @@ import { useEffect, useRef } from 'react';
 import { useDeleteRule, useRules, useSettings } from './api';
 import { MemoriesList } from './memories-list';
 import { McpServers } from './mcp-servers';
+import { HooksSettings } from './hooks-settings';
 import { DiagnosticsSettings } from './diagnostics-settings';
 import { WorktreeSettings } from './worktree-settings';
 import { btnPlainCls, SettingsForm } from './settings-form';
@@ -55,6 +56,7 @@ export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () =
   const lists = (
     <>
       <McpServers />
+      <HooksSettings />
       <RulesList />
       <MemoriesList />
       <DiagnosticsSettings />

@@ -9,6 +9,7 @@ import { useChatUi, useProgress } from './chat-context';
 import type { PrunedMark } from './chat-derive';
 import { DiffView } from './diff-view';
 import { DiagnosticsBadge, DiagnosticsList } from './diagnostics-view';
+import { HookBadge, HookNotes } from './hook-notes';
 import type { DiagnosticsMeta } from '@/lib/contract/diagnostics';
 import { formatCount, formatDuration, stripAnsi } from './format';
 import { InterruptedNote, isInterrupted } from './interrupted-note';
@@ -252,6 +253,7 @@ function CardHeader({ view, pruned, expanded, bodyId, onToggle }: { view: CardVi
       {durationMs !== undefined && !state.running && <span className="shrink-0 text-xs tabular-nums text-zinc-400">{formatDuration(durationMs)}</span>}
       {typeof meta.exitCode === 'number' && <span className={`shrink-0 font-mono text-xs ${meta.exitCode === 0 ? 'text-zinc-400' : 'text-rose-600'}`}>exit {meta.exitCode}</span>}
       {meta.exitCode === null && done && <span className="shrink-0 font-mono text-xs text-rose-600">no exit code</span>}
+      <HookBadge notes={meta.hooks} />
       {diagnostics && <DiagnosticsBadge d={diagnostics} />}
     </button>
   );
@@ -267,6 +269,7 @@ function CardDetails({ part, view, pruned, bodyId }: { part: ToolPart; view: Car
       {pruned && <PrunedNote mark={pruned} title={`Full output of ${title}`} />}
       <CardBody part={part} title={title} result={result} diff={diff} logPath={logPath} />
       {diagnostics && <DiagnosticsList d={diagnostics} />}
+      <HookNotes notes={meta.hooks} />
       {logPath && done && (
         <button type="button" onClick={() => openViewer({ kind: 'file', path: logPath }, `Log of ${title}`)} className="text-xs text-sky-700 underline hover:text-sky-900 dark:text-sky-400">
           Open full log

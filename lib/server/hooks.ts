@@ -1,10 +1,15 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { ClampDataParts } from '../contract/protocol';
 import type { HookService } from '../contract/hooks';
-import type { Db } from '../store/db';
+import type { HookView, HooksBody, HooksView } from '../contract/hooks-rest';
+import { openDb, type Db } from '../store/db';
 import { loadMessages } from '../store/messages';
 import { sessionHome } from '../store/worktrees';
 import { createHookService } from '../hooks/service';
-import { HttpError } from './http';
+import { HookConfigError, parseHooksText, type HookEntry } from '../hooks/config';
+import { claudeUserHooksOn, claudeUserSettingsPath, personHooksPath, readHookSources, setClaudeUserHooks, setHookApproval } from '../hooks/sources';
+import { HttpError, type ServerConfig } from './http';
 
 const STARTED = Symbol.for('clamp.hookSessionsStarted');
 
@@ -49,4 +54,66 @@ export async function promptHookParts(db: Db, hooks: HookService, sessionId: str
   if (u.block) throw new PromptBlockedError(u.block);
   if (u.notes.length) parts.push({ type: 'data-hook-context', id: 'hook-prompt', data: { event: 'UserPromptSubmit', text: u.context ?? '', notes: u.notes } });
   return parts;
+}
+
+function viewOf(e: HookEntry, workspace: string, approved?: boolean): HookView {
+  return {
+    event: e.event,
+    matcher: e.matcher,
+    command: e.command,
+    name: e.name,
+    ...(e.timeoutMs !== undefined ? { timeoutSeconds: e.timeoutMs / 1000 } : {}),
+    file: e.source === 'workspace' ? path.relative(workspace, e.file) : e.file,
+    hash: e.hash,
+    ...(approved !== undefined ? { approved } : {}),
+  };
+}
+
+/** GET /api/hooks: the person's file, the Claude Code switch, every hook by where it comes from, and what could not be read. */
+export function hooksView(cfg: ServerConfig): HooksView {
+  const db = openDb(cfg.dataDir);
+  const src = readHookSources(db, cfg.workspace, cfg.dataDir);
+  const personFile = personHooksPath(cfg.dataDir);
+  let personText = '';
+  try {
+    personText = fs.readFileSync(personFile, 'utf8');
+  } catch {
+    // no file yet
+  }
+  return {
+    personFile,
+    personText,
+    claudeUser: { on: claudeUserHooksOn(db), file: claudeUserSettingsPath() },
+    person: src.active.filter((e) => e.source !== 'workspace').map((e) => viewOf(e, cfg.workspace)),
+    workspace: [...src.active.filter((e) => e.source === 'workspace').map((e) => viewOf(e, cfg.workspace, true)), ...src.pending.map((e) => viewOf(e, cfg.workspace, false))],
+    problems: src.problems,
+    skippedEvents: [...new Set(src.skippedEvents)],
+  };
+}
+
+/** PUT /api/hooks: save the person's file (parsed first: a bad one is refused with the fix), the switch, or an approval. Throws HttpError 400. */
+export function saveHooks(cfg: ServerConfig, body: HooksBody): HooksView {
+  const db = openDb(cfg.dataDir);
+  if (body.personText !== undefined) {
+    const file = personHooksPath(cfg.dataDir);
+    if (body.personText.trim() === '') fs.rmSync(file, { force: true });
+    else {
+      try {
+        parseHooksText(body.personText, 'person', 'hooks.json');
+      } catch (err) {
+        if (err instanceof HookConfigError) throw new HttpError(400, `Not saved: ${err.message}`);
+        throw err;
+      }
+      fs.writeFileSync(file, body.personText, { mode: 0o600 });
+    }
+  }
+  if (body.claudeUser !== undefined) setClaudeUserHooks(db, body.claudeUser);
+  if (body.approve) {
+    const known = readHookSources(db, cfg.workspace, cfg.dataDir);
+    if (![...known.pending, ...known.active].some((e) => e.source === 'workspace' && e.hash === body.approve!.hash)) {
+      throw new HttpError(404, 'The workspace has no hook with that definition (its file changed?). Reload the settings and approve it again.');
+    }
+    setHookApproval(db, cfg.workspace, body.approve.hash, body.approve.approved);
+  }
+  return hooksView(cfg);
 }
