@@ -9,6 +9,7 @@ import * as approvalRoute from '../../app/api/sessions/[id]/approvals/[toolCallI
 import * as rulesRoute from '../../app/api/rules/route';
 import * as memoriesRoute from '../../app/api/memories/route';
 import * as statusRoute from '../../app/api/status/route';
+import * as boardRoute from '../../app/api/board/route';
 import { WORKSPACE_HEADER } from '../../lib/contract/workspace';
 import { closeDb, openDb } from '../../lib/store/db';
 import { loadMessages } from '../../lib/store/messages';
@@ -117,6 +118,9 @@ describe('workspaces', () => {
     // B's session read with no header, and with A named: still B's
     expect((await sessionRoute.GET(req(`/sessions/${sb}`), params({ id: sb }))).status).toBe(200);
     expect((await sessionRoute.GET(req(`/sessions/${sb}`, 'GET', undefined, { [WORKSPACE_HEADER]: a.workspace }), params({ id: sb }))).status).toBe(200);
+    const board = async (h: Record<string, string>) => (await read(await boardRoute.GET(req('/board', 'GET', undefined, h)))).body.sessions.map((s: { id: string }) => s.id);
+    expect(await board(inB)).toEqual([sb]);
+    expect(await board({})).toEqual([sa]);
     const status = await read(await statusRoute.GET(req('/status', 'GET', undefined, inB)));
     expect(status.body.workspace).toBe(b.workspace);
   });
