@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { queryKeys } from './api';
 import { postCommit, postRevert, useChanges, type ChangedFile, type ChangesAnswer, type CommitAnswer } from './checkpoint-api';
 import { FileDiffList } from './file-diff-list';
-import { btnCls, btnDangerCls, btnPrimaryCls, Modal } from './modal';
+import { btnCls, btnDangerCls, btnPrimaryCls, Modal, resultBoxCls } from './modal';
 import { useToggleSet } from './use-toggle-set';
 import { WorktreeFinish } from './worktree-finish';
 
@@ -92,7 +92,7 @@ function CommitResult({ result }: { result: CommitAnswer }) {
     <div
       role={result.ok ? 'status' : 'alert'}
       data-testid="commit-result"
-      className={`rounded border px-2 py-1.5 text-xs ${result.ok ? 'border-emerald-200 bg-emerald-50 text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950/40 dark:text-emerald-200' : 'border-rose-200 bg-rose-50 text-rose-900 dark:border-rose-900 dark:bg-rose-950/40 dark:text-rose-200'}`}
+      className={resultBoxCls(result.ok)}
     >
       <p className="font-medium">{result.ok ? 'Committed.' : 'Not committed.'}</p>
       {result.ok && <p>The files stay listed: this view compares with the session&apos;s start, not with your last commit.</p>}

@@ -10,6 +10,11 @@ export const btnPrimaryCls =
 export const btnDangerCls =
   'rounded bg-rose-600 px-2.5 py-1 text-xs font-medium text-white hover:bg-rose-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-rose-500 focus-visible:ring-offset-2 disabled:opacity-50 dark:focus-visible:ring-offset-zinc-900';
 
+/** The box an action's outcome is shown in: green when it went through, red when it was refused or failed. */
+export function resultBoxCls(ok: boolean): string {
+  return `rounded border px-2 py-1.5 text-xs ${ok ? 'border-emerald-200 bg-emerald-50 text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950/40 dark:text-emerald-200' : 'border-rose-200 bg-rose-50 text-rose-900 dark:border-rose-900 dark:bg-rose-950/40 dark:text-rose-200'}`;
+}
+
 /**
  * A modal dialog on the native <dialog> (Esc closes it, focus stays inside, the page behind is
  * inert): a title, a scrolling body and a footer that stays in view. `side` makes it a drawer on the

@@ -4,7 +4,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { WorktreeFinishBody } from '@/lib/contract/worktree';
 import { queryKeys } from './api';
-import { btnCls, btnDangerCls, btnPrimaryCls } from './modal';
+import { btnCls, btnDangerCls, btnPrimaryCls, resultBoxCls } from './modal';
 import { postWorktreeFinish, useWorktree, type WorktreeFinishAnswer, type WorktreeView } from './worktree-api';
 
 const STATE_TEXT: Record<Exclude<WorktreeView['state'], 'active'>, string> = {
@@ -19,7 +19,7 @@ function FinishResult({ result }: { result: WorktreeFinishAnswer }) {
     <div
       role={result.ok ? 'status' : 'alert'}
       data-testid="worktree-result"
-      className={`rounded border px-2 py-1.5 text-xs ${result.ok ? 'border-emerald-200 bg-emerald-50 text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950/40 dark:text-emerald-200' : 'border-rose-200 bg-rose-50 text-rose-900 dark:border-rose-900 dark:bg-rose-950/40 dark:text-rose-200'}`}
+      className={resultBoxCls(result.ok)}
     >
       <p>{result.message}</p>
       {result.conflicts && result.conflicts.length > 0 && (
