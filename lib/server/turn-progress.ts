@@ -6,7 +6,7 @@ const PROGRESS = Symbol.for('clamp.turnProgress');
 export interface TurnProgress {
   /** the stream still flows */
   running: boolean;
-  /** model calls begun so far in the turn */
+  /** the step the turn is in: its model call under way (a step has begun once the one before it finished) */
   step: number;
   /** calls running now, by tool call id: the tool's name (a call waiting for approval is not running) */
   tools: Map<string, string>;
@@ -31,7 +31,8 @@ export function turnProgress(sessionId: string): TurnProgress | undefined {
 /** One chunk's effect on the turn's progress. */
 function observe(p: TurnProgress, chunk: UIMessageChunk): void {
   switch (chunk.type) {
-    case 'start-step':
+    // a request not yet answered has sent no start-step: the next step begins when one finishes
+    case 'finish-step':
       p.step++;
       break;
     case 'tool-input-available':
@@ -69,7 +70,7 @@ function end(p: TurnProgress, outcome: TurnProgress['outcome']): void {
  * (turnProgress). The chunks pass unchanged.
  */
 export function trackTurn(sessionId: string, stream: ReadableStream<UIMessageChunk>): ReadableStream<UIMessageChunk> {
-  const p: TurnProgress = { running: true, step: 0, tools: new Map(), startedAt: Date.now() };
+  const p: TurnProgress = { running: true, step: 1, tools: new Map(), startedAt: Date.now() };
   progressMap().set(sessionId, p);
   return stream.pipeThrough(
     new TransformStream<UIMessageChunk, UIMessageChunk>({
