@@ -9,6 +9,7 @@ import { isApproved, serverOptions, settingsServers } from './store';
 import { ServerRuntime } from './server-runtime';
 import { workspaceConfinement } from './confine';
 import { buildServerTools } from './tools';
+import { resourceTools } from './resources';
 import type { McpServerView, McpToolInfo } from '../contract/mcp-rest';
 
 const TOOL_CACHE_KEY = 'mcp.toolCache';
@@ -71,7 +72,7 @@ export class McpHub {
     }
     this.entries = [...seen.values()];
     this.problems = problems;
-    const cache = getSetting<Record<string, { hash: string; tools: Tool[] }>>(this.db, TOOL_CACHE_KEY) ?? {};
+    const cache = getSetting<Record<string, { hash: string; tools: Tool[]; offers?: ServerRuntime['offers'] }>>(this.db, TOOL_CACHE_KEY) ?? {};
     for (const [name, rt] of this.runtimes) {
       const e = seen.get(name);
       if (!e || e.hash !== rt.entry.hash || !this.mayRun(e)) {
@@ -85,7 +86,10 @@ export class McpHub {
       const confine = () => workspaceConfinement({ workspace: this.workspace, dataDir: this.dataDir, settings: getSandboxSettings(this.db), env: this.env });
       const rt = new ServerRuntime(e, { dataDir: this.dataDir, workspace: this.workspace, budget: this.budget, ...(e.source === 'workspace' ? { confine } : {}) });
       const cached = cache[e.name];
-      if (cached && cached.hash === e.hash) rt.tools = cached.tools;
+      if (cached && cached.hash === e.hash) {
+        rt.tools = cached.tools;
+        if (cached.offers) rt.offers = cached.offers;
+      }
       rt.onChange(() => this.onRuntimeChange(rt));
       this.runtimes.set(e.name, rt);
     }
@@ -94,8 +98,8 @@ export class McpHub {
 
   private onRuntimeChange(rt: ServerRuntime): void {
     if (rt.status === 'running') {
-      const cache = getSetting<Record<string, { hash: string; tools: Tool[] }>>(this.db, TOOL_CACHE_KEY) ?? {};
-      cache[rt.entry.name] = { hash: rt.entry.hash, tools: rt.tools };
+      const cache = getSetting<Record<string, { hash: string; tools: Tool[]; offers?: ServerRuntime['offers'] }>>(this.db, TOOL_CACHE_KEY) ?? {};
+      cache[rt.entry.name] = { hash: rt.entry.hash, tools: rt.tools, offers: rt.offers };
       setSetting(this.db, TOOL_CACHE_KEY, cache);
     }
     this.bump();
@@ -151,7 +155,7 @@ export class McpHub {
       const rt = this.runtimes.get(e.name);
       if (!rt) continue;
       const b = buildServerTools(rt, serverOptions(this.db, e.name), this.budget, taken);
-      if (rt.status !== 'failed') defs.push(...b.defs);
+      if (rt.status !== 'failed') defs.push(...b.defs, ...(rt.offers.resources ? resourceTools(rt, this.budget, taken) : []));
       infos.set(e.name, b.infos);
     }
     this.built = { version: this.version, defs, infos };

@@ -31,6 +31,8 @@ export class ServerRuntime {
   /** why it is crashed or failed, for the page */
   error: string | null = null;
   tools: Tool[] = [];
+  /** whether the server offers resources and prompts (its capabilities at its last start; the hub's cache before that) */
+  offers = { resources: false, prompts: false };
   /** crashes in a row (reset by a call that succeeds, or an explicit start) */
   crashes = 0;
   readonly logPath: string;
@@ -130,6 +132,8 @@ export class ServerRuntime {
     this.client = client;
     try {
       this.tools = await listAllTools(client, timeout);
+      const caps = client.getServerCapabilities();
+      this.offers = { resources: Boolean(caps?.resources), prompts: Boolean(caps?.prompts) };
     } catch (err) {
       this.client = null;
       this.stopping = true;
@@ -234,12 +238,7 @@ export class ServerRuntime {
    * its back-off). Throws the SDK's errors (timeout, connection closed) for the caller to word.
    */
   async call(name: string, args: unknown, opts: { signal: AbortSignal; timeoutMs: number; onProgress?: (text: string) => void }): Promise<CallToolResult> {
-    if (this.status !== 'running' || !this.client) {
-      if (this.status === 'failed') this.crashes = 0;
-      await this.start();
-    }
-    const client = this.client;
-    if (!client) throw new Error('the server is not connected');
+    const client = await this.connected();
     const r = await client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, CallToolResultSchema, {
       signal: opts.signal,
       timeout: opts.timeoutMs,
@@ -250,6 +249,22 @@ export class ServerRuntime {
     });
     this.crashes = 0;
     return r as CallToolResult;
+  }
+
+  /** Any other request (resources, prompts) on the connection, starting the server first as call() does. Throws the SDK's errors. */
+  async request<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+    const r = await fn(await this.connected());
+    this.crashes = 0;
+    return r;
+  }
+
+  private async connected(): Promise<Client> {
+    if (this.status !== 'running' || !this.client) {
+      if (this.status === 'failed') this.crashes = 0;
+      await this.start();
+    }
+    if (!this.client) throw new Error('the server is not connected');
+    return this.client;
   }
 }
 
