@@ -9,6 +9,7 @@ import { finishWorktreeRow, getWorktree, getWorktreeSettings, putWorktree, sessi
 import { copyIncluded, type CopyReport } from './worktree-copy';
 import { gitWords, repoGit, type RepoGitPlace } from './worktree-git';
 import { HttpError, type ServerConfig } from './http';
+import { getTaskManager } from '../tasks/manager';
 
 /** A branch name's slug at most this long (before a "-2" that makes it unique). */
 const BRANCH_SLUG_MAX_CHARS = 48;
@@ -235,6 +236,9 @@ export async function finishWorktree(cfg: ServerConfig, sessionId: string, body:
   const db = openDb(cfg.dataDir);
   const session = requireSession(db, sessionId, cfg.workspace);
   const w = finishable(db, sessionId, busy);
+  // a background task of the session works in the folder that is about to go
+  const tasks = getTaskManager(cfg.dataDir).list(sessionId).filter((t) => t.status === 'running');
+  if (tasks.length > 0) throw new HttpError(409, `This session's background ${tasks.length === 1 ? 'task runs' : 'tasks run'} in the worktree (${tasks.map((t) => t.command).join('; ')}). Stop ${tasks.length === 1 ? 'it' : 'them'} in the task panel, then finish the worktree.`);
   if (body.action === 'merge') return merge(cfg, db, sessionId, w, session.title);
   if (body.action === 'keep') return keep(cfg, db, sessionId, w, session.title);
   return discard(cfg, db, sessionId, w, body.confirm === true);

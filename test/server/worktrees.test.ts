@@ -9,6 +9,7 @@ import { branchSlug, ensureWorktree, finishWorktree, requestWorktree } from '../
 import type { ServerConfig } from '../../lib/server/http';
 import { sessionChanges } from '../../lib/server/changes';
 import { takeCheckpoint } from '../../lib/checkpoints/session';
+import { getTaskManager } from '../../lib/tasks/manager';
 import { tempWorkspace } from '../helpers';
 
 /** Sessions on their own worktrees of a real git repository: made, files copied in, merged, kept, discarded. */
@@ -145,6 +146,20 @@ describe('worktrees', () => {
     expect(git(ws.workspace, 'branch', '--list', 'throwaway')).toBe('');
     expect(git(ws.workspace, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
     await expect(finishWorktree(cfg, id, { action: 'discard' }, false)).rejects.toThrow(/already finished \(discarded/);
+  });
+
+  it('refuses to finish while a background task of the session runs in the worktree', async () => {
+    const id = session();
+    const w = await requestWorktree(cfg, id, { name: 'tasked' });
+    const tasks = getTaskManager(cfg.dataDir);
+    const t = tasks.start({ command: 'sleep 30', cwd: w.path!, sessionId: id });
+    try {
+      await expect(finishWorktree(cfg, id, { action: 'discard', confirm: true }, false)).rejects.toThrow("This session's background task runs in the worktree (sleep 30). Stop it in the task panel, then finish the worktree.");
+      expect(fs.existsSync(w.path!)).toBe(true);
+    } finally {
+      await tasks.kill(t.id, 'user');
+    }
+    expect((await finishWorktree(cfg, id, { action: 'discard', confirm: true }, false)).ok).toBe(true);
   });
 
   it('refuses to finish while a turn runs', async () => {
