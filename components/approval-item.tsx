@@ -59,9 +59,9 @@ export function ApprovalItem({ call, index, total, sessionId, autoFocus, pageKey
   const [edited, setEdited] = useState(command ?? '');
   const [reason, setReason] = useState('');
   // "allow network" for this one command: offered when the command does not already ask for more itself
-  const offersNetwork = call.toolName === 'run_command' && !(call.input as { sandbox?: unknown } | null)?.sandbox;
+  const offersNetwork = !!call.info?.command && !(call.input as { sandbox?: unknown } | null)?.sandbox;
   const [network, setNetwork] = useState(false);
-  const patterns = rulePatterns(call.toolName, call.info);
+  const patterns = rulePatterns(call.info);
   const saveTitle = saveTitleOf(call, patterns);
   const { busy, error, answering, answer } = useApprovalAnswer(call, sessionId, { patterns, command, edited, reason, network: offersNetwork && network }, onAnswered);
   const { rootRef, editRef, reasonRef, onKeyDown } = useApprovalKeys({ autoFocus, pageKeys, editing, setEditing, canEdit: command !== undefined, answering: () => busy || answering.current, answer });

@@ -5,7 +5,7 @@ import { describeTool, lookupTool, modelSchema } from '../dispatch/registry';
 import { createContext } from '../dispatch/context';
 import { denialText, dispatch, judge, type Approver } from '../dispatch/dispatch';
 import type { Budget } from '../contract/budget';
-import type { PolicyDecision, ToolContext, ToolDefinition, ToolProgress, ToolResult } from '../contract/types';
+import { traitsOf, type PolicyDecision, type ToolContext, type ToolDefinition, type ToolProgress, type ToolResult } from '../contract/types';
 import type { AgentHost, RecordedAnswer, RunningCall } from './host';
 import type { ApprovalInfo } from '../contract/protocol';
 import type { CallScheduler } from './scheduler';
@@ -290,6 +290,7 @@ export async function approvalInfo(tool: ToolDefinition, input: unknown, decisio
     toolName: tool.name,
     summary,
     subcommands: decision.subcommands,
+    ...(traitsOf(tool).command ? { command: true as const } : {}),
     cwd: typeof i.cwd === 'string' ? i.cwd : tool.effect === 'system' ? '.' : undefined,
     decision: {
       action: decision.action,

@@ -224,6 +224,8 @@ export interface ApprovalInfo {
   summary: string;
   /** every sub-command, for commands */
   subcommands?: string[];
+  /** the tool runs a shell command (its `command` trait): a rule saved for it is a command prefix, and "allow network" applies */
+  command?: true;
   cwd?: string;
   decision: PolicyDecision;
   /** the change a file write would make, as a unified diff */

@@ -2,13 +2,13 @@ import type { ApprovalInfo } from './protocol';
 
 /**
  * What "This session" / "Always" would save for a pending call: one rule per sub-command key of a
- * command, '*' (every call) for a tool that is not a command, or undefined when nothing may be saved
+ * command (a tool whose `command` trait the call's info carries), '*' (every call) for a tool that is not a command, or undefined when nothing may be saved
  * (opaque and tier-1 calls). Shared by the server, which saves, and the page, which offers the buttons.
  */
-export function rulePatterns(toolName: string, info: Pick<ApprovalInfo, 'decision'> | null | undefined): string[] | undefined {
+export function rulePatterns(info: Pick<ApprovalInfo, 'decision' | 'command'> | null | undefined): string[] | undefined {
   const d = info?.decision;
   if (!d || d.opaque || d.tier === 1) return undefined;
-  if (toolName === 'run_command' || d.subRuleKeys) {
+  if (info?.command || d.subRuleKeys) {
     const keys = d.subRuleKeys?.length ? d.subRuleKeys : d.ruleKey ? [d.ruleKey] : [];
     return keys.length ? [...new Set(keys)] : undefined;
   }

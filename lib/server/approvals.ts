@@ -20,7 +20,7 @@ export function answerToolCall(cfg: ServerConfig, sessionId: string, toolCallId:
   if (body.answer === 'edit' && typeof (stored.input as { command?: unknown })?.command !== 'string') {
     throw new HttpError(400, `Only commands can be edited before approval; ${stored.toolName} cannot. Approve or deny it.`);
   }
-  if (body.network && stored.toolName !== 'run_command') {
+  if (body.network && !stored.info?.command) {
     throw new HttpError(400, `"Allow network" applies to commands only; ${stored.toolName} does not reach the network. Approve it without.`);
   }
   if (body.network && body.answer === 'deny') throw new HttpError(400, '"Allow network" goes with an approval, not a denial.');
@@ -32,7 +32,7 @@ export function answerToolCall(cfg: ServerConfig, sessionId: string, toolCallId:
   const ruleSession = requireSession(db, sessionId).parentId ?? sessionId;
   let patterns: string[] | undefined;
   if (body.answer === 'session' || body.answer === 'always') {
-    patterns = rulePatterns(stored.toolName, stored.info);
+    patterns = rulePatterns(stored.info);
     if (!patterns) {
       throw new HttpError(400, 'This call cannot be saved as a rule (Clamp cannot judge what it would run). Approve it once instead.');
     }

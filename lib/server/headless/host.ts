@@ -1,7 +1,7 @@
 import type { AgentHost } from '../../agent/host';
 import { rulePatterns } from '../../contract/rule-patterns';
 import type { Registry } from '../../dispatch/registry';
-import type { PermissionMode, PolicyDecision, ToolDefinition } from '../../contract/types';
+import { traitsOf, type PermissionMode, type PolicyDecision, type ToolDefinition } from '../../contract/types';
 import { verdictFromRules } from '../../store/rules';
 import { ruleKeysOf } from '../agent-host';
 import { UsageError } from './args';
@@ -11,9 +11,6 @@ export interface FlagRule {
   tool: string;
   pattern: string;
 }
-
-/** The tools whose rules match a pattern (their calls carry rule keys); any other tool's rule covers every call. */
-const PATTERN_TOOLS = new Set(['run_command']);
 
 /** MCP tools (`mcp__<server>__<tool>`) are known only once their servers run, so their rules are taken by name. */
 const MCP_PREFIX = 'mcp__';
@@ -35,7 +32,8 @@ export function parseAllow(value: string, reg: Registry): FlagRule {
     throw new UsageError(`--allow ${value}: "${tool}" is not a tool.${hint} Tools: ${Object.keys(reg).join(', ')}, and MCP tools as mcp__<server>__<tool>.`);
   }
   if (!pattern) throw new UsageError(`--allow ${value}: the pattern after ":" is empty. Write --allow ${tool} for every call, or ${tool}:<command prefix>.`);
-  if (pattern !== '*' && !PATTERN_TOOLS.has(tool)) {
+  // only a command tool's rules match a pattern (its calls carry rule keys); any other tool's rule covers every call
+  if (pattern !== '*' && (mcp || !traitsOf(reg[tool]).command)) {
     throw new UsageError(`--allow ${value}: a rule for ${tool} covers every call of it; write --allow ${tool}.`);
   }
   return { tool, pattern };
@@ -48,16 +46,17 @@ function ruleCovers(rule: FlagRule, toolName: string): boolean {
 }
 
 /** The --allow flag that would cover a call, or undefined when no rule can (Clamp cannot judge what it would run). */
-export function allowFlagFor(toolName: string, decision: PolicyDecision): string | undefined {
-  const patterns = rulePatterns(toolName, { decision });
+export function allowFlagFor(tool: Pick<ToolDefinition, 'name' | 'effect' | 'traits'>, decision: PolicyDecision): string | undefined {
+  const toolName = tool.name;
+  const patterns = rulePatterns({ decision, ...(traitsOf(tool).command ? { command: true as const } : {}) });
   if (!patterns) return undefined;
   const quote = (s: string) => (/^[\w.:=/-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
   return patterns.map((p) => `--allow ${quote(p === '*' ? toolName : `${toolName}:${p}`)}`).join(' ');
 }
 
 /** The reason the model reads for a call refused because nobody is there to approve it. */
-export function unattendedReason(toolName: string, decision: PolicyDecision): string {
-  const flag = allowFlagFor(toolName, decision);
+export function unattendedReason(tool: Pick<ToolDefinition, 'name' | 'effect' | 'traits'>, decision: PolicyDecision): string {
+  const flag = allowFlagFor(tool, decision);
   const how = flag
     ? `\`clamp run ${flag}\` (or --dangerously-approve-all) would allow it`
     : 'no --allow rule can cover it (Clamp cannot judge what it would run); only --dangerously-approve-all would allow it';
@@ -90,6 +89,6 @@ export function headlessHost(stored: AgentHost, o: HeadlessOptions): AgentHost {
     unattended: (tool, d) =>
       o.approveAll
         ? { ...d, action: 'allow', reason: `approved by --dangerously-approve-all (${d.reason})` }
-        : { ...d, action: 'deny', reason: unattendedReason(tool.name, d) },
+        : { ...d, action: 'deny', reason: unattendedReason(tool, d) },
   };
 }
