@@ -193,6 +193,31 @@ describe('PostToolUse, UserPromptSubmit, Stop', () => {
   });
 });
 
+describe('Notification and the README example', () => {
+  it('a Notification hook hears of a call that waits for the person', async () => {
+    const log = path.join(scripts, 'notify.log');
+    personHooks({ Notification: [{ hooks: [{ type: 'command', command: `jq -r '.hook_event_name + ": " + .message' >> ${log}` }] }] });
+    callOnce('run_command', { command: 'touch waits.txt' });
+    const t = await send('make it');
+    expect(t.chunks.some((c) => c.type === 'tool-approval-request')).toBe(true);
+    for (let i = 0; i < 50 && !fs.existsSync(log); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(fs.readFileSync(log, 'utf8')).toBe('Notification: Clamp needs your permission to use run_command: run_command touch waits.txt\n');
+  });
+
+  it("the README's check-secrets example refuses `cat .env` with the text the README quotes", async () => {
+    const hook = script('check-secrets.sh', '#!/bin/sh\ncmd=$(jq -r .tool_input.command)\ncase "$cmd" in\n  *.env*|*id_rsa*) echo "commands may not read secrets ($cmd)" >&2; exit 2 ;;\nesac\nexit 0\n');
+    personHooks({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: hook, timeout: 10 }] }] });
+    ws.write('.env', 'KEY=secret\n');
+    callOnce('run_command', { command: 'cat .env' });
+    await send('show the env');
+    const toolMsg = fake.requests[1].body.messages.find((m) => m.role === 'tool');
+    expect(textOf(toolMsg?.content)).toContain(
+      'run_command was refused: blocked by hook check-secrets: commands may not read secrets (cat .env). Do not retry it; ask the user what to do instead.',
+    );
+    expect(textOf(toolMsg?.content)).not.toContain('KEY=secret');
+  });
+});
+
 describe('sources', () => {
   it("a Claude Code user settings file copied verbatim works once the person turns it on", async () => {
     const home = fs.mkdtempSync(path.join(ws.root, 'home-'));
