@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // The tool CLI: runs one tool through dispatch and prints its ToolResult as JSON.
-import { register } from 'tsx/esm/api';
+import { loadEntry } from './pick-entry.mjs';
 
-register();
-const { toolCli } = await import('../lib/cli/tool-cli.ts');
+const { toolCli } = await loadEntry('tool-cli', 'lib/cli/tool-cli.ts');
 process.exitCode = await toolCli(process.argv.slice(2));
