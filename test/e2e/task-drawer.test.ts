@@ -22,7 +22,7 @@ const scripts = {
 
 const s = e2eSuite('clamp-e2e-drawer-', { 'README.md': '# Demo\n' }, scriptedReplies(scripts));
 
-/** EventSources the page holds open right now (counted by an init script). */
+/** Task feeds (EventSources of /api/tasks/events) the page holds open right now, counted by an init script (the board's feed is another). */
 declare global {
   interface Window {
     __openFeeds?: number;
@@ -32,8 +32,8 @@ const COUNT_FEEDS = `(() => {
   const Real = window.EventSource;
   window.__openFeeds = 0;
   window.EventSource = class extends Real {
-    constructor(...a) { super(...a); window.__openFeeds++; }
-    close() { if (this.readyState !== 2) window.__openFeeds--; super.close(); }
+    constructor(...a) { super(...a); this.task = String(a[0]).includes('/api/tasks/events'); if (this.task) window.__openFeeds++; }
+    close() { if (this.task && this.readyState !== 2) window.__openFeeds--; super.close(); }
   };
 })()`;
 
