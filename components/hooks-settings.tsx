@@ -2,7 +2,7 @@
 
 import { useState } from 'react';
 import type { HookView, HooksView } from '@/lib/contract/hooks-rest';
-import { btnPlainCls, helpCls, inputCls } from './settings-styles';
+import { btnPlainCls, inputCls } from './settings-styles';
 import { useHooks, useHooksMutation } from './use-hooks';
 
 const EXAMPLE = `{
@@ -82,7 +82,7 @@ export function HooksSettings() {
       <h3 id="hooks-h" className="text-sm font-semibold">
         Hooks
       </h3>
-      <p className={helpCls}>Commands run at every tool call (PreToolUse, PostToolUse) and at a turn&apos;s edges (UserPromptSubmit, Stop, SessionStart, PreCompact, Notification). See the README&apos;s Hooks section.</p>
+      <p className="text-xs text-zinc-500">Commands run at every tool call (PreToolUse, PostToolUse) and at a turn&apos;s edges (UserPromptSubmit, Stop, SessionStart, PreCompact, Notification). See the README&apos;s Hooks section.</p>
       {hooks.isLoading && <p className="text-xs text-zinc-500">Loading…</p>}
       {hooks.error && <p className="text-xs text-rose-700">{hooks.error.message}</p>}
       {v && (
