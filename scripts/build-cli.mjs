@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'dist', 'cli');
-export const ENTRIES = { launch: 'lib/server/launch.ts', 'run-args': 'lib/server/headless/args.ts', 'tool-cli': 'lib/cli/tool-cli.ts' };
+export const ENTRIES = { launch: 'lib/server/launch.ts', 'run-args': 'lib/server/headless/args.ts', 'tool-cli': 'lib/cli/tool-cli.ts', 'tool-usage': 'lib/cli/tool-usage.ts' };
 
 /**
  * Node's ESM resolver wants full paths inside a package without an "exports" map: a deep extensionless

@@ -6,22 +6,14 @@ import { describeTool, listedTools, type Registry } from '../dispatch/registry';
 import { runShutdownHooks } from '../contract/shutdown';
 import { BUDGET } from '../contract/budget';
 import type { ToolContext } from '../contract/types';
-
-const USAGE = `Usage: npm run tool -- <tool-name> ['<json args>'] [--approve]
-Runs one Clamp tool through dispatch and prints its ToolResult as one JSON object.
-  --approve   approve a call that would otherwise need a person (status "approval-required")
-  --list      a table of the tools: name, side-effect class, whether this mode offers it, what it does
-  --json      with --list: the same as one JSON array, for scripts
-Environment: CLAMP_WORKSPACE (default: the current directory), CLAMP_MODE, CLAMP_DATA_DIR (default ~/.clamp:
-spilled outputs, task logs and memories are written there; set it to a temp folder to keep ~/.clamp clean).
-Exit code: 0 whatever the tool's status; 2 for misuse of this command.`;
+import { TOOL_CLI_FLAGS, TOOL_CLI_USAGE as USAGE } from './tool-usage';
 
 /** Run the tool CLI; returns the process exit code. Prints the result JSON on stdout. */
 export async function toolCli(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
   const flags = new Set(argv.filter((a) => a.startsWith('--')));
   const positional = argv.filter((a) => !a.startsWith('--'));
   for (const f of flags) {
-    if (!['--approve', '--help', '--list', '--json'].includes(f)) {
+    if (!TOOL_CLI_FLAGS.includes(f)) {
       err.write(`Unknown option ${f}.\n${USAGE}\n`);
       return 2;
     }

@@ -69,7 +69,7 @@ describe('the CLI bundle', () => {
   it('the build writes the entries and a manifest of its sources with their sizes and mtimes', () => {
     build();
     const m = JSON.parse(fs.readFileSync(MANIFEST, 'utf8')) as { entries: Record<string, string>; inputs: Record<string, [number, number]> };
-    expect(Object.keys(m.entries).sort()).toEqual(['launch', 'run-args', 'tool-cli']);
+    expect(Object.keys(m.entries).sort()).toEqual(['launch', 'run-args', 'tool-cli', 'tool-usage']);
     for (const file of Object.values(m.entries)) expect(fs.existsSync(path.join(ROOT, 'dist/cli', file))).toBe(true);
     const st = fs.statSync(path.join(ROOT, 'lib/cli/tool-cli.ts'));
     expect(m.inputs['lib/cli/tool-cli.ts']).toEqual([st.size, st.mtimeMs]);
@@ -81,6 +81,17 @@ describe('the CLI bundle', () => {
     expect(r.out).toMatch(/^Usage: clamp run/);
     expect(r.err).toContain('clamp: run-args from the bundle');
     expect(r.err).not.toContain('launch from');
+  }, 120_000);
+
+  it('clamp-tool --help from the bundle loads only its usage module', async () => {
+    const r = await fromBundle('clamp-tool.mjs', ['--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^Usage: npm run tool/);
+    expect(r.err).toContain('clamp: tool-usage from the bundle');
+    expect(r.err).not.toContain('tool-cli from');
+    const bad = await fromBundle('clamp-tool.mjs', ['--help', '--nope']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('Unknown option --nope');
   }, 120_000);
 
   it('a bad flag next to --help still gets the run’s error', async () => {
