@@ -16,9 +16,15 @@ import type { DiagnosticsSettingsView } from '../lib/contract/diagnostics';
 import { startFakeOpenAI, type FakeReply, type FakeRequest } from '../test/fake-openai';
 import { startClamp } from '../test/server/harness';
 import { machineBusyMs } from './conditions';
-import { type Benchmark, type Target, fmtMs, median, scratchDir } from './lib';
+import { type Benchmark, type Table, type Target, fmtMs, median, scratchDir } from './lib';
 
 const STEPS = Number(process.env.BENCH_TURN_STEPS ?? 100);
+/** Steps of each turn in the comparison of one session alone with three at once */
+const CONCURRENT_STEPS = Number(process.env.BENCH_TURN_CONCURRENT_STEPS ?? 40);
+/** Sessions running their turns at the same time in that comparison */
+const CONCURRENT_SESSIONS = 3;
+/** Their per-step overhead may be at most this many times one session's alone */
+const CONCURRENT_MAX_RATIO = 1.5;
 /** Enter → request rounds per row: with 10 a p95 is the single slowest round; 30 make it the second slowest */
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 30);
 const TARGET_MS = 50;
@@ -84,6 +90,20 @@ function reply(req: FakeRequest, index: number): FakeReply {
   const want = m ? Number(m[1]) : 0;
   if (results < want) return { toolCalls: [{ name: 'read_file', args: { path: 'src/small.ts' }, id: `call_${index}` }] };
   return { text: 'Done.' };
+}
+
+/** Per step of each session's turn: its model's reply sent → that session's next request (its tool requests, in order). */
+function stepIntervals(requests: readonly FakeRequest[]): number[] {
+  const tools = requests.filter((r) => r.body.tools);
+  const out: number[] = [];
+  for (let k = 0; k + 1 < tools.length; k++) out.push(tools[k + 1].arrivedAtMs - tools[k].answeredAtMs!);
+  return out;
+}
+
+/** How many times the stand-in switched from one session's request to another's (0 when one session ran at a time). */
+function switchesOf(requests: readonly FakeRequest[]): number {
+  const who = requests.map((r) => position(r).text);
+  return who.filter((w, i) => i > 0 && w !== who[i - 1]).length;
 }
 
 interface StreamRead {
@@ -213,6 +233,9 @@ export const turnBench: Benchmark = {
       }
       const longBody = JSON.stringify(fake.requests.at(-1)!.body).length;
 
+      log(`  one session's turn of ${CONCURRENT_STEPS} steps alone, then ${CONCURRENT_SESSIONS} sessions' at once …`);
+      const concurrent = await oneVsMany(newSession, turn);
+
       const row = (what: string, xs: number[], peer: number[] | null) => [
         what, String(xs.length), fmtMs(median(xs)), fmtMs(percentile(xs, 95)), fmtMs(Math.max(...xs)),
         peer ? fmtMs(median(peer)) : '—', peer ? fmtMs(median(xs) - median(peer)) : '—',
@@ -222,6 +245,7 @@ export const turnBench: Benchmark = {
         { what: `Enter → model request, session of ${STEPS} steps: p95`, target: `≤ ${TARGET_MS} ms`, measured: fmtMs(percentile(longMs, 95)), met: percentile(longMs, 95) <= TARGET_MS },
         { what: `reply sent → next request, per step over ${STEPS} steps: p95`, target: `≤ ${TARGET_MS} ms`, measured: fmtMs(percentile(stepMs, 95)), met: percentile(stepMs, 95) <= TARGET_MS },
         { what: `reply sent → its tool result on the page's stream, per step over ${STEPS} steps: p95`, target: `≤ ${TARGET_MS} ms`, measured: fmtMs(percentile(shownMs, 95)), met: percentile(shownMs, 95) <= TARGET_MS },
+        concurrent.target,
       ];
       return {
         tables: [{
@@ -234,16 +258,17 @@ export const turnBench: Benchmark = {
             row('model reply sent → its tool result on the chat stream, per step', shownMs, null),
             row('tool result seen on the chat stream → next request, per step (negative: seen after it)', pageMs, null),
           ],
-        }],
+        }, concurrent.table],
         targets,
         notes: [
           `Server: bin/clamp.mjs (next start) with CLAMP_MODEL=openai-compatible:fake-coder against test/fake-openai.ts on loopback, default mode; the chat route is POSTed as the page does ({ sessionId, message: { id, text } }) and its stream read to the end. "Model request" is the first byte (headers) of the provider's request at the stand-in.`,
           `Per step: the model asks for read_file of a ${fs.statSync(path.join(workspace, 'src/small.ts')).size}-byte file at every step; the interval runs from the stand-in having sent its whole reply to the next request's first byte, so it holds the SDK parsing the reply, dispatch and the tool, storing the step, the context keeper and converting the conversation for the provider. ${summaries ? `${summaries} summary request(s) came in this turn.` : 'No compaction happened in this turn.'}`,
           `The last two rows are the page's view: this process reads the chat route's stream as the page does, sending the page's Accept-Encoding (${PAGE_HEADERS['accept-encoding']}; the stream came back ${big.encoding ? `${big.encoding}-encoded` : 'uncompressed'}), and notes when each tool result arrived: after the model's reply that asked for it (the tool runs in between), and before the next model request (a negative value: after it, the delay being in the stream between the server and the page, not in the server's step).`,
           ...(cpuPerStepMs !== null ? [`The server process used ${fmtMs(cpuPerStepMs)} of CPU per step over the ${STEPS}-step turn (user + system time from /proc, all its threads; less sensitive to other load than the intervals above).`] : []),
+          concurrent.note,
           `The session of ${STEPS} steps sends a ${Math.round(longBody / 1024)} KB request body. A warm-up turn and a 3-step turn ran first (the routes' first compile is not a per-turn cost); the 3-step turn's reads of a .ts file started the TypeScript language server, and timing began once it was ${settled.text} (its cold start is the diagnostics benchmark's figure; while it starts, it competes for the 2 cores with the steps).`,
         ],
-        data: { freshMs, bareMs, longMs, longBareMs, stepMs, shownMs, pageMs, cpuPerStepMs },
+        data: { freshMs, bareMs, longMs, longBareMs, stepMs, shownMs, pageMs, cpuPerStepMs, aloneMs: concurrent.aloneMs, atOnceMs: concurrent.atOnceMs },
       };
     } finally {
       await clamp.stop();
@@ -252,3 +277,33 @@ export const turnBench: Benchmark = {
     }
   },
 };
+
+type TurnFn = (sessionId: string, text: string) => Promise<{ requests: FakeRequest[] }>;
+
+/**
+ * The per-step overhead of one session's turn alone, then of CONCURRENT_SESSIONS sessions' turns started together
+ * (each reply sent → the same session's next request), and whether the stand-in saw their requests interleave.
+ */
+async function oneVsMany(newSession: () => Promise<string>, turn: TurnFn): Promise<{ table: Table; target: Target; note: string; aloneMs: number[]; atOnceMs: number[] }> {
+  const text = (tag: string) => `steps ${CONCURRENT_STEPS} ${tag}`;
+  const alone = await turn(await newSession(), text('alone'));
+  const aloneMs = stepIntervals(alone.requests);
+  const ids = await Promise.all(Array.from({ length: CONCURRENT_SESSIONS }, () => newSession()));
+  const turns = await Promise.all(ids.map((id, k) => turn(id, text(`s${k + 1}`))));
+  const perSession = turns.map((t, k) => t.requests.filter((r) => position(r).text === text(`s${k + 1}`)));
+  const atOnceMs = perSession.flatMap(stepIntervals);
+  const all = perSession.flat().sort((a, b) => a.arrivedAtMs - b.arrivedAtMs);
+  const ratio = median(atOnceMs) / median(aloneMs);
+  const row = (what: string, xs: number[]) => [what, String(xs.length), fmtMs(median(xs)), fmtMs(percentile(xs, 95)), fmtMs(Math.max(...xs))];
+  return {
+    aloneMs,
+    atOnceMs,
+    table: {
+      title: `Per-step overhead with ${CONCURRENT_SESSIONS} sessions running at once vs one alone (model reply sent → that session's next request), median / p95 / max`,
+      head: ['sessions running', 'samples', 'median', 'p95', 'max'],
+      rows: [row('1 (alone)', aloneMs), row(`${CONCURRENT_SESSIONS} at once (every session's steps)`, atOnceMs)],
+    },
+    target: { what: `per-step overhead, ${CONCURRENT_SESSIONS} sessions at once ÷ one alone (medians)`, target: `≤ ${CONCURRENT_MAX_RATIO}×`, measured: `${ratio.toFixed(2)}×`, met: ratio <= CONCURRENT_MAX_RATIO },
+    note: `One session's turn of ${CONCURRENT_STEPS} read_file steps ran alone, then ${CONCURRENT_SESSIONS} new sessions' turns of ${CONCURRENT_STEPS} steps were POSTed together; each interval runs from the stand-in having sent a session's reply to that session's next request. The stand-in switched from one session's request to another's ${switchesOf(all)} times in the ${all.length} requests of the three turns (one at a time would switch ${CONCURRENT_SESSIONS - 1} times).`,
+  };
+}
