@@ -7,7 +7,18 @@
  * the model can fetch them next); inline data: images (often megabytes of base64) become their
  * alt text; the <title> is returned apart instead of opening the text.
  */
-import TurndownService from 'turndown';
+import { createRequire } from 'node:module';
+import type TurndownServiceType from 'turndown';
+
+/**
+ * turndown and its DOM take a while to load (~160 ms): they load on the first page converted, not when
+ * Clamp starts. Its CommonJS "main" build is the one Node loads (parses strings with its bundled DOM).
+ */
+let turndownClass: typeof TurndownServiceType | undefined;
+function TurndownService(): typeof TurndownServiceType {
+  turndownClass ??= createRequire(import.meta.url)('turndown') as typeof TurndownServiceType;
+  return turndownClass;
+}
 
 /** Elements whose content is never readable text. */
 const DROPPED = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'IFRAME', 'OBJECT', 'EMBED', 'SVG', 'CANVAS']);
@@ -38,7 +49,8 @@ function attr(node: HTMLElement, name: string): string {
  */
 export function htmlToMarkdown(html: string, baseUrl?: string): { markdown: string; title?: string } {
   let title: string | undefined;
-  const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
+  const Turndown = TurndownService();
+  const td = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
   td.remove((node) => DROPPED.has(node.nodeName.toUpperCase()));
   td.addRule('title', {
     filter: 'title',
