@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { BUDGET } from './budget';
+
 /**
  * Commands from files (`.clamp/commands/*.md`, `.claude/commands/*.md`, the person's folder): what the
  * page lists and sends. The text is expanded the way Claude Code expands it, so a file written for it
@@ -40,3 +43,17 @@ export function expandCommand(body: string, args: string): string {
   const text = body.replace(/\$ARGUMENTS|\$([1-9])/g, (_m, n: string | undefined) => (n ? (words[Number(n) - 1] ?? '') : trimmed)).trim();
   return !names && trimmed ? `${text}\n\nARGUMENTS: ${trimmed}` : text;
 }
+
+/** A prompt of an MCP server, offered in the composer as `/mcp__<server>__<prompt> [arguments]` (GET /api/prompts). */
+export interface McpPromptCommand {
+  /** what follows the slash */
+  command: string;
+  server: string;
+  prompt: string;
+  description: string;
+  arguments: { name: string; description?: string; required?: boolean }[];
+}
+
+/** POST /api/prompts: a prompt's command and what was typed after it; answers { text } to send. */
+export const promptBody = z.strictObject({ command: z.string().min(1).max(200), args: z.string().max(BUDGET.SKILL_ARGS_MAX_BYTES) });
+export type PromptBody = z.infer<typeof promptBody>;

@@ -4,6 +4,7 @@ import { chatBodySchema } from '../contract/chat-body';
 import { approvalAnswerBody, commitChangesBody, compactBody, modelCheckBody, revertBody, rewindBody, sessionCreateBody, sessionPatchBody, settingsUpdateBody } from '../contract/rest';
 import { mcpPatchBody, mcpServerBody } from '../contract/mcp-rest';
 import { hooksBody } from '../contract/hooks-rest';
+import { promptBody } from '../contract/command-text';
 import { sessionExportSchema } from '../contract/session-export';
 import { diagnosticsSettingsBody } from '../contract/diagnostics';
 import { worktreeFinishBody, worktreeSettingsBody } from '../contract/worktree';
@@ -43,6 +44,7 @@ export const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   McpServerBody: mcpServerBody,
   McpPatchBody: mcpPatchBody,
   HooksBody: hooksBody,
+  PromptBody: promptBody,
   CommitChangesBody: commitChangesBody,
   RevertBody: revertBody,
   RewindBody: rewindBody,
@@ -277,8 +279,12 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
       answer: { described: 'PathCompletionAnswer or MentionCheckAnswer (lib/contract/rest.ts)' },
     },
   },
+  '/api/prompts': {
+    get: { tag: 'status', summary: "The MCP servers' prompts (the composer's /mcp__<server>__<prompt> commands)", answer: { described: '{ prompts: McpPromptCommand[] } (lib/contract/command-text.ts)' } },
+    post: { tag: 'status', summary: "The text a prompt's command sends: its arguments (positional or name=value) filled in by the server", body: 'PromptBody', answer: { described: '{ text }' } },
+  },
   '/api/skills': {
-    get: { tag: 'status', summary: "The workspace's and the data dir's skills (the composer's /<skill-name> commands)", answer: { described: 'SkillListAnswer (lib/contract/rest.ts): { skills: { name, description }[] }' } },
+    get: { tag: 'status', summary: "The workspace's and the data dir's skills (the composer's /<skill-name> commands)", answer: { described: 'SkillListAnswer (lib/contract/rest.ts): { skills: { name, description }[], commands: FileCommand[] }' } },
   },
   '/api/openapi.json': {
     get: { tag: 'status', summary: 'This document', answer: { described: 'an OpenAPI 3.1 document' } },

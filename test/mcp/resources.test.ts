@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, hubBed } from './hub-bed';
+import { listPrompts, promptArguments, promptText } from '../../lib/mcp/prompts';
 
 // the everything test server's resources, read by the model's tools through dispatch
 describe('MCP resources: server-everything over stdio', () => {
@@ -35,5 +36,29 @@ describe('MCP resources: server-everything over stdio', () => {
     expect(read.status).toBe('ok');
     expect(Buffer.byteLength(read.output)).toBeLessThanOrEqual(600);
     expect(read.output).toMatch(/read_file/);
+  });
+});
+
+describe('MCP prompts: server-everything over stdio', () => {
+  let bed: ReturnType<typeof hubBed>;
+  beforeAll(async () => {
+    bed = hubBed({ everything: { command: BIN('mcp-server-everything'), args: ['stdio'] } });
+    await bed.hub.prepare();
+  }, 60_000);
+  afterAll(() => bed.close());
+
+  it('lists each prompt as /mcp__<server>__<prompt> with its arguments, and gives its text with them filled in', async () => {
+    const prompts = await listPrompts(bed.hub);
+    const names = prompts.map((p) => p.command);
+    expect(names.every((n) => n.startsWith('mcp__everything__'))).toBe(true);
+    const withArgs = prompts.find((p) => p.arguments.some((a) => a.required))!;
+    expect(withArgs).toBeDefined();
+    const missing = promptArguments(withArgs, '');
+    expect('error' in missing && missing.error).toContain(`/${withArgs.command} needs`);
+    const words = withArgs.arguments.map((a) => `${a.name}=v-${a.name}`).join(' ');
+    const got = promptArguments(withArgs, words);
+    expect('args' in got).toBe(true);
+    const text = await promptText(bed.hub, withArgs, (got as { args: Record<string, string> }).args);
+    expect(text.length).toBeGreaterThan(0);
   });
 });
