@@ -41,12 +41,15 @@ export function messageTokens(m: ModelMessage): { conversation: number; toolResu
   return { conversation, toolResults };
 }
 
-const toolsCounted = new Map<string, number>();
+/** Per turn's tools (sessions running at once have their own, whose descriptions may differ under one name), per listed set. */
+const toolsCounted = new WeakMap<ToolSet, Map<string, number>>();
 
-/** Tokens of the tool definitions listed (name, description, JSON schema), remembered per set. */
+/** Tokens of the tool definitions listed (name, description, JSON schema), remembered per set of a turn's tools. */
 export function toolDefinitionTokens(tools: ToolSet, active: readonly string[]): number {
   const key = active.join(',');
-  const hit = toolsCounted.get(key);
+  let counted = toolsCounted.get(tools);
+  if (!counted) toolsCounted.set(tools, (counted = new Map()));
+  const hit = counted.get(key);
   if (hit !== undefined) return hit;
   let n = 0;
   for (const name of active) {
@@ -55,8 +58,8 @@ export function toolDefinitionTokens(tools: ToolSet, active: readonly string[]):
     const schema = t.inputSchema ? asSchema(t.inputSchema as Parameters<typeof asSchema>[0]).jsonSchema : {};
     n += tokensOf(JSON.stringify({ type: 'function', function: { name, description: t.description ?? '', parameters: schema } }));
   }
-  if (toolsCounted.size > 50) toolsCounted.clear();
-  toolsCounted.set(key, n);
+  if (counted.size > 50) counted.clear();
+  counted.set(key, n);
   return n;
 }
 
