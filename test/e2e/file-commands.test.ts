@@ -1,0 +1,36 @@
+/**
+ * End-to-end: commands from files in headless Chromium against the real launcher and the fake model:
+ * `/` lists a command from `.claude/commands` with its help, and sending it sends its expanded text.
+ */
+import { describe, expect, it } from 'vitest';
+import type { FakeRequest } from '../fake-openai';
+import { screenshot, send, waitIdle } from './browser';
+import { messageText, scriptedReplies } from './scenarios';
+import { e2eSuite } from './suite';
+
+const REVIEW = '---\ndescription: Review a file for bugs\nargument-hint: <file> [focus]\n---\n[e2e:cmd] Review $1 and look hard at $2.\n';
+
+const s = e2eSuite('clamp-e2e-cmds-', { 'README.md': '# Demo\n', '.claude/commands/review.md': REVIEW }, scriptedReplies({ cmd: [{ text: 'Reviewed.' }] }));
+
+const lastUser = (r: FakeRequest) => [...r.body.messages].reverse().find((m) => m.role === 'user')!;
+
+describe('commands from files', () => {
+  it('/ lists a command from .claude/commands with its help; sending it sends its expanded text', { timeout: 120_000 }, async () => {
+    const { page } = await s.start('cmds');
+    await page.locator('#chat-input').pressSequentially('/rev');
+    const list = page.getByRole('listbox', { name: /Commands/ });
+    const option = list.getByRole('option', { name: /^\/review/ });
+    await option.waitFor({ timeout: 15_000 });
+    const line = await option.innerText();
+    expect(line).toContain('<file> [focus]');
+    expect(line).toContain('Review a file for bugs');
+    await screenshot(page, 'file-command-list');
+    await page.fill('#chat-input', '');
+    await send(page, '/review src/app.ts "error handling"');
+    await expect.poll(() => s.fake.requests.length, { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(messageText(lastUser(s.fake.requests[0]))).toContain('[e2e:cmd] Review src/app.ts and look hard at error handling.');
+    await waitIdle(page);
+    await expect(page.getByText('Reviewed.').first().isVisible()).resolves.toBe(true);
+    await screenshot(page, 'file-command-sent');
+  });
+});
