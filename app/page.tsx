@@ -156,9 +156,12 @@ function useMany(p: ReturnType<typeof usePagePanels>, o: ManyOptions) {
           askNotificationsOnce();
           p.setBoardOpen(!p.boardOpen);
         }}
-        className="rounded border border-zinc-300 px-2 py-0.5 text-xs text-zinc-700 hover:bg-zinc-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 aria-pressed:bg-zinc-200 dark:border-zinc-700 dark:text-zinc-200 dark:hover:bg-zinc-800 dark:aria-pressed:bg-zinc-700"
+        aria-label="Board"
+        title="Board: every session as it stands"
+        className="rounded border border-zinc-300 px-2 py-0.5 text-xs text-zinc-700 hover:bg-zinc-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 aria-pressed:bg-zinc-200 max-sm:px-1 dark:border-zinc-700 dark:text-zinc-200 dark:hover:bg-zinc-800 dark:aria-pressed:bg-zinc-700"
       >
-        Board
+        <span className="max-sm:hidden">Board</span>
+        <span aria-hidden="true" className="sm:hidden">▦</span>
       </button>
       <InboxButton
         count={inbox.items.length}

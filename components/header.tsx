@@ -187,7 +187,7 @@ export function Header({
       </span>
       <ModelBadge status={status} session={session} />
       <SandboxBadge status={status} />
-      <div className="ml-auto flex shrink-0 items-center gap-2 sm:gap-4">
+      <div className="ml-auto flex shrink-0 items-center gap-2 max-sm:min-w-0 max-sm:shrink max-sm:flex-wrap max-sm:justify-end sm:gap-4">
         <ContextMeter view={context} windowTokens={status?.model.windowTokens} windowSource={status?.model.windowSource} />
         <ModePicker status={status} session={session} onModeChange={onModeChange} />
         {many}

@@ -32,9 +32,10 @@ export function InboxButton({ count, open, onToggle }: { count: number; open: bo
       aria-label={count ? `Inbox: ${count} waiting` : 'Inbox'}
       title={count ? `${count} call${count === 1 ? '' : 's'} waiting for you, in any session` : 'Inbox: nothing waits for you'}
       data-testid="inbox-button"
-      className={`flex items-center gap-1.5 rounded border px-2 py-0.5 text-xs focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 ${count ? 'border-amber-400 bg-amber-50 text-amber-900 hover:bg-amber-100 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-200' : 'border-zinc-300 text-zinc-700 hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-200 dark:hover:bg-zinc-800'}`}
+      className={`flex items-center gap-1.5 rounded border px-2 py-0.5 text-xs max-sm:px-1 focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 ${count ? 'border-amber-400 bg-amber-50 text-amber-900 hover:bg-amber-100 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-200' : 'border-zinc-300 text-zinc-700 hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-200 dark:hover:bg-zinc-800'}`}
     >
-      Inbox
+      <span className="max-sm:hidden">Inbox</span>
+      <span aria-hidden="true" className="sm:hidden">✉</span>
       {count > 0 && <span className="rounded-full bg-amber-600 px-1.5 text-[11px] font-medium tabular-nums text-white">{count}</span>}
     </button>
   );
