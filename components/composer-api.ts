@@ -5,11 +5,17 @@ import { BUDGET } from '@/lib/contract/budget';
 import { looksLikePath, parseMentions } from '@/lib/contract/mentions';
 import type { MentionCheckAnswer, ModelCapabilityAnswer, ModelChoicesAnswer, PathCompletionAnswer, SkillListAnswer, SteerAnswer } from '@/lib/contract/rest';
 import type { SessionLedger } from '@/lib/contract/protocol';
+import type { McpPromptCommand } from '@/lib/contract/command-text';
 import { fetchJson } from './api';
 
 /** The skills and the commands from files the server finds (for /<name>). */
 export function useSkills() {
   return useQuery({ queryKey: ['skills'], queryFn: () => fetchJson<SkillListAnswer>('/api/skills'), staleTime: 30_000 });
+}
+
+/** The MCP servers' prompts (for /mcp__<server>__<prompt>). */
+export function usePrompts() {
+  return useQuery({ queryKey: ['prompts'], queryFn: async () => (await fetchJson<{ prompts: McpPromptCommand[] }>('/api/prompts')).prompts, staleTime: 30_000 });
 }
 
 /** The models the header's picker offers. */

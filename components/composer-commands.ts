@@ -1,5 +1,5 @@
 /** The composer's slash commands: each with its one-line help, the commands from files and the skills as /<name>. */
-import type { FileCommand } from '@/lib/contract/command-text';
+import type { FileCommand, McpPromptCommand } from '@/lib/contract/command-text';
 
 export interface SlashCommand {
   name: string;
@@ -10,6 +10,8 @@ export interface SlashCommand {
   skill?: boolean;
   /** a command from a file (`.claude/commands/<name>.md` …): sent as its expanded text */
   file?: FileCommand;
+  /** an MCP server's prompt: its text comes from POST /api/prompts */
+  prompt?: McpPromptCommand;
 }
 
 export const BUILTIN_COMMANDS: readonly SlashCommand[] = [
@@ -27,7 +29,7 @@ export const BUILTIN_COMMANDS: readonly SlashCommand[] = [
  * Every command the composer offers now: the built-ins, the commands from files, then each skill. A file's
  * command named like a built-in is reached as /cmd:<name>, a skill named like either as /skill:<name>.
  */
-export function allCommands(skills: readonly { name: string; description: string }[], files: readonly FileCommand[] = []): SlashCommand[] {
+export function allCommands(skills: readonly { name: string; description: string }[], files: readonly FileCommand[] = [], prompts: readonly McpPromptCommand[] = []): SlashCommand[] {
   const builtin = new Set(BUILTIN_COMMANDS.map((c) => c.name));
   const fromFiles = files.map((f) => ({
     name: builtin.has(f.name) ? `cmd:${f.name}` : f.name,
@@ -40,6 +42,7 @@ export function allCommands(skills: readonly { name: string; description: string
     ...BUILTIN_COMMANDS,
     ...fromFiles,
     ...skills.map((s) => ({ name: taken.has(s.name) ? `skill:${s.name}` : s.name, args: '[arguments]', help: s.description || 'a skill', skill: true })),
+    ...prompts.map((p) => ({ name: p.command, args: p.arguments.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(' '), help: `${p.description} (MCP prompt of ${p.server})`, prompt: p })),
   ];
 }
 

@@ -4,7 +4,7 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MutableR
 import type { SessionSummary } from '@/lib/contract/protocol';
 import type { SkillListAnswer } from '@/lib/contract/rest';
 import { useSessions } from './api';
-import { useSkills } from './composer-api';
+import { usePrompts, useSkills } from './composer-api';
 import { allCommands } from './composer-commands';
 import type { PendingFile } from './composer-files';
 import { AttachButton, ComposerNotices, MessageBox, SendButtons } from './composer-parts';
@@ -71,7 +71,8 @@ export function Composer(props: ComposerProps) {
   const session = useSessions().data?.find((s) => s.id === props.session.id) ?? props.session;
   const found = useSkills().data ?? NO_SKILLS;
   const skills = found.skills;
-  const commands = useMemo(() => allCommands(found.skills, found.commands), [found]);
+  const prompts = usePrompts().data;
+  const commands = useMemo(() => allCommands(found.skills, found.commands, prompts), [found, prompts]);
   const [text, setText] = useDraft(props.draftRef);
   const [panel, setPanel] = useState<InfoPanel | null>(null);
   const [problems, setProblems] = useState<string[] | null>(null);

@@ -120,6 +120,7 @@ export function useComposerCommands(h: CommandHost): (name: string, args: string
       try {
         if (cmd.skill) h.sendSkill(name.replace(/^skill:/, ''), args);
         else if (cmd.file) h.sendText(expandCommand(cmd.file.body, args));
+        else if (cmd.prompt) h.sendText((await fetchJson<{ text: string }>('/api/prompts', { method: 'POST', body: JSON.stringify({ command: cmd.prompt.command, args }) })).text);
         else if (Object.hasOwn(HANDLERS, name)) await HANDLERS[name]({ h, name, args, commands, fail, patch, qc });
         return true;
       } catch (err) {

@@ -80,3 +80,11 @@ describe('commands from files', () => {
     expect(names.slice(-4)).toEqual(['review', 'cmd:help', 'skill:review', 'notes']);
   });
 });
+
+describe('MCP prompts in the composer', () => {
+  it('are listed last as /mcp__<server>__<prompt> with their arguments', () => {
+    const p = { command: 'mcp__everything__args_prompt', server: 'everything', prompt: 'args-prompt', description: 'A prompt with arguments', arguments: [{ name: 'city', required: true }, { name: 'state' }] };
+    const c = allCommands([], [], [p]).at(-1)!;
+    expect(c).toMatchObject({ name: 'mcp__everything__args_prompt', args: '<city> [state]', help: 'A prompt with arguments (MCP prompt of everything)' });
+  });
+});
