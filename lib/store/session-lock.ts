@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { BUDGET } from '../contract/budget';
 import type { Db } from './db';
-import { bootId } from './tool-calls';
+import { bootId, pidAlive } from './tool-calls';
 
 /**
  * One process at a time runs a session's turn: the page's server and `clamp run` on the same data dir take a lock
@@ -33,17 +33,6 @@ interface LockRow {
 }
 
 const fromRow = (r: LockRow): LockHolder => ({ sessionId: r.session_id, owner: r.owner, pid: r.pid, host: r.host, holder: r.holder, takenAt: r.taken_at, heartbeatAt: r.heartbeat_at });
-
-/** Whether a process of this machine still runs (EPERM: it runs, as another user). */
-function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Why a held lock no longer counts, or null while its holder lives: its process died, or it stopped renewing it. */
 export function staleReason(h: LockHolder, now = Date.now()): string | null {

@@ -17,7 +17,11 @@ export function bootId(): string {
 
 /** Whether the process of a boot id still runs (a second Clamp on the same data dir must not take the first one's calls for dead). */
 function bootAlive(id: string): boolean {
-  const pid = Number(id.split(':')[0]);
+  return pidAlive(Number(id.split(':')[0]));
+}
+
+/** Whether a process of this machine still runs (EPERM: it runs, as another user). */
+export function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
