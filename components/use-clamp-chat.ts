@@ -13,6 +13,14 @@ import { cutsOf, pendingOf } from './chat-derive';
 import type { ChatListHandle } from './chat-list';
 import type { ComposerMessage } from './composer';
 import { liveWaitsOf } from './live-waits';
+import { responseMessage } from '@/lib/ui/file-page';
+
+/** POST /api/chat: a refusal (409 while another process runs the session, 400 …) reads as the server's own words, not its JSON. */
+async function chatFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const res = await fetch(input, init);
+  if (!res.ok) throw new Error(await responseMessage(res));
+  return res;
+}
 
 /** useChat on POST /api/chat: the server holds the conversation, so a request carries the new text or which message to continue (ids only). */
 export function useClampChat(detail: SessionDetail, progress: ProgressStore) {
@@ -21,6 +29,7 @@ export function useClampChat(detail: SessionDetail, progress: ProgressStore) {
     () =>
       new DefaultChatTransport<ClampMessage>({
         api: '/api/chat',
+        fetch: chatFetch,
         // the server holds the conversation: send the new text, or which message to continue (ids only)
         prepareSendMessagesRequest: ({ id, messages }) => ({ body: chatRequestBody(id, messages[messages.length - 1]) }),
       }),
