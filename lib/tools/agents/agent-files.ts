@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BUDGET, type Budget } from '../../contract/budget';
 import type { FileAgent } from '../../contract/subagents';
-import { byteLength, clipLine, formatBytes, formatCount, headBytes } from '../../contract/text';
+import { byteLength, clipLine, formatCount, headBytes } from '../../contract/text';
 import { isInside } from '../../policy/workspace';
+import { readCapped } from '../skills/command-files';
 import { parseFrontMatter } from '../skills/skill-files';
 
 /**
@@ -27,17 +28,14 @@ export function agentRoots(workspace: string, dataDir: string): { dir: string; s
 
 /** One agent file, or why it cannot be used. */
 function readAgent(file: string, source: FileAgent['source'], workspace: string, b: Budget): FileAgent | { reason: string } {
-  let text: string;
   try {
     if (source === 'workspace' && !isInside(workspace, fs.realpathSync.native(file))) return { reason: 'it leads outside the workspace (through a link)' };
-    const st = fs.statSync(file);
-    if (!st.isFile()) return { reason: 'not a file' };
-    if (st.size > b.SKILL_FILE_MAX_BYTES) return { reason: `larger than ${formatBytes(b.SKILL_FILE_MAX_BYTES)} (SKILL_FILE_MAX_BYTES)` };
-    text = fs.readFileSync(file, 'utf8');
   } catch {
     return { reason: 'unreadable' };
   }
-  const fm = parseFrontMatter(text);
+  const read = readCapped(file, b);
+  if ('reason' in read) return read;
+  const fm = parseFrontMatter(read.text);
   if (!fm) return { reason: 'no front matter (--- name/description ---) at the top' };
   const name = (fm.data.name ?? '').trim() || path.basename(file, '.md');
   if (!NAME.test(name)) return { reason: `invalid name ${JSON.stringify(clipLine(name, 80))}` };

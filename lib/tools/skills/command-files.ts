@@ -45,17 +45,23 @@ function toolList(v: string | undefined): string[] | undefined {
   return items.length ? items : undefined;
 }
 
-/** One command file, or why it cannot be used. */
-function readCommand(file: string, name: string, root: CommandRoot, b: Budget): FileCommand | { reason: string } {
-  let text: string;
+/** A command's or agent's file as text, or why it cannot be read (not a file, past SKILL_FILE_MAX_BYTES, unreadable). */
+export function readCapped(file: string, b: Budget): { text: string } | { reason: string } {
   try {
     const st = fs.statSync(file);
     if (!st.isFile()) return { reason: 'not a file' };
     if (st.size > b.SKILL_FILE_MAX_BYTES) return { reason: `larger than ${formatBytes(b.SKILL_FILE_MAX_BYTES)} (SKILL_FILE_MAX_BYTES)` };
-    text = fs.readFileSync(file, 'utf8');
+    return { text: fs.readFileSync(file, 'utf8') };
   } catch {
     return { reason: 'unreadable' };
   }
+}
+
+/** One command file, or why it cannot be used. */
+function readCommand(file: string, name: string, root: CommandRoot, b: Budget): FileCommand | { reason: string } {
+  const read = readCapped(file, b);
+  if ('reason' in read) return read;
+  const { text } = read;
   const fm = parseFrontMatter(text);
   const data = fm?.data ?? {};
   const body = (fm ? fm.body : text.replace(/^\uFEFF/, '')).trim();
