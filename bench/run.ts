@@ -32,6 +32,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   checkpoint: async () => (await import('./checkpoint')).checkpointBench,
   diagnostics: async () => (await import('./diagnostics')).diagnosticsBench,
   turn: async () => (await import('./turn')).turnBench,
+  start: async () => (await import('./start')).startBench,
 };
 const ORDER = Object.keys(BENCHMARKS);
 const command = (name: string) => `npm run bench -- ${name}`;
