@@ -200,7 +200,8 @@ describe('Notification and the README example', () => {
     callOnce('run_command', { command: 'touch waits.txt' });
     const t = await send('make it');
     expect(t.chunks.some((c) => c.type === 'tool-approval-request')).toBe(true);
-    for (let i = 0; i < 50 && !fs.existsSync(log); i++) await new Promise((r) => setTimeout(r, 100));
+    // the shell creates the log before jq writes its line: wait for the line, not the file
+    for (let i = 0; i < 50 && !(fs.existsSync(log) && fs.readFileSync(log, 'utf8').endsWith('\n')); i++) await new Promise((r) => setTimeout(r, 100));
     expect(fs.readFileSync(log, 'utf8')).toBe('Notification: Clamp needs your permission to use run_command: run_command touch waits.txt\n');
   });
 
