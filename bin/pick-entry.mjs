@@ -33,7 +33,7 @@ function freshManifest() {
 function rebuildInBackground() {
   if (process.env.CLAMP_NO_REBUILD === '1') return;
   try {
-    const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'build-cli.mjs'), '--quiet'], { cwd: ROOT, detached: true, stdio: 'ignore' });
+    const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'build-cli.mjs'), '--quiet', '--if-idle', '--soft'], { cwd: ROOT, detached: true, stdio: 'ignore' });
     child.on('error', () => {});
     child.unref();
   } catch {

@@ -4,6 +4,7 @@
 // scripts can tell cheaply whether it is still fresh. Packages stay external (Node loads them as
 // installed: native modules, WASM files and the workers' sources work as from the sources).
 // Usage: node scripts/build-cli.mjs [--quiet] [--soft: exit 0 when the build fails, for npm's postinstall]
+//        [--if-idle: skip when another --if-idle build is under way, for the bin scripts' background rebuild]
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,16 +40,29 @@ const deepImports = {
   },
 };
 
-/** Build into a fresh folder beside dist/cli, then swap it in, so a launcher reading the bundle meanwhile sees a whole one. */
+/** A chunk no build has written for this long goes: a process started from an older bundle may still import it lazily. */
+const OLD_CHUNK_MS = 24 * 3600 * 1000;
+
+/** Write a file whole: to a temporary name, then renamed over, so a reader sees the old file or the new one. */
+function writeWhole(file, contents) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, contents);
+  fs.renameSync(tmp, file);
+}
+
+/**
+ * Build into dist/cli/ in place: chunks are named by their content, so a running Clamp started from the
+ * previous bundle still finds the chunks it imports later; entries and the manifest are replaced whole,
+ * the manifest last. Chunks no build has written for OLD_CHUNK_MS are removed.
+ */
 export async function buildCli({ quiet = false } = {}) {
   const { build } = await import('esbuild');
   const started = Date.now();
-  const tmp = `${OUT}-build-${process.pid}`;
-  fs.rmSync(tmp, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: ROOT,
     entryPoints: ENTRIES,
-    outdir: tmp,
+    outdir: OUT,
+    write: false,
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -60,30 +74,54 @@ export async function buildCli({ quiet = false } = {}) {
     logLevel: 'error',
     plugins: [deepImports],
   });
+  fs.mkdirSync(OUT, { recursive: true });
+  const written = new Set(['manifest.json']);
+  const now = new Date();
+  for (const f of result.outputFiles) {
+    written.add(path.basename(f.path));
+    const same = fs.existsSync(f.path) && Buffer.compare(fs.readFileSync(f.path), Buffer.from(f.contents)) === 0;
+    if (same) fs.utimesSync(f.path, now, now);
+    else writeWhole(f.path, f.contents);
+  }
   const inputs = {};
   for (const rel of [...Object.keys(result.metafile.inputs), 'scripts/build-cli.mjs', 'package.json']) {
     const st = fs.statSync(path.join(ROOT, rel));
     inputs[rel] = [st.size, st.mtimeMs];
   }
   const entries = Object.fromEntries(Object.keys(ENTRIES).map((k) => [k, `${k}.mjs`]));
-  fs.writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify({ builtAt: new Date().toISOString(), entries, inputs }));
-  const old = `${OUT}-old-${process.pid}`;
-  try {
-    fs.renameSync(OUT, old);
-  } catch {
-    // no bundle yet
+  writeWhole(path.join(OUT, 'manifest.json'), JSON.stringify({ builtAt: now.toISOString(), entries, inputs }));
+  for (const name of fs.readdirSync(OUT)) {
+    const file = path.join(OUT, name);
+    if (!written.has(name) && Date.now() - fs.statSync(file).mtimeMs > OLD_CHUNK_MS) fs.rmSync(file, { force: true });
   }
-  fs.renameSync(tmp, OUT);
-  fs.rmSync(old, { recursive: true, force: true });
   if (!quiet) process.stderr.write(`clamp: built the CLI bundle in dist/cli/ (${Object.keys(inputs).length} sources, ${Date.now() - started} ms)\n`);
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+const LOCK = path.join(ROOT, 'dist', '.cli-build.lock');
+const LOCK_STALE_MS = 120_000;
+
+/** --if-idle (the bin scripts' background rebuild): false when another build started less than LOCK_STALE_MS ago. */
+function takeLock() {
+  fs.mkdirSync(path.dirname(LOCK), { recursive: true });
   try {
+    if (Date.now() - fs.statSync(LOCK).mtimeMs < LOCK_STALE_MS) return false;
+  } catch {
+    // no build under way
+  }
+  fs.writeFileSync(LOCK, String(process.pid));
+  return true;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const ifIdle = process.argv.includes('--if-idle');
+  try {
+    if (ifIdle && !takeLock()) process.exit(0);
     await buildCli({ quiet: process.argv.includes('--quiet') });
   } catch (err) {
     process.stderr.write(`clamp: building the CLI bundle failed: ${err?.message ?? err}\nThe bin scripts run from the sources meanwhile; fix the error and run \`npm run build:cli\`.\n`);
     // --soft (npm's postinstall): an install does not fail for it
     if (!process.argv.includes('--soft')) process.exitCode = 1;
+  } finally {
+    if (ifIdle) fs.rmSync(LOCK, { force: true });
   }
 }

@@ -75,6 +75,20 @@ describe('the CLI bundle', () => {
     expect(m.inputs['lib/cli/tool-cli.ts']).toEqual([st.size, st.mtimeMs]);
   }, 120_000);
 
+  it('a rebuild keeps the chunks a running Clamp may still import, and removes those no build wrote for a day', () => {
+    build();
+    const recent = path.join(ROOT, 'dist/cli/chunk-EARLIERBUILD.mjs');
+    const old = path.join(ROOT, 'dist/cli/chunk-LONGAGO.mjs');
+    fs.writeFileSync(recent, 'export {};\n');
+    fs.writeFileSync(old, 'export {};\n');
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600 * 1000);
+    fs.utimesSync(old, twoDaysAgo, twoDaysAgo);
+    build();
+    expect(fs.existsSync(recent)).toBe(true);
+    expect(fs.existsSync(old)).toBe(false);
+    fs.rmSync(recent);
+  }, 120_000);
+
   it('clamp run --help from the bundle loads only the flags module and prints the usage', async () => {
     const r = await fromBundle('clamp.mjs', ['run', '--help']);
     expect(r.code).toBe(0);
