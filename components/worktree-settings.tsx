@@ -38,7 +38,7 @@ function WorktreeForm({ v }: { v: Settings }) {
         <textarea value={copy} onChange={(e) => setCopy(e.target.value)} rows={2} className={inputCls} />
       </label>
       <button type="submit" className={btnCls} disabled={save.isPending}>
-        {save.isPending ? 'Saving…' : 'Save'}
+        {save.isPending ? 'Saving…' : 'Save worktree settings'}
       </button>
       {save.error && <p className="text-rose-700 dark:text-rose-400">{save.error.message}</p>}
       {save.isSuccess && <p className="text-emerald-700 dark:text-emerald-400">Saved: new worktrees use these.</p>}
