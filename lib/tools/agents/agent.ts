@@ -7,7 +7,8 @@ import { spillText } from '../../contract/spill';
 import { scanAgents } from './agent-files';
 
 const schema = z.strictObject({
-  type: z.string().min(1).max(64).describe('explore, general, or an agent type the system prompt lists (from .claude/agents …)'),
+  // explore, general, or a type from a file that the system prompt lists (an unknown one is refused with the list)
+  type: z.string().max(64),
   description: z.string().max(120),
   prompt: z.string(),
 });
@@ -72,7 +73,7 @@ export const agentTool = defineTool({
   nonEmpty: ['description', 'prompt'],
   describe: (b) =>
     `Hand a self-contained task to a subagent with a fresh context; you get only its final report (≤ ${formatBytes(b.SUBAGENT_REPORT_MAX_BYTES)}), none of its tool output. ` +
-    `"explore": read-only tools, for searches and investigations across many files; several in one step run in parallel. "general": your tools and approvals, for a multi-step job. The system prompt lists any other types (agents defined in files). ` +
+    `"explore": read-only tools, for searches and investigations across many files; several in one step run in parallel. "general": your tools and approvals, for a multi-step job. ` +
     `It cannot see this conversation: the prompt must say everything, and what to report. Not for one known file or one grep: call those tools yourself. At most ${b.SUBAGENT_MAX_STEPS} steps.`,
   summary: (i, r) => {
     const m = r?.meta as Partial<AgentMeta> | undefined;
