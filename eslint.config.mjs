@@ -5,7 +5,7 @@ const config = [
   ...next,
   ...nextTs,
   {
-    ignores: ['.next/**', 'node_modules/**', 'test/fixtures/**', 'bench/results/**', 'next-env.d.ts', 'public/**'],
+    ignores: ['.next/**', 'dist/**', 'node_modules/**', 'test/fixtures/**', 'bench/results/**', 'next-env.d.ts', 'public/**'],
   },
   {
     rules: {
