@@ -156,6 +156,8 @@ export async function makeHost(who: Who): Promise<Host> {
       child.stdout.on('data', (d) => (stdout += d));
       child.stderr.on('data', (d) => (stderr += d));
       const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+      // a program that exits before it reads its input closes the pipe first: EPIPE then is not the case's concern
+      child.stdin.on('error', () => {});
       child.stdin.end(opts.input ?? '');
       child.on('close', (code) => {
         clearTimeout(timer);
