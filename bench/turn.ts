@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DiagnosticsSettingsView } from '../lib/contract/diagnostics';
-import { startFakeOpenAI, type FakeReply, type FakeRequest } from '../test/fake-openai';
+import { startFakeOpenAI, turnPosition as position, type FakeReply, type FakeRequest } from '../test/fake-openai';
 import { startClamp } from '../test/server/harness';
 import { machineBusyMs } from './conditions';
 import { type Benchmark, type Table, type Target, fmtMs, median, scratchDir } from './lib';
@@ -71,16 +71,6 @@ function cpuMs(pid: number | undefined): number | null {
   }
 }
 
-/** The text of the newest user message and how many tool results follow it. */
-function position(req: FakeRequest): { text: string; results: number } {
-  const msgs = req.body.messages;
-  let i = msgs.length - 1;
-  let results = 0;
-  for (; i >= 0 && msgs[i].role !== 'user'; i--) if (msgs[i].role === 'tool') results++;
-  const c = i >= 0 ? msgs[i].content : '';
-  const text = typeof c === 'string' ? c : JSON.stringify(c);
-  return { text, results };
-}
 
 /** "steps N": N read_file calls, one per step, then a word; anything else: a word at once; summaries: a summary. */
 function reply(req: FakeRequest, index: number): FakeReply {

@@ -189,3 +189,13 @@ export async function startFakeOpenAI(replies: FakeReply[] | ((req: FakeRequest,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
+
+/** The text of a request's newest user message and how many tool results follow it: where a scripted turn stands. */
+export function turnPosition(req: FakeRequest): { text: string; results: number } {
+  const msgs = req.body.messages;
+  let i = msgs.length - 1;
+  let results = 0;
+  for (; i >= 0 && msgs[i].role !== 'user'; i--) if (msgs[i].role === 'tool') results++;
+  const c = i >= 0 ? msgs[i].content : '';
+  return { text: typeof c === 'string' ? c : JSON.stringify(c), results };
+}

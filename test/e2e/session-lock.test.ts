@@ -7,7 +7,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../lib/server/build';
-import { startFakeOpenAI, type FakeReply, type FakeRequest } from '../fake-openai';
+import { startFakeOpenAI, turnPosition as position, type FakeReply, type FakeRequest } from '../fake-openai';
 import { tempWorkspace } from '../helpers';
 import { startClamp, type RunningClamp } from '../server/harness';
 import { createSession, launchBrowser, openClamp, screenshot, send, waitIdle, type E2EBrowser } from './browser';
@@ -18,15 +18,6 @@ let browser: E2EBrowser;
 let clamp: RunningClamp;
 let env: Record<string, string>;
 
-/** The newest user message's text and the tool results after it. */
-function position(req: FakeRequest): { text: string; results: number } {
-  const msgs = req.body.messages;
-  let i = msgs.length - 1;
-  let results = 0;
-  for (; i >= 0 && msgs[i].role !== 'user'; i--) if (msgs[i].role === 'tool') results++;
-  const c = i >= 0 ? msgs[i].content : '';
-  return { text: typeof c === 'string' ? c : JSON.stringify(c), results };
-}
 
 /** "run slowly": six reads of notes.txt, a second each; anything else: one word. */
 function reply(req: FakeRequest, index: number): FakeReply {

@@ -6,7 +6,7 @@ import { ROOT } from '../../lib/server/build';
 import { openDb, closeDb } from '../../lib/store/db';
 import { loadMessages } from '../../lib/store/messages';
 import { sessionLock } from '../../lib/store/session-lock';
-import { startFakeOpenAI, type FakeReply, type FakeRequest } from '../fake-openai';
+import { startFakeOpenAI, turnPosition as position, type FakeReply, type FakeRequest } from '../fake-openai';
 import { tempWorkspace } from '../helpers';
 import { readChunks, startClamp, stopBed, type RunningClamp } from './harness';
 
@@ -19,15 +19,6 @@ let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
 let clamp: RunningClamp;
 let env: Record<string, string>;
 
-/** The newest user message's text of a request, and how many tool results follow it. */
-function position(req: FakeRequest): { text: string; results: number } {
-  const msgs = req.body.messages;
-  let i = msgs.length - 1;
-  let results = 0;
-  for (; i >= 0 && msgs[i].role !== 'user'; i--) if (msgs[i].role === 'tool') results++;
-  const c = i >= 0 ? msgs[i].content : '';
-  return { text: typeof c === 'string' ? c : JSON.stringify(c), results };
-}
 
 /** "steps N <tag> [slow]": N read_file calls, one per step, each reply after 150 ms (slow: 1 s), then "Done <tag>." */
 function reply(req: FakeRequest, index: number): FakeReply {
