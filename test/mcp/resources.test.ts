@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, hubBed } from './hub-bed';
 import { listPrompts, promptArguments, promptText } from '../../lib/mcp/prompts';
 
-// the everything test server's resources, read by the model's tools through dispatch
-describe('MCP resources: server-everything over stdio', () => {
+// the everything test server's resources, read by the model's tools through dispatch, and its prompts
+describe('MCP resources and prompts: server-everything over stdio', () => {
   let bed: ReturnType<typeof hubBed>;
   beforeAll(async () => {
     bed = hubBed({ everything: { command: BIN('mcp-server-everything'), args: ['stdio'] } });
@@ -37,15 +37,8 @@ describe('MCP resources: server-everything over stdio', () => {
     expect(Buffer.byteLength(read.output)).toBeLessThanOrEqual(600);
     expect(read.output).toMatch(/read_file/);
   });
-});
 
-describe('MCP prompts: server-everything over stdio', () => {
-  let bed: ReturnType<typeof hubBed>;
-  beforeAll(async () => {
-    bed = hubBed({ everything: { command: BIN('mcp-server-everything'), args: ['stdio'] } });
-    await bed.hub.prepare();
-  }, 60_000);
-  afterAll(() => bed.close());
+  // its prompts, on the same connection
 
   it('lists each prompt as /mcp__<server>__<prompt> with its arguments, and gives its text with them filled in', async () => {
     const prompts = await listPrompts(bed.hub);
