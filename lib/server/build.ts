@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { formatDuration } from '../contract/text';
 
@@ -16,8 +17,13 @@ const TERMINAL_TICK_MS = 1000;
 const OTHER_BUILD_WAIT_MAX_MS = 15 * 60_000;
 const OTHER_BUILD_POLL_MS = 5000;
 
-function newestSourceMtime(): number {
-  let newest = 0;
+/**
+ * What the page is built from, as one string: every source file's path, size and time. A build records the
+ * fingerprint it started from (`.next/clamp-sources`), so an edit made while a build runs, a deleted file or a
+ * file restored with an older time all count as changes.
+ */
+export function sourceFingerprint(root = ROOT): string {
+  const hash = createHash('sha256');
   const visit = (p: string) => {
     let st: fs.Stats;
     try {
@@ -26,20 +32,31 @@ function newestSourceMtime(): number {
       return;
     }
     if (st.isDirectory()) {
-      for (const name of fs.readdirSync(p)) visit(path.join(p, name));
-    } else if (st.mtimeMs > newest) newest = st.mtimeMs;
+      for (const name of fs.readdirSync(p).sort()) visit(path.join(p, name));
+    } else hash.update(`${path.relative(root, p)}\0${st.size}\0${st.mtimeMs}\n`);
   };
-  for (const d of SOURCE_DIRS) visit(path.join(ROOT, d));
-  for (const f of SOURCE_FILES) visit(path.join(ROOT, f));
-  return newest;
+  for (const d of SOURCE_DIRS) visit(path.join(root, d));
+  for (const f of SOURCE_FILES) visit(path.join(root, f));
+  return hash.digest('hex');
 }
 
-/** When the last build finished (its BUILD_ID's time), or 0 without one. */
-function builtAt(): number {
+const STAMP = 'clamp-sources';
+
+/** The fingerprint the last finished build started from, or '' without one. */
+function builtFrom(root = ROOT): string {
   try {
-    return fs.statSync(path.join(ROOT, '.next', 'BUILD_ID')).mtimeMs;
+    fs.statSync(path.join(root, '.next', 'BUILD_ID'));
+    return fs.readFileSync(path.join(root, '.next', STAMP), 'utf8').trim();
   } catch {
-    return 0;
+    return '';
+  }
+}
+
+function recordBuiltFrom(fingerprint: string, root = ROOT): void {
+  try {
+    fs.writeFileSync(path.join(root, '.next', STAMP), `${fingerprint}\n`);
+  } catch {
+    // no stamp: the next start builds again, which is safe
   }
 }
 
@@ -144,10 +161,14 @@ export async function ensureBuild(force = false): Promise<boolean> {
   const waitStarted = Date.now();
   let waitSaid = 0;
   for (let waiting = false; ; ) {
-    const last = builtAt();
-    if (!force && last > 0 && last >= newestSourceMtime()) return true;
+    const last = builtFrom();
+    const now = sourceFingerprint();
+    if (!force && last === now) return true;
     const r = await runBuild({ why: last ? 'the sources changed since the last build' : 'first start', quietUntilStarted: waiting });
-    if (r.ok) return true;
+    if (r.ok) {
+      recordBuiltFrom(now);
+      return true;
+    }
     if (r.locked && Date.now() - waitStarted < OTHER_BUILD_WAIT_MAX_MS) {
       if (Date.now() - waitSaid >= STILL_EVERY_MS) {
         waitSaid = Date.now();

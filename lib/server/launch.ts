@@ -64,6 +64,7 @@ async function loadNextConfigQuietly(dev: boolean): Promise<void> {
 /** Start Clamp: configuration, build if needed, the Next.js app behind the door, shutdown on signals; `clamp run …` runs one headless turn instead. */
 export async function launch(argv: string[]): Promise<void> {
   if (argv[0] === 'run') return runHeadlessAndExit(argv.slice(1));
+  if (argv[0] === 'build') process.exit((await ensureBuild(true)) ? 0 : 1);
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   const cfg = configOrExit();
   const dev = argv.includes('--dev');
