@@ -363,6 +363,8 @@ export const BUDGET = {
   HOOK_REASON_MAX_BYTES: 2000,
   /** Hooks: how many times Stop hooks may make one turn go on (each time the model reads their reason). */
   HOOK_STOP_CONTINUES_MAX: 1,
+  /** The database: backups made before migrations (data dir's backups/) kept, newest first; older ones are removed. */
+  DB_BACKUPS_MAX_FILES: 5,
 } as const;
 
 export type Budget = { -readonly [K in keyof typeof BUDGET]: number };
