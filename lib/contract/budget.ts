@@ -365,6 +365,16 @@ export const BUDGET = {
   HOOK_STOP_CONTINUES_MAX: 1,
   /** The database: backups made before migrations (data dir's backups/) kept, newest first; older ones are removed. */
   DB_BACKUPS_MAX_FILES: 5,
+  /** Retention: command logs and spilled outputs older than this are removed (at start, then every RETENTION_SWEEP_INTERVAL_MS); the settings page can change it. */
+  RETENTION_MAX_AGE_MS: 14 * 24 * 60 * 60_000,
+  /** Retention: logs and spills together are kept under this size, the oldest removed first; the settings page can change it. */
+  RETENTION_OUTPUTS_MAX_BYTES: 2 * 1024 * 1024 * 1024,
+  /** Retention: how often the data dir is swept (the first sweep runs at start). */
+  RETENTION_SWEEP_INTERVAL_MS: 60 * 60_000,
+  /** Retention: the size budget never removes a file written to this recently (another Clamp on the data dir may be writing it). */
+  RETENTION_RECENT_MS: 60 * 60_000,
+  /** Retention: the record of removed files (the data dir's retention/removed.jsonl) is trimmed to its newer half past this size. */
+  RETENTION_JOURNAL_MAX_BYTES: 1024 * 1024,
 } as const;
 
 export type Budget = { -readonly [K in keyof typeof BUDGET]: number };
