@@ -231,4 +231,26 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    name: "spending: tokens and cost per session and day; a session's own limits",
+    sql: `
+      -- every model request's tokens and cost (where the model has prices), by the listed session (a subagent's count
+      -- toward its parent) and the local day; kept when a session is deleted, so a day's spending stays whole
+      CREATE TABLE spend (
+        session_id TEXT NOT NULL,
+        day TEXT NOT NULL,
+        tokens INTEGER NOT NULL DEFAULT 0,
+        cost_usd REAL NOT NULL DEFAULT 0,
+        PRIMARY KEY (session_id, day)
+      );
+      CREATE INDEX spend_day ON spend(day);
+      -- a limit the person raised when the session reached it (NULL: the settings' apply)
+      CREATE TABLE session_limits (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        max_tokens INTEGER,
+        max_cost_usd REAL
+      );
+    `,
+  },
 ];
