@@ -1,6 +1,6 @@
 import type { ToolResult } from './types';
 import { byteLength, cutHead, cutHeadTail, fitWithNote, formatBytes, formatCount, type Cut } from './text';
-import { spillText } from './spill';
+import { spillOrWhy, type Spilled } from './spill';
 
 /**
  * The one exit clamp: no result reaches the model longer than maxBytes, errors included.
@@ -10,11 +10,13 @@ import { spillText } from './spill';
 export function clampResult(r: ToolResult, maxBytes: number, dataDir: string, label: string, by: 'exit' | 'turn' = 'exit'): ToolResult {
   const total = byteLength(r.output);
   if (total <= maxBytes) return r;
-  const spillPath = r.truncation?.spillPath ?? spillText(dataDir, r.output, label);
+  const spilled: Spilled = r.truncation?.spillPath ? { path: r.truncation.spillPath } : spillOrWhy(dataDir, r.output, label);
+  const spillPath = spilled.path;
   const hint = r.hint && !r.output.endsWith(r.hint) ? `\n${r.hint}` : '';
+  // a spill the disk refused says so, so the model does not go looking for a file that is not there
   const where = spillPath
     ? ` Full text: ${spillPath} — read it with read_file (offset/limit) or search it with grep.`
-    : ' Narrow the request to see the rest.';
+    : ` ${spilled.why ? `${spilled.why} ` : ''}Narrow the request to see the rest.`;
   // errors keep head and tail: what failed is often at the end
   const cutTo = (room: number) => {
     const c = r.status === 'ok' ? cutHead(r.output, room) : cutHeadTail(r.output, room);

@@ -1,5 +1,7 @@
 import type { Truncation } from '../contract/types';
 import { byteLength, countLines, cutHead, cutTail, decodeCut, fitWithNote, formatBytes, formatCount, formatDuration, tailBytes } from '../contract/text';
+import path from 'node:path';
+import { isDiskFull } from '../contract/disk-full';
 import type { CaptureSnapshot } from './ring';
 import type { RunResult, StreamName } from './runner';
 
@@ -68,7 +70,7 @@ function renderStream(name: StreamName, s: CaptureSnapshot, room: number, failed
       ? `… [${omittedLines === 1 ? `line ${formatCount(first)}` : `lines ${formatCount(first)}–${formatCount(last)}`} omitted: ${formatBytes(omittedBytes)}] …`
       : `… [${formatBytes(omittedBytes)} omitted within line ${formatCount(first)}] …`;
   const where = logError
-    ? `The log file could not be written (${logError}); rerun with the output redirected to a file in the workspace to see all of it.`
+    ? `The log file could not be written (${logError})${isDiskFull(logError) ? `: the disk holding ${path.dirname(logPath)} is full — free space there` : ''}; rerun with the output redirected to a file in the workspace to see all of it.`
     : `Full ${name}: ${logPath} — read it with read_file (offset/limit) or search it with grep.`;
   const note =
     `[${name} cut: ${formatBytes(shownBytes)} of ${formatBytes(s.totalBytes)} shown (${keepHead ? 'the start and the end' : 'the end'}); ` +

@@ -3,9 +3,12 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import Database from 'better-sqlite3';
 import { onShutdown } from '../contract/shutdown';
-import { MIGRATIONS } from './migrations';
+import { asDiskFull } from '../contract/disk-full';
+import { MIGRATIONS, type Migration } from './migrations';
+import { backupBeforeMigrating, checkIntegrity, DamagedStoreError, isCorrupt } from './db-health';
 
 export { MIGRATIONS } from './migrations';
+export { DamagedStoreError } from './db-health';
 
 export type Db = Database.Database;
 
@@ -28,32 +31,49 @@ export class StoreError extends Error {
 /** The schema version this code expects. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
+/** The versions recorded as applied (empty for a new file). */
+function appliedVersions(db: Db): Set<number> {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
+  if (!table) return new Set();
+  return new Set((db.prepare('SELECT version FROM schema_version').all() as { version: number }[]).map((r) => r.version));
+}
+
 /**
- * Bring a connection's schema up to SCHEMA_VERSION. Safe to run from several connections or
- * processes at once: the check and the migrations run under one write lock (BEGIN IMMEDIATE).
- * Returns the versions it applied (empty when already current).
+ * Bring a connection's schema up to the newest of `migrations` (SCHEMA_VERSION). Safe to run from several
+ * connections or processes at once: the check and the migrations run under one write lock (BEGIN IMMEDIATE).
+ * A database that holds a schema already is first copied to the data dir's backups/ (never when nothing is to
+ * run; a new file has nothing to keep). Returns the versions it applied (empty when already current). Throws
+ * DiskFullError when the disk has no room for the backup or the migration (the database is left as it was).
  */
-export function migrate(db: Db): number[] {
+export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  const newest = Math.max(...migrations.map((m) => m.version));
+  const before = appliedVersions(db);
+  const pending = migrations.filter((m) => !before.has(m.version));
+  if (pending.length > 0 && before.size > 0 && !db.memory && Math.max(...before) <= newest) backupBeforeMigrating(db, Math.max(...before), newest);
   const applied: number[] = [];
   const run = db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
     const { v } = db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_version').get() as { v: number };
     // numbers are assigned ahead of time, so one may land after a higher one: apply every one not recorded
     const done = new Set((db.prepare('SELECT version FROM schema_version').all() as { version: number }[]).map((r) => r.version));
-    if (v > SCHEMA_VERSION) {
+    if (v > newest) {
       throw new Error(
-        `The database ${db.name} has schema version ${v}, newer than this Clamp understands (${SCHEMA_VERSION}). Upgrade Clamp, or set CLAMP_DATA_DIR to another folder.`,
+        `The database ${db.name} has schema version ${v}, newer than this Clamp understands (${newest}). Upgrade Clamp, or set CLAMP_DATA_DIR to another folder.`,
       );
     }
     const record = db.prepare('INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)');
-    for (const m of MIGRATIONS) {
+    for (const m of migrations) {
       if (done.has(m.version)) continue;
       db.exec(m.sql);
       record.run(m.version, m.name, Date.now());
       applied.push(m.version);
     }
   });
-  run.immediate();
+  try {
+    run.immediate();
+  } catch (err) {
+    throw asDiskFull(err, `The migration of the database to schema version ${newest}`, path.dirname(db.name));
+  }
   return applied;
 }
 
@@ -92,7 +112,6 @@ function enableWal(db: Db): void {
   }
 }
 
-/** Open a connection with Clamp's settings and schema (no sharing; openDb is the shared one). */
 /** The most statements a connection keeps prepared (the store's SQL is a fixed set; this bounds any that is not). */
 const PREPARED_MAX_STATEMENTS = 256;
 
@@ -116,6 +135,10 @@ function preparedOnce(db: Db): void {
   }) as Db['prepare'];
 }
 
+/**
+ * Open a connection with Clamp's settings and schema (no sharing; openDb is the shared one). Throws
+ * DamagedStoreError for a damaged file, DiskFullError when a needed backup or migration finds no room.
+ */
 export function openConnection(file: string): Db {
   // create the file ourselves so the conversation history is private (0600) from the start
   if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', 0o600));
@@ -125,10 +148,12 @@ export function openConnection(file: string): Db {
     enableWal(db);
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    // a damaged file is refused before anything writes into it (the message names the backup to restore)
+    checkIntegrity(db);
     migrate(db);
   } catch (err) {
     db.close();
-    throw err;
+    throw isCorrupt(err) ? new DamagedStoreError(file, (err as Error).message) : err;
   }
   return db;
 }
