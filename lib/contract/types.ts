@@ -229,7 +229,16 @@ export interface ToolTraits {
    * see its own name and fields).
    */
   hookAs?: HookAs;
+  /**
+   * What a call of the tool does, as an editor shows it (the Agent Client Protocol's tool kinds): 'search' looks
+   * across files, 'fetch' reaches the network, 'think' keeps the model's own notes (the plan). Default: from the
+   * side-effect class — 'read' for read tools, 'execute' for a command, 'edit' for other write tools, 'other' else.
+   */
+  activity?: ToolActivity;
 }
+
+/** What a call does, as an editor shows it (see ToolTraits.activity). */
+export type ToolActivity = 'read' | 'edit' | 'search' | 'execute' | 'fetch' | 'think' | 'other';
 
 /** A tool's name in Claude Code's hooks and its fields there: Claude Code's field name → Clamp's. */
 export interface HookAs {
@@ -250,6 +259,7 @@ export function traitsOf(tool: Pick<ToolDefinition, 'effect' | 'traits'>): Resol
     cardOpen: t.cardOpen ?? false,
     command: t.command ?? false,
     hookAs: t.hookAs ?? null,
+    activity: t.activity ?? (t.command ? 'execute' : tool.effect === 'read' ? 'read' : tool.effect === 'write' ? 'edit' : 'other'),
   };
 }
 

@@ -64,6 +64,7 @@ async function loadNextConfigQuietly(dev: boolean): Promise<void> {
 /** Start Clamp: configuration, build if needed, the Next.js app behind the door, shutdown on signals; `clamp run …` runs one headless turn instead. */
 export async function launch(argv: string[]): Promise<void> {
   if (argv[0] === 'run') return runHeadlessAndExit(argv.slice(1));
+  if (argv[0] === 'acp') return runAcpAndExit();
   if (argv[0] === 'build') process.exit((await ensureBuild(true)) ? 0 : 1);
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   const cfg = configOrExit();
@@ -105,6 +106,12 @@ async function runHeadlessAndExit(argv: string[]): Promise<never> {
   // the transcript may still sit in a pipe's buffer: let it drain before exiting
   await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
   process.exit(code);
+}
+
+/** `clamp acp`: the Agent Client Protocol on stdin/stdout for an editor; no server, no build. */
+async function runAcpAndExit(): Promise<never> {
+  const { runAcp } = await import('./acp/main');
+  process.exit(await runAcp());
 }
 
 /** The configuration, with CLAMP_SANDBOX and the sandbox's limits checked; a bad one exits with status 2 and says why. */

@@ -10,6 +10,7 @@
  * kept on the same CHUNK_BYTES grid (window-scan.ts) from whichever checkpoint they start, so every output (the
  * counting cap's "at least N" included) is the same as a scan from the start would give.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -19,6 +20,7 @@ import type { Budget } from '../../contract/budget';
 import { confinedPath } from '../../contract/paths';
 import { REOPEN_FLAGS } from '../../policy/confined-fs';
 import { pinConfined } from '../../policy/confined-io';
+import { editorFilesOf } from '../../contract/editor-files';
 import { byteLength, fitWithNote, formatBytes, formatCount } from '../../contract/text';
 import { sniffBinary } from './binary';
 import { notFoundError, pathArg } from '../common/near-names';
@@ -53,34 +55,63 @@ export interface ReadFileMeta {
   sizeBytes: number;
 }
 
-async function run(input: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolOutput<ReadFileMeta>> {
-  const b = ctx.budget;
-  const target = confinedPath(ctx, input.path);
+/** The file to scan: the disk's, or (when an editor serves the session) a private copy of the editor's text. */
+interface Opened {
+  fh: fs.promises.FileHandle;
+  stat: fs.Stats;
+  /** what the line index is keyed by */
+  key: string;
+}
+
+/** Open the confined file (checked: it exists here and is a regular file); with an editor's files, its text as the editor has it. */
+async function openTarget(ctx: ToolContext, target: ReturnType<typeof confinedPath>): Promise<Opened> {
   const { abs, rel } = target;
   // the file itself, opened without following a link and checked inside its root (a link may be in its way now)
   const held = pinConfined(target, 'read');
   if (!held) throw notFoundError(ctx.workspace, rel);
-  let fh: fs.promises.FileHandle;
-  let stat: fs.Stats;
   try {
-    stat = held.stat;
+    const stat = held.stat;
     if (stat.isDirectory()) {
       throw new ToolError(`${rel} is a directory, not a file. Use list_dir with path=${pathArg(rel)} to see what it contains.`);
     }
     if (!stat.isFile()) {
       throw new ToolError(`${rel} is not a regular file (a device, socket or pipe); read_file reads regular files only.`);
     }
-    fh = await fs.promises.open(held.via, REOPEN_FLAGS);
+    const text = await editorFilesOf(ctx.services)?.read(abs, ctx.signal).catch(() => undefined);
+    if (text !== undefined) return await editorCopy(ctx, text);
+    const fh = await fs.promises.open(held.via, REOPEN_FLAGS);
+    return { fh, stat, key: abs };
   } finally {
     held.close();
   }
+}
+
+/** The editor's text (unsaved changes included) in a private file of the data dir, unlinked once open, so the same scan reads it. */
+async function editorCopy(ctx: ToolContext, text: string): Promise<Opened> {
+  const dir = path.join(ctx.dataDir, 'editor-reads');
+  await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, `${process.pid}-${crypto.randomUUID()}`);
+  await fs.promises.writeFile(file, text, { mode: 0o600, flag: 'wx' });
+  try {
+    const fh = await fs.promises.open(file, 'r');
+    return { fh, stat: await fh.stat(), key: file };
+  } finally {
+    await fs.promises.rm(file, { force: true });
+  }
+}
+
+async function run(input: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolOutput<ReadFileMeta>> {
+  const b = ctx.budget;
+  const target = confinedPath(ctx, input.path);
+  const { abs, rel } = target;
+  const { fh, stat, key } = await openTarget(ctx, target);
   try {
     const type = await sniffBinary(fh, path.basename(abs), b.BINARY_SNIFF_BYTES);
     if (type) {
       throw new ToolError(`${rel} is a binary file (${type}, ${formatCount(stat.size)} bytes); read_file shows text only.`);
     }
     // kept across appends (a growing log): see line-index.ts
-    const index = await LineIndex.open(fh, { abs, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino }, b, ctx.signal);
+    const index = await LineIndex.open(fh, { abs: key, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino }, b, ctx.signal);
     const noWindow = input.offset === undefined && input.limit === undefined;
     if (noWindow && stat.size > b.READ_WHOLE_FILE_MAX_BYTES) {
       let lines = '';

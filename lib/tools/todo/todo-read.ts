@@ -8,7 +8,7 @@ export const todoReadTool = defineTool({
   name: 'todo_read',
   effect: 'read',
   // the plan's results are never pruned
-  traits: { deferRank: 13, prune: 'never' },
+  traits: { deferRank: 13, prune: 'never', activity: 'think' },
   schema: z.strictObject({}),
   summary: (_input, r?: ToolResult<TodoMeta>) => progress(r),
   describe: () => 'Return the current plan (the list last written with todo_write), with each item\'s status. To change it, call todo_write with the whole new list.',

@@ -24,7 +24,7 @@ export const todoWriteTool = defineTool({
   name: 'todo_write',
   effect: 'read',
   // explore leaves out what keeps state beyond the child; the plan's results are never pruned
-  traits: { subagents: ['general'], prune: 'never' },
+  traits: { subagents: ['general'], prune: 'never', activity: 'think' },
   schema: writeSchema,
   summary: (input, r?: ToolResult<TodoMeta>) => progress(r) || `${input.items.length} item${input.items.length === 1 ? '' : 's'}`,
   describe: (b) =>

@@ -357,7 +357,7 @@ function binaryError(url: URL, type: string, size: string): ToolError {
 export const webFetchTool = defineTool({
   name: 'web_fetch',
   effect: 'system',
-  traits: { deferRank: 3, hookAs: { name: 'WebFetch' } },
+  traits: { deferRank: 3, hookAs: { name: 'WebFetch' }, activity: 'fetch' },
   schema,
   describe,
   nonEmpty: ['url'],

@@ -162,7 +162,7 @@ async function run(input: Input, ctx: ToolContext): Promise<ToolOutput<WebSearch
 export const webSearchTool = defineTool({
   name: 'web_search',
   effect: 'system',
-  traits: { deferRank: 2, hookAs: { name: 'WebSearch' } },
+  traits: { deferRank: 2, hookAs: { name: 'WebSearch' }, activity: 'fetch' },
   schema,
   describe,
   nonEmpty: ['query'],

@@ -1,0 +1,250 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Readable, Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as acp from '@agentclientprotocol/sdk';
+import { ROOT } from '../../lib/server/build';
+import { closeDb, openDb } from '../../lib/store/db';
+import { getSession, listSessions } from '../../lib/store/sessions';
+import { startFakeOpenAI, turnPosition, type FakeReply, type FakeRequest } from '../fake-openai';
+import { tempWorkspace } from '../helpers';
+
+const BIN = path.join(ROOT, 'bin/clamp.mjs');
+const BARE_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLAMP_|ANTHROPIC_|OPENAI_|INIT_CWD$)/.test(k))) as NodeJS.ProcessEnv;
+/** What the test's editor says README.md holds: a buffer with changes not saved to disk. */
+const UNSAVED = 'line typed in the editor, not saved\n';
+/** The sleep of the command the test cancels: its own duration, so its process can be found by its arguments. */
+const SLEEP = 'sleep 37.25';
+
+let ws: ReturnType<typeof tempWorkspace>;
+let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
+
+/** The stand-in model's turns, by the prompt's words and how many results follow it. */
+function reply(req: FakeRequest): FakeReply {
+  const { text, results } = turnPosition(req);
+  if (text.includes('make the file')) {
+    const steps: FakeReply[] = [
+      { text: 'Planning first.', toolCalls: [{ name: 'todo_write', args: { items: [{ content: 'read the readme', status: 'in_progress' }, { content: 'write made.txt', status: 'pending' }] } }] },
+      { toolCalls: [{ name: 'read_file', args: { path: 'README.md' } }] },
+      { toolCalls: [{ name: 'run_command', args: { command: 'echo made-by-clamp > made.txt' } }] },
+    ];
+    return steps[results] ?? { text: 'Done.' };
+  }
+  if (text.includes('run the long one')) {
+    return results === 0 ? { toolCalls: [{ name: 'run_command', args: { command: `touch started.txt && ${SLEEP} && touch finished.txt` } }] } : { text: 'It ended.' };
+  }
+  if (text.includes('Say hello to')) return { text: 'Hello from the command.' };
+  return { text: 'Nothing scripted for this.' };
+}
+
+interface Editor {
+  agent: acp.ClientContext;
+  updates: acp.SessionNotification[];
+  permissions: acp.RequestPermissionRequest[];
+  reads: string[];
+  writes: acp.WriteTextFileRequest[];
+  child: ChildProcess;
+  stderr: () => string;
+  close: () => Promise<void>;
+}
+
+/** `clamp acp` as a child process, driven by the SDK's client side over its stdin/stdout; the editor allows every call once. */
+function startEditor(): Editor {
+  const child = spawn(process.execPath, [BIN, 'acp'], {
+    cwd: ws.workspace,
+    env: { ...BARE_ENV, CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake-coder', CLAMP_BASE_URL: fake.url },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const e = { updates: [], permissions: [], reads: [], writes: [] } as unknown as Editor;
+  const app = acp
+    .client({ name: 'test editor' })
+    .onNotification(acp.methods.client.session.update, ({ params }) => void e.updates.push(params))
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      e.permissions.push(params);
+      return { outcome: { outcome: 'selected', optionId: 'allow_once' } };
+    })
+    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+      e.reads.push(params.path);
+      if (params.path === path.join(ws.workspace, 'README.md')) return { content: UNSAVED };
+      return { content: fs.readFileSync(params.path, 'utf8') };
+    })
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+      e.writes.push(params);
+      return {};
+    });
+  const conn = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
+  Object.assign(e, {
+    agent: conn.agent,
+    child,
+    stderr: () => stderr,
+    close: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      conn.close();
+      child.stdin!.end();
+      await exited;
+    },
+  });
+  return e;
+}
+
+async function initialize(e: Editor): Promise<acp.InitializeResponse> {
+  return e.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true } });
+}
+
+/** Wait until a condition holds (polling), or fail saying what was awaited. */
+async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const ofSession = (e: Editor, id: string) => e.updates.filter((u) => u.sessionId === id).map((u) => u.update);
+const toolUpdates = (e: Editor, id: string, toolCallId: string) =>
+  ofSession(e, id).filter((u): u is Extract<acp.SessionUpdate, { toolCallId: string }> => (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') && u.toolCallId === toolCallId);
+/** The tool calls of a session as the editor knows them: name (from the title), kind and every status in order. */
+function calls(e: Editor, id: string) {
+  const starts = ofSession(e, id).filter((u) => u.sessionUpdate === 'tool_call') as Array<acp.ToolCall & { sessionUpdate: 'tool_call' }>;
+  return starts.map((s) => ({ id: s.toolCallId, name: s.title.split(' ')[0], kind: s.kind, statuses: toolUpdates(e, id, s.toolCallId).flatMap((u) => (u.status ? [u.status] : [])), updates: toolUpdates(e, id, s.toolCallId) }));
+}
+
+/** Processes of this machine whose command line has the text. */
+function processesWith(text: string): number[] {
+  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+    try {
+      return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ').includes(text);
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
+
+beforeAll(async () => {
+  ws = tempWorkspace('clamp-acp-');
+  ws.write('README.md', '# demo on disk\n');
+  ws.write('.clamp/skills/review/SKILL.md', '---\nname: review\ndescription: Review the change for bugs\n---\nLook at the diff and list bugs.\n');
+  ws.write('.clamp/commands/greet.md', '---\ndescription: Greet someone\nargument-hint: <name>\n---\nSay hello to $ARGUMENTS.\n');
+  fake = await startFakeOpenAI(reply);
+});
+afterAll(async () => {
+  await fake?.close();
+  closeDb(ws.dataDir);
+  ws.cleanup();
+});
+
+describe('clamp acp (the real bin, driven by the ACP SDK client, a stand-in model)', { timeout: 240_000 }, () => {
+  let firstSession = '';
+  let firstPrompt = '';
+
+  it('reads through the editor, asks permission for a command and runs it; tool calls, the plan and slash commands reach the editor', async () => {
+    const e = startEditor();
+    try {
+      const init = await initialize(e);
+      expect(init.agentCapabilities?.loadSession).toBe(true);
+      expect(init.agentCapabilities?.promptCapabilities?.embeddedContext).toBe(true);
+      const s = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.workspace, mcpServers: [] });
+      firstSession = s.sessionId;
+      expect(s.modes?.currentModeId).toBe('default');
+      expect(s.modes?.availableModes.map((m) => m.id)).toEqual(['default', 'accept-edits', 'plan', 'debug', 'auto']);
+      // the slash commands: the workspace's skill and its command from a file
+      await until('available_commands_update', () => ofSession(e, s.sessionId).some((u) => u.sessionUpdate === 'available_commands_update'));
+      const listed = ofSession(e, s.sessionId).find((u) => u.sessionUpdate === 'available_commands_update') as acp.AvailableCommandsUpdate;
+      expect(listed.availableCommands.map((c) => c.name).sort()).toEqual(['greet', 'review']);
+      expect(listed.availableCommands.find((c) => c.name === 'greet')?.input).toEqual({ hint: '<name>' });
+
+      firstPrompt = 'Please make the file';
+      const done = await e.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: firstPrompt }] });
+      expect(done.stopReason, e.stderr()).toBe('end_turn');
+
+      // the command asked, the editor allowed it once, and it ran on the host
+      expect(e.permissions).toHaveLength(1);
+      const asked = e.permissions[0];
+      expect(asked.toolCall.kind).toBe('execute');
+      expect(asked.toolCall.title).toContain('echo made-by-clamp > made.txt');
+      expect(asked.options.map((o) => o.kind)).toContain('allow_once');
+      expect(asked.options.map((o) => o.kind)).toContain('reject_once');
+      expect(fs.readFileSync(path.join(ws.workspace, 'made.txt'), 'utf8')).toBe('made-by-clamp\n');
+
+      const seen = calls(e, s.sessionId);
+      expect(seen.map((c) => [c.name, c.kind])).toEqual([['todo_write', 'think'], ['read_file', 'read'], ['run_command', 'execute']]);
+      expect(seen.map((c) => c.statuses.at(-1))).toEqual(['completed', 'completed', 'completed']);
+      expect(seen[2].statuses).toEqual(['pending', 'in_progress', 'completed']);
+      expect(seen[1].updates.some((u) => u.locations?.[0]?.path === path.join(ws.workspace, 'README.md'))).toBe(true);
+      // the plan, from todo_write
+      const plan = ofSession(e, s.sessionId).find((u) => u.sessionUpdate === 'plan') as acp.Plan;
+      expect(plan.entries).toEqual([
+        { content: 'read the readme', priority: 'medium', status: 'in_progress' },
+        { content: 'write made.txt', priority: 'medium', status: 'pending' },
+      ]);
+      // the text streamed as message chunks
+      const text = ofSession(e, s.sessionId).flatMap((u) => (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? [u.content.text] : [])).join('');
+      expect(text).toBe('Planning first.Done.');
+
+      // read_file went through the editor: the model read the unsaved buffer, not the disk
+      expect(e.reads).toContain(path.join(ws.workspace, 'README.md'));
+      const readResult = fake.requests.flatMap((r) => r.body.messages).find((m) => m.role === 'tool' && JSON.stringify(m.content).includes('not saved'));
+      expect(JSON.stringify(readResult?.content)).toContain('line typed in the editor, not saved');
+      expect(fake.requests.flatMap((r) => r.body.messages).some((m) => JSON.stringify(m.content).includes('# demo on disk'))).toBe(false);
+
+      // a prompt starting with /greet runs the command from its file
+      const greeted = await e.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: '/greet Ada' }] });
+      expect(greeted.stopReason).toBe('end_turn');
+      expect(turnPosition(fake.requests.at(-1)!).text).toContain('Say hello to Ada.');
+
+      // the page lists the session like any other
+      expect(listSessions(openDb(ws.dataDir), ws.workspace).map((x) => x.id)).toContain(s.sessionId);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('cancel mid-turn ends the prompt as cancelled and stops the running command', async () => {
+    const e = startEditor();
+    try {
+      await initialize(e);
+      const s = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.workspace, mcpServers: [] });
+      const prompt = e.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'run the long one' }] });
+      await until('the command to start', () => fs.existsSync(path.join(ws.workspace, 'started.txt')));
+      expect(processesWith(SLEEP).length).toBeGreaterThan(0);
+      await e.agent.notify(acp.methods.agent.session.cancel, { sessionId: s.sessionId });
+      expect((await prompt).stopReason).toBe('cancelled');
+      await until('the command to be stopped', () => processesWith(SLEEP).length === 0, 10_000);
+      expect(fs.existsSync(path.join(ws.workspace, 'finished.txt'))).toBe(false);
+      const run = calls(e, s.sessionId).find((c) => c.name === 'run_command');
+      expect(run?.statuses.slice(0, 2)).toEqual(['pending', 'in_progress']);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('a second connection loads the first session by id: its history is replayed; set_mode changes its mode', async () => {
+    expect(firstSession).not.toBe('');
+    const e = startEditor();
+    try {
+      await initialize(e);
+      const loaded = await e.agent.request(acp.methods.agent.session.load, { sessionId: firstSession, cwd: ws.workspace, mcpServers: [] });
+      expect(loaded.modes?.currentModeId).toBe('default');
+      const replay = ofSession(e, firstSession);
+      const users = replay.flatMap((u) => (u.sessionUpdate === 'user_message_chunk' && u.content.type === 'text' ? [u.content.text] : []));
+      expect(users[0]).toBe(firstPrompt);
+      const replayed = calls(e, firstSession);
+      expect(replayed.map((c) => [c.name, c.kind, c.statuses.at(-1)])).toEqual([
+        ['todo_write', 'think', 'completed'],
+        ['read_file', 'read', 'completed'],
+        ['run_command', 'execute', 'completed'],
+      ]);
+      expect(replay.some((u) => u.sessionUpdate === 'plan')).toBe(true);
+
+      await e.agent.request(acp.methods.agent.session.setMode, { sessionId: firstSession, modeId: 'accept-edits' });
+      await until('current_mode_update', () => ofSession(e, firstSession).some((u) => u.sessionUpdate === 'current_mode_update' && u.currentModeId === 'accept-edits'));
+      expect(getSession(openDb(ws.dataDir), firstSession)?.mode).toBe('accept-edits');
+      await expect(e.agent.request(acp.methods.agent.session.setMode, { sessionId: firstSession, modeId: 'yolo' })).rejects.toThrow(/Unknown mode "yolo"/);
+    } finally {
+      await e.close();
+    }
+  });
+});
