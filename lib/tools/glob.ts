@@ -85,7 +85,7 @@ function listMatches(first: string[], total: number, b: Budget): Omit<ToolOutput
 export const globTool = defineTool({
   name: 'glob',
   effect: 'read',
-  traits: { hookAs: { name: 'Glob' } },
+  traits: { hookAs: { name: 'Glob' }, activity: 'search' },
   schema,
   describe,
   summary: (input, r?: ToolResult<GlobMeta>) => {

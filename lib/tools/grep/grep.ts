@@ -239,7 +239,7 @@ function summary(input: z.infer<typeof schema>, r?: ToolResult<GrepMeta>): strin
 export const grepTool = defineTool({
   name: 'grep',
   effect: 'read',
-  traits: { hookAs: { name: 'Grep' } },
+  traits: { hookAs: { name: 'Grep' }, activity: 'search' },
   schema,
   describe,
   summary,
