@@ -8,6 +8,8 @@ export interface QueuedMessage {
   text: string;
   files: PendingFile[];
   skill?: { name: string; args: string };
+  /** a command from a file (the text is its expansion) */
+  command?: { name: string; args: string };
   /** "Send now" was pressed: the turn ends at its next safe point, then this goes first */
   steering?: boolean;
 }

@@ -21,6 +21,8 @@ export interface ComposerMessage {
   text: string;
   files: PendingFile[];
   skill?: { name: string; args: string };
+  /** a command from a file (the text is its expansion): its allowed-tools and model hold for the turn */
+  command?: { name: string; args: string };
 }
 
 const NO_SKILLS: SkillListAnswer = { skills: [], commands: [] };

@@ -89,7 +89,7 @@ export function useChatActions(chat: ClampChat, sessionId: string, listRef: RefO
   const send = useCallback(
     (m: ComposerMessage) => {
       const files = m.files.map((f) => ({ type: 'file' as const, mediaType: f.mediaType, filename: f.name, url: f.url }));
-      void sendMessage({ parts: [{ type: 'text', text: m.text }, ...files, ...(m.skill ? [{ type: 'data-skill-request' as const, data: m.skill }] : [])] });
+      void sendMessage({ parts: [{ type: 'text', text: m.text }, ...files, ...(m.skill ? [{ type: 'data-skill-request' as const, data: m.skill }] : []), ...(m.command ? [{ type: 'data-file-command' as const, data: m.command }] : [])] });
       listRef.current?.scrollToEnd();
     },
     [sendMessage, listRef],

@@ -25,8 +25,8 @@ export interface CommandHost {
   onCompact: (focus: string) => void;
   onRewind?: () => void;
   sendSkill: (name: string, args: string) => void;
-  /** send a message of this text (a command from a file, expanded) */
-  sendText: (text: string) => void;
+  /** send a message of this text (a command from a file, expanded, with its name and arguments; an MCP prompt's text) */
+  sendText: (text: string, command?: { name: string; args: string }) => void;
   show: (panel: InfoPanel | null) => void;
 }
 
@@ -119,7 +119,7 @@ export function useComposerCommands(h: CommandHost): (name: string, args: string
       const fail = (message: string) => h.show({ title: `/${name}`, lines: [message], tone: 'error' });
       try {
         if (cmd.skill) h.sendSkill(name.replace(/^skill:/, ''), args);
-        else if (cmd.file) h.sendText(expandCommand(cmd.file.body, args));
+        else if (cmd.file) h.sendText(expandCommand(cmd.file.body, args), { name: cmd.file.name, args });
         else if (cmd.prompt) h.sendText((await fetchJson<{ text: string }>('/api/prompts', { method: 'POST', body: JSON.stringify({ command: cmd.prompt.command, args }) })).text);
         else if (Object.hasOwn(HANDLERS, name)) await HANDLERS[name]({ h, name, args, commands, fail, patch, qc });
         return true;

@@ -23,7 +23,7 @@ export interface MessageQueue {
   /** "Send now" on a queued message: it goes first, and the turn ends at its next safe point */
   steer: (id: string) => Promise<void>;
   /** "Send now" on what is typed: it goes first, and the turn ends at its next safe point */
-  sendNow: (m: Omit<ComposerMessage, 'skill'>) => void;
+  sendNow: (m: Omit<ComposerMessage, 'skill' | 'command'>) => void;
   /** take a queued message out to edit it */
   take: (id: string) => QueuedMessage | undefined;
   cancel: (id: string) => void;
@@ -41,7 +41,7 @@ export function useMessageQueue(h: QueueHost): MessageQueue {
     const [next, ...rest] = queue;
     inflight.current = true;
     setQueue(rest);
-    onSend({ text: next.text, files: next.files, ...(next.skill ? { skill: next.skill } : {}) });
+    onSend({ text: next.text, files: next.files, ...(next.skill ? { skill: next.skill } : {}), ...(next.command ? { command: next.command } : {}) });
   }, [busy, blocked, disabled, errored, queue, onSend]);
 
   function submit(m: ComposerMessage) {
@@ -59,7 +59,7 @@ export function useMessageQueue(h: QueueHost): MessageQueue {
     });
     await steerTurn(h.sessionId).catch(() => false);
   };
-  const sendNow = (m: Omit<ComposerMessage, 'skill'>) => {
+  const sendNow = (m: Omit<ComposerMessage, 'skill' | 'command'>) => {
     setQueue((q) => [{ id: newId(), ...m, steering: true }, ...q]);
     void steerTurn(h.sessionId).catch(() => false);
   };

@@ -45,7 +45,7 @@ export function useComposerSend(h: SendHost): ComposerSend {
   const { text, setText, files, setFiles, queue } = h;
   const { openRewind } = useRewind();
   const sendSkill = (name: string, args: string) => submit({ text: `/${name}${args ? ` ${args}` : ''}`, files, skill: { name, args } });
-  const sendText = (body: string) => submit({ text: body, files });
+  const sendText = (body: string, command?: { name: string; args: string }) => submit({ text: body, files, ...(command ? { command } : {}) });
   const run = useComposerCommands({ session: h.session, commands: h.commands, onCompact: h.onCompact, onRewind: h.onRewind ?? (() => openRewind()), sendSkill, sendText, show: h.setPanel });
 
   function submit(m: ComposerMessage) {

@@ -18,6 +18,7 @@ import { clearSteer, steered, steerRequested } from './steer';
 import { lateFeed, type LateFeed } from '../dispatch/late-diagnostics';
 import { markStopped, providerErrorLine } from './turn-messages';
 import { hookServiceOf } from '../contract/hooks';
+import type { ModelFor } from './subagents/run-child';
 
 export const DEFAULT_MAX_STEPS = 100;
 const RETRY_FIRST_DELAY_MS = 2000;
@@ -42,6 +43,8 @@ export interface TurnOptions {
   budget?: Budget;
   /** more system prompt sections (skills, memories) */
   systemExtra?: string[];
+  /** a model an agent file names, for its children (absent: they use the turn's) */
+  modelFor?: ModelFor;
   /** the model the session wants for its next step (the header's picker), read before each step */
   stepModel?: () => StepModel | null;
   /** called after each step and at the end with the whole conversation */

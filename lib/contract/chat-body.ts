@@ -39,6 +39,8 @@ export const chatBodySchema = z
         files: z.array(attachedFileSchema).max(BUDGET.ATTACH_IMAGES_MAX_COUNT + BUDGET.ATTACH_TEXT_FILES_MAX_COUNT).optional(),
         /** sent as /<skill> [args]: the model is asked to load the skill */
         skill: z.strictObject({ name: z.string().trim().min(1).max(200), args: z.string().max(BUDGET.SKILL_ARGS_MAX_BYTES) }).optional(),
+        /** sent as a command from a file (the text is its expansion): its allowed-tools and model hold for the turn */
+        command: z.strictObject({ name: z.string().trim().min(1).max(200), args: z.string().max(BUDGET.SKILL_ARGS_MAX_BYTES) }).optional(),
       })
       .optional(),
     /** resume the latest assistant message, whose pending approvals have been answered */
@@ -65,11 +67,16 @@ export function chatRequestBody(sessionId: string, last: OutgoingMessage): ChatB
   const text = last.parts.map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
   const files: AttachedFile[] = [];
   let skill: { name: string; args: string } | undefined;
+  let command: { name: string; args: string } | undefined;
   for (const p of last.parts) {
     if (p.type === 'file' && typeof p.url === 'string' && typeof p.mediaType === 'string') {
       files.push({ name: typeof p.filename === 'string' && p.filename ? p.filename : 'attachment', mediaType: p.mediaType, url: p.url });
     }
     if (p.type === 'data-skill-request' && p.data && typeof p.data === 'object') skill = p.data as { name: string; args: string };
+    if (p.type === 'data-file-command' && p.data && typeof p.data === 'object') {
+      const d = p.data as { name: string; args: string };
+      command = { name: d.name, args: d.args };
+    }
   }
-  return { sessionId, message: { id: last.id, text, ...(files.length ? { files } : {}), ...(skill ? { skill } : {}) } };
+  return { sessionId, message: { id: last.id, text, ...(files.length ? { files } : {}), ...(skill ? { skill } : {}), ...(command ? { command } : {}) } };
 }

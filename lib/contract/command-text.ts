@@ -27,6 +27,19 @@ export interface FileCommand {
   body: string;
 }
 
+/** A user message sent as a command from a file (data-file-command): which, with what, and the limits its front matter set for the turn. */
+export interface FileCommandUse {
+  name: string;
+  args: string;
+  /** set by the server from the file: the turn may use only these tools */
+  allowedTools?: string[];
+  /** set by the server from the file: the turn's model */
+  model?: string;
+}
+
+/** The data part a command's user message carries (part of ClampDataParts, lib/contract/protocol.ts): its allowed-tools and model hold for the turn it starts. */
+export type CommandDataParts = { 'file-command': FileCommandUse };
+
 /** The words of an argument line: split on white space, a "double" or 'single' quoted phrase one word. */
 export function commandWords(args: string): string[] {
   const out: string[] = [];

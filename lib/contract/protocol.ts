@@ -58,7 +58,7 @@ export type ClampDataParts = {
   'skill-request': { name: string; args: string };
   /** the session's model changed: from this step on the next one answers */
   'model-switch': { from: string; to: string };
-} & DiagnosticsDataParts;
+} & DiagnosticsDataParts & import('./command-text').CommandDataParts;
 
 /** data-attachment: one file attached to a user message, exactly as the model reads it. */
 export interface AttachmentInfo {

@@ -20,6 +20,9 @@ import { attachmentParts } from './attach';
 import { withLateNote } from './diagnostics';
 import { holdSession } from './turn-hold';
 import { turnPlace } from './worktrees';
+import { commandRegistry, namedModel, turnCommand } from './turn-command';
+import { withWindow } from './model';
+import type { FileCommandUse } from '../contract/command-text';
 
 export { isTurnRunning, SessionBusyError, stopTurn } from './turn-hold';
 
@@ -87,16 +90,23 @@ export async function startSessionTurn(cfg: ServerConfig, body: ChatBody, o: Ses
 
 /** The held session's turn: its model, tools and host, the body stored, and the loop's stream. */
 async function setUpTurn(cfg: ServerConfig, db: Db, session: SessionRecord, body: ChatBody, o: SessionTurnOptions, signal: AbortSignal): Promise<ReadableStream<UIMessageChunk>> {
-  const model = await turnModel(cfg, session, o);
+  // a command from a file: its allowed-tools and model hold for the turn (and its continuations)
+  const command = turnCommand(cfg, db, body);
+  const model = await turnModel(cfg, session, o, command);
   // a session on its own worktree works there (a pending one is made now, its branch named from this message)
   const here = await turnPlace(cfg, db, body);
   // built-ins and MCP tools (with deferral for the window), read afresh for every turn
   const tools = await turnTools(cfg, { sessionId: body.sessionId, status: model.resolved.status, mode: () => getSessionMode(db, body.sessionId) ?? 'default' });
   const host = turnHost(here, db, body.sessionId, tools.services, o);
-  const messages = await storeIncoming(here, db, session, body, host, model.resolved.status, signal);
+  const messages = await storeIncoming(here, db, session, body, host, model.resolved.status, signal, command);
   return runTurn({
     host,
-    reg: tools.reg,
+    reg: commandRegistry(tools.reg, command),
+    // an agent file's model, for its children
+    modelFor: (named) => {
+      const r = namedModel(cfg, named, model.resolved);
+      return r.ok ? { model: r.model, status: r.status } : { error: r.status.help ?? `the model ${named} is not configured` };
+    },
     systemExtra: tools.systemExtra,
     model: model.resolved.model,
     status: model.resolved.status,
@@ -115,13 +125,19 @@ async function setUpTurn(cfg: ServerConfig, db: Db, session: SessionRecord, body
  * picked in the header mid-turn answers from the next step (a model given by the caller stays). Throws
  * NoModelError.
  */
-async function turnModel(cfg: ServerConfig, session: SessionRecord, o: SessionTurnOptions): Promise<{ resolved: ResolvedModel; stepModel?: () => StepModel | null }> {
+async function turnModel(cfg: ServerConfig, session: SessionRecord, o: SessionTurnOptions, command?: FileCommandUse): Promise<{ resolved: ResolvedModel; stepModel?: () => StepModel | null }> {
   if (o.model) {
     if (!o.model.ok) throw new NoModelError(o.model.status.help ?? 'No model is configured.');
     return { resolved: o.model };
   }
   const { resolved, steps } = await sessionTurnModel(cfg, session);
   if (!resolved.ok) throw new NoModelError(resolved.status.help ?? 'No model is configured.');
+  if (command?.model) {
+    // the command's model answers the whole turn (the picker's choice holds again from the next message)
+    const named = await withWindow(cfg, namedModel(cfg, command.model, resolved));
+    if (!named.ok) throw new HttpError(400, `The command /${command.name} names the model ${command.model}, which cannot be used: ${named.status.help ?? 'it is not configured'}. Change the model line of its file, or remove it to use the session's model.`);
+    return { resolved: named };
+  }
   const stepModel = () => {
     const r = steps.resolve();
     return r.ok && specOf(r) ? { id: r.status.model!, model: r.model } : null;
@@ -141,10 +157,11 @@ function turnHost(cfg: ServerConfig, db: Db, sessionId: string, services: ToolSe
  * not read yet noted) and saved before the model is asked anything: a crash loses no input. Throws
  * HttpError for a body that does not fit the conversation.
  */
-async function storeIncoming(cfg: ServerConfig, db: Db, session: SessionRecord, body: ChatBody, host: AgentHost, status: ModelStatus, signal: AbortSignal): Promise<ClampMessage[]> {
-  const extra = body.message
+async function storeIncoming(cfg: ServerConfig, db: Db, session: SessionRecord, body: ChatBody, host: AgentHost, status: ModelStatus, signal: AbortSignal, command?: FileCommandUse): Promise<ClampMessage[]> {
+  const extra: ClampMessage['parts'] = body.message
     ? await attachmentParts(body.message, { workspace: cfg.workspace, dataDir: cfg.dataDir, mode: session.mode, sessionId: body.sessionId, signal, imageInput: status.imageInput, modelLabel: status.label })
     : [];
+  if (body.message?.command && command) extra.push({ type: 'data-file-command', id: 'file-command', data: command });
   let messages: ClampMessage[];
   let loaded: ClampMessage[];
   try {

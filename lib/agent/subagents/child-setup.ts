@@ -1,4 +1,5 @@
 import { createRegistry, type Registry } from '../../dispatch/registry';
+import { listNamesTool } from '../../dispatch/tool-limit';
 import type { Budget } from '../../contract/budget';
 import type { FileAgent, SubagentType } from '../../contract/subagents';
 import { formatBytes } from '../../contract/text';
@@ -8,12 +9,11 @@ import type { AgentHost, ChildHost } from '../host';
 /**
  * The child's tools: those of the turn's registry (MCP tools included) whose traits give them to its
  * type (explore: read tools only, and the registry refuses an explore trait on any other). An agent type
- * from a file keeps, of those, only the tools its `tools` line names, by Clamp's name or by the name the
- * tool gives itself for Claude Code's files (traits.hookAs: Read, Bash, Edit …).
+ * from a file keeps, of those, only the tools its `tools` line names (listNamesTool: by Clamp's name, by the name the
+ * tool gives itself for Claude Code's files — traits.hookAs: Read, Bash, Edit … — or an MCP server's prefix).
  */
 export function childRegistry(reg: Registry, type: SubagentType, agent?: FileAgent): Registry {
-  const listed = agent?.tools ? new Set(agent.tools.map((n) => (n === 'MultiEdit' ? 'Edit' : n))) : undefined;
-  const named = (t: Registry[string]) => !listed || listed.has(t.name) || listed.has(traitsOf(t).hookAs?.name ?? '');
+  const named = (t: Registry[string]) => !agent?.tools || listNamesTool(agent.tools, t);
   return createRegistry(Object.values(reg).filter((t) => traitsOf(t).subagents.includes(type) && named(t)));
 }
 

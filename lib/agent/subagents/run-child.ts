@@ -13,6 +13,9 @@ import { markStopped, providerErrorLine } from '../turn-messages';
 import { childRegistry, memoryChild, subagentSection } from './child-setup';
 import { ChildCard } from './child-card';
 
+/** A model an agent file names (`provider:model`, or a model of the turn's provider), or why it cannot be used. */
+export type ModelFor = (named: string) => { model: LanguageModel; status: ModelStatus } | { error: string };
+
 /** What a child needs from the parent's turn. */
 export interface SubagentDeps {
   host: AgentHost;
@@ -25,6 +28,8 @@ export interface SubagentDeps {
   emit: Emit;
   maxRetries: number;
   systemExtra?: string[];
+  /** resolves an agent file's `model` line; absent, or the line absent: the child uses the parent's model */
+  modelFor?: ModelFor;
 }
 
 /** One child's loop while it runs. */
@@ -41,6 +46,9 @@ interface ChildRun {
   task: ClampMessage;
   /** the child's assistant message */
   messageId: string;
+  /** the child's model: its agent file's, else the parent's */
+  model: LanguageModel;
+  status: ModelStatus;
   /** the child's own stream, once it runs (the keeper's events go to it) */
   write?: (c: UIMessageChunk) => void;
   /** each step's text; the last is the report */
@@ -56,6 +64,7 @@ interface ChildRun {
  */
 export async function runChild(d: SubagentDeps, req: SubagentRequest, parentCallId: string, signal: AbortSignal): Promise<SubagentOutcome> {
   const run = startChild(d, req, parentCallId, signal);
+  if (run.error) return childOutcome(run);
   const turn = prepareChild(run);
   await readChild(run, childStream(run, turn));
   return childOutcome(run);
@@ -71,7 +80,17 @@ function startChild(d: SubagentDeps, req: SubagentRequest, parentCallId: string,
   const task: ClampMessage = { id: `${host.sessionId}-task`, role: 'user', parts: [{ type: 'text', text: req.prompt }], metadata: { createdAt: Date.now() } };
   child.save([task]);
   card.push();
-  return { d, req, host, save: child.save, reg, card, signal, task, messageId: '', texts: [] };
+  const m = childModel(d, req);
+  return { d, req, host, save: child.save, reg, card, signal, task, messageId: '', texts: [], model: m.model, status: m.status, ...(m.error ? { error: m.error } : {}) };
+}
+
+/** The model an agent file names (its `model` line, `inherit` aside), else the parent's; a model that cannot be used is the child's error. */
+function childModel(d: SubagentDeps, req: SubagentRequest): { model: LanguageModel; status: ModelStatus; error?: string } {
+  const named = req.agent?.model;
+  if (!named || named === 'inherit' || !d.modelFor) return { model: d.model, status: d.status };
+  const r = d.modelFor(named);
+  if ('error' in r) return { model: d.model, status: d.status, error: `The agent ${req.agent!.name} names the model ${named}, which cannot be used: ${r.error}` };
+  return r;
 }
 
 /** The child's turn prepared: its calls follow on its card, and one that needs a person waits in the parent's bar. */
@@ -81,8 +100,8 @@ function prepareChild(run: ChildRun): PreparedTurn {
   return prepareTurn({
     host,
     reg: run.reg,
-    model: d.model,
-    status: d.status,
+    model: run.model,
+    status: run.status,
     budget: d.budget,
     stored: [run.task],
     signal: run.signal,
@@ -109,7 +128,7 @@ function prepareChild(run: ChildRun): PreparedTurn {
 function childStream(run: ChildRun, turn: PreparedTurn): ReadableStream<UIMessageChunk> {
   return createUIMessageStream<ClampMessage>({
     originalMessages: [run.task],
-    onError: (err) => providerErrorLine(err, run.d.status.label),
+    onError: (err) => providerErrorLine(err, run.status.label),
     onStepFinish: ({ messages }) => run.save(messages),
     onFinish: ({ messages, isAborted }) => run.save(isAborted ? markStopped(messages) : messages),
     execute: async ({ writer }) => {
@@ -131,7 +150,7 @@ function childSteps(run: ChildRun, turn: PreparedTurn, writer: UIMessageStreamWr
   const b = d.budget;
   const overTokens: StopCondition<ToolSet> = () => card.view.tokens >= b.SUBAGENT_MAX_TOKENS;
   return streamText({
-    model: turn.model(d.model),
+    model: turn.model(run.model),
     system: turn.system,
     messages: input,
     tools: turn.tools,
@@ -149,7 +168,7 @@ function childSteps(run: ChildRun, turn: PreparedTurn, writer: UIMessageStreamWr
       card.push();
     },
     onError: ({ error: err }) => {
-      const p = describeProviderError(err, d.status.label);
+      const p = describeProviderError(err, run.status.label);
       run.error = `${p.message} ${p.next}`;
       writer.write({ type: 'data-notice', id: 'provider-error', data: { level: 'error', message: p.message, next: p.next } });
     },
