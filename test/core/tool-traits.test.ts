@@ -141,4 +141,17 @@ describe('the built-in tools declare what the name lists said', () => {
     expect(ruleKeysOf(all.find((t) => t.name === 'git_commit')!, decision)).toBeNull();
     expect(ruleKeysOf(probe, decision)).toBeNull();
   });
+
+  it('what a call does in an editor (activity): declared by search, fetch and plan tools, else from the side-effect class', () => {
+    const of = (a: string) => having((t) => traitsOf(t).activity === a);
+    expect(of('search')).toEqual(['glob', 'grep']);
+    expect(of('fetch')).toEqual(['web_fetch', 'web_search']);
+    expect(of('think')).toEqual(['todo_write', 'todo_read']);
+    expect(of('execute')).toEqual(['run_command']);
+    expect(of('edit')).toEqual(having((t) => t.effect === 'write'));
+    // a tool that declares nothing (and every MCP tool) gets its class's
+    expect(traitsOf({ effect: 'read' }).activity).toBe('read');
+    expect(traitsOf({ effect: 'system' }).activity).toBe('other');
+    expect(traitsOf({ effect: 'system', traits: { command: true } }).activity).toBe('execute');
+  });
 });
