@@ -7,6 +7,7 @@ import { openSeccompFd } from './seccomp';
 import { sandboxLimitsOrDefault, ulimitPrefix, type SandboxLimits } from './limits';
 import { commandCgroup, type CommandCgroup } from './cgroups';
 import { closeFd, openBlockingPipe, openPipe, type PipeEnds } from './fifo';
+import { holdLogs } from './live-logs';
 
 import type { RunHandle, RunOptions, RunResult } from './run-types';
 
@@ -64,6 +65,8 @@ export function callRunPrefix(callId: string): string {
 export function startCommand(o: RunOptions): RunHandle {
   const run = new CommandRun(o, o.id ?? newRunId());
   const handle = run.start(spawnSpec(o)).handle();
+  // its logs are in use until it ends: retention leaves them alone
+  holdLogs([handle.logPaths.stdout, handle.logPaths.stderr, handle.combinedLogPath], handle.done);
   // a run in the session's network: its ports are forwarded while it runs; it lets the network go when it ends
   if (o.net) {
     o.net.attach(handle.pid);

@@ -8,6 +8,8 @@ import { promptBody } from '../contract/command-text';
 import { sessionExportSchema } from '../contract/session-export';
 import { diagnosticsSettingsBody } from '../contract/diagnostics';
 import { worktreeFinishBody, worktreeSettingsBody } from '../contract/worktree';
+import { limitSettingsBody } from '../contract/limits';
+import { retentionBody } from '../contract/storage';
 import { workspaceOpenBody } from '../contract/workspace';
 import * as A from '../contract/rest-answers';
 
@@ -39,6 +41,8 @@ export const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   CompactBody: compactBody,
   WorktreeFinishBody: worktreeFinishBody,
   WorktreeSettingsBody: worktreeSettingsBody,
+  LimitSettingsBody: limitSettingsBody,
+  RetentionBody: retentionBody,
   SettingsUpdate: settingsUpdateBody,
   ModelCheckRequest: modelCheckBody,
   McpServerBody: mcpServerBody,
@@ -245,9 +249,20 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
     get: { tag: 'settings', summary: "The launcher's workspace and the recently opened ones with their session counts. Other routes work in the workspace the x-clamp-workspace header (or ?workspace=) names, once opened; a session's routes in that session's own", answer: { described: 'WorkspacesAnswer (lib/contract/workspace.ts)' } },
     post: { tag: 'settings', summary: 'Open another folder on this server (it must exist, be a readable folder, not / nor the data dir)', body: 'WorkspaceOpenBody', answer: { described: 'WorkspaceOpenAnswer (lib/contract/workspace.ts)' } },
   },
+  '/api/settings/limits': {
+    get: { tag: 'settings', summary: "The spending limits (per session and per day, tokens and US dollars) and today's spending", answer: { described: 'LimitSettingsView (lib/contract/limits.ts)' } },
+    put: { tag: 'settings', summary: 'Change any spending limit (null removes one)', body: 'LimitSettingsBody', answer: { described: 'LimitSettingsView (lib/contract/limits.ts)' } },
+  },
   '/api/settings/worktrees': {
     get: { tag: 'settings', summary: 'Where new worktrees go and the files copied into them', answer: { described: 'WorktreeSettings (lib/contract/worktree.ts)' } },
     put: { tag: 'settings', summary: 'Change the worktree folder or the files copied', body: 'WorktreeSettingsBody', answer: { described: 'WorktreeSettings (lib/contract/worktree.ts)' } },
+  },
+  '/api/settings/storage': {
+    get: { tag: 'settings', summary: "The data dir's size by kind (logs, spills, checkpoints, database, worktrees, other), the retention settings and the latest clean-up", answer: { described: 'StorageAnswer (lib/contract/storage.ts)' } },
+    put: { tag: 'settings', summary: 'Change how long logs and spills are kept (days) and their size budget (MiB)', body: 'RetentionBody', answer: { described: 'StorageAnswer (lib/contract/storage.ts)' } },
+  },
+  '/api/settings/storage/cleanup': {
+    post: { tag: 'settings', summary: 'Clean up now: logs and spills past the period or the budget (never one a command still writes), checkpoint repositories collected; answers what it freed', answer: { described: 'CleanupAnswer (lib/contract/storage.ts)' } },
   },
   '/api/mcp': {
     get: { tag: 'mcp', summary: 'Every configured MCP server with its status, tools and their cost (starts nothing)', answer: { described: 'McpView (lib/contract/mcp-rest.ts)' } },

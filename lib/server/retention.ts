@@ -1,0 +1,86 @@
+import { BUDGET } from '../contract/budget';
+import type { CleanupReport, RetentionBody, StorageAnswer } from '../contract/storage';
+import { isLiveLog } from '../exec/live-logs';
+import { collectShadows } from '../checkpoints/gc';
+import { openDb } from '../store/db';
+import { getSetting, setSetting } from '../store/settings';
+import { getRetentionSettings, setRetentionSettings, sweepOutputs } from '../store/retention';
+import { storageSizes } from '../store/storage-size';
+import type { ServerConfig } from './http';
+
+/**
+ * The data dir's retention: logs and spills past the period or the size budget removed (never a file a command or
+ * task of this process still writes), checkpoint repositories collected (deleted sessions' refs dropped, what is
+ * unreachable past the period pruned). Runs at the server's start, then every RETENTION_SWEEP_INTERVAL_MS, and
+ * when the settings page's "Clean up now" asks. The clock is injectable.
+ */
+
+const LAST_KEY = 'retention-last';
+const DAY_MS = 24 * 60 * 60_000;
+const MIB = 1024 * 1024;
+const RUNNING = Symbol.for('clamp.retention.running');
+
+export interface RetentionRunOptions {
+  now?: number;
+  /** collect every checkpoint repository now, not only those due */
+  force?: boolean;
+}
+
+async function sweep(dataDir: string, o: RetentionRunOptions): Promise<CleanupReport> {
+  const now = o.now ?? Date.now();
+  const db = openDb(dataDir);
+  const settings = getRetentionSettings(db);
+  const outputs = sweepOutputs(dataDir, { settings, now, isLive: isLiveLog });
+  const liveSessions = new Set((db.prepare('SELECT id FROM sessions').all() as { id: string }[]).map((r) => r.id));
+  const checkpoints = await collectShadows(dataDir, { liveSessions, pruneBefore: now - settings.maxAgeMs, now, force: o.force });
+  const report: CleanupReport = { at: now, removedFiles: outputs.removedFiles, freedBytes: outputs.freedBytes, skippedLive: outputs.skippedLive, checkpoints };
+  setSetting(db, LAST_KEY, report);
+  return report;
+}
+
+/** One clean-up of the data dir; a second call while one runs waits for it and answers its report. Never throws for a file or repository that fails. */
+export function runRetention(dataDir: string, o: RetentionRunOptions = {}): Promise<CleanupReport> {
+  const g = globalThis as unknown as Record<symbol, Map<string, Promise<CleanupReport>> | undefined>;
+  const running = (g[RUNNING] ??= new Map());
+  const current = running.get(dataDir);
+  if (current) return current;
+  const next = sweep(dataDir, o).finally(() => running.delete(dataDir));
+  running.set(dataDir, next);
+  return next;
+}
+
+/** Clean up now and then every RETENTION_SWEEP_INTERVAL_MS (the timer does not keep the process alive); returns the stop. */
+export function startRetention(dataDir: string, clock: () => number = Date.now, intervalMs: number = BUDGET.RETENTION_SWEEP_INTERVAL_MS): () => void {
+  const tick = () => void runRetention(dataDir, { now: clock() }).catch((err: unknown) => process.stderr.write(`clamp: clean-up of the data dir failed: ${err instanceof Error ? err.message : String(err)}\n`));
+  tick();
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** GET /api/settings/storage: the data dir's size by kind, the retention settings and the latest clean-up. */
+export function storageView(cfg: Pick<ServerConfig, 'dataDir'>): StorageAnswer {
+  const db = openDb(cfg.dataDir);
+  const s = getRetentionSettings(db);
+  return {
+    dataDir: cfg.dataDir,
+    ...storageSizes(cfg.dataDir),
+    retention: { maxAgeDays: Math.max(1, Math.round(s.maxAgeMs / DAY_MS)), outputsMaxMegabytes: Math.max(1, Math.round(s.outputsMaxBytes / MIB)) },
+    lastCleanup: getSetting<CleanupReport>(db, LAST_KEY) ?? null,
+  };
+}
+
+/** PUT /api/settings/storage: the period in days and the size budget in MiB. */
+export function saveRetention(cfg: Pick<ServerConfig, 'dataDir'>, body: RetentionBody): StorageAnswer {
+  setRetentionSettings(openDb(cfg.dataDir), {
+    ...(body.maxAgeDays !== undefined ? { maxAgeMs: body.maxAgeDays * DAY_MS } : {}),
+    ...(body.outputsMaxMegabytes !== undefined ? { outputsMaxBytes: body.outputsMaxMegabytes * MIB } : {}),
+  });
+  return storageView(cfg);
+}
+
+/** POST /api/settings/storage/cleanup: clean up now (every checkpoint repository too) and answer what it freed. */
+export async function cleanUpNow(cfg: Pick<ServerConfig, 'dataDir'>): Promise<{ report: CleanupReport; storage: StorageAnswer }> {
+  const report = await runRetention(cfg.dataDir, { force: true });
+  return { report, storage: storageView(cfg) };
+}
