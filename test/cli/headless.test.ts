@@ -204,7 +204,7 @@ describe('clamp run (the real bin, a scripted model)', { timeout: 240_000 }, () 
       [['--mode', 'yolo', 'x'], /--mode yolo is not a permission mode\. Use one of: default, accept-edits, plan, debug, auto\./],
       [['--allow', 'npm test', 'x'], /"npm test" is not a tool\. For a command, write --allow "run_command:npm test"\./],
       [['--allow', 'write_file:src', 'x'], /a rule for write_file covers every call of it; write --allow write_file/],
-      [['--session', 'nosuchsession', 'x'], /Session nosuchsession not found in the workspace/],
+      [['--session', 'nosuchsession', 'x'], /Session nosuchsession not found in the data dir/],
       [['--model', 'nosuch:model', 'x'], /--model nosuch:model names an unknown provider "nosuch"/],
       [[], /No prompt\./],
       [['two', 'words'], /One prompt, in quotes/],

@@ -14,6 +14,10 @@ export const EXIT = {
   stepLimit: 4,
   /** nothing ran: the session is running a turn in another Clamp process (the page's server, another clamp run) */
   busy: 5,
+  /** a spending limit was reached (--max-tokens, --max-cost, or the settings' session or daily limit): the turn stopped before its next request */
+  limit: 6,
+  /** nothing ran: the data dir's database is damaged (the message names the backup to restore) or its disk is full */
+  store: 7,
   /** stopped by SIGINT (Ctrl-C); SIGTERM and SIGHUP give 143 and 129 */
   interrupted: 130,
 } as const;
@@ -24,7 +28,8 @@ Runs one turn of the agent on the workspace (CLAMP_WORKSPACE, else the current d
 page: the same loop, tools, modes, rules and store as the server, so the session shows on the page.
 
 Options:
-  --session <id>             continue this session (default: a new session)
+  --session <id>             continue this session (default: a new session), in its own workspace and
+                             worktree wherever the run is started
   --worktree[=<branch>]      the new session works in its own git worktree of the workspace, on a new
                              branch named <branch> or from the prompt (the page finishes it: merge, keep
                              or discard)
@@ -40,6 +45,9 @@ Options:
   --model <provider:model>   the model for this run (default: the session's, the settings page's, then
                              CLAMP_MODEL)
   --max-steps <n>            most model steps in this turn (default: CLAMP_MAX_STEPS, else 100)
+  --max-tokens <n>           most tokens this run may use (input, cached input and output, subagents'
+                             included); reached, the turn stops before its next request (exit 6)
+  --max-cost <usd>           most US dollars this run may spend (models with catalogue prices); as above
   --json                     one JSON event per line: the page's UI message stream chunks, a first
                              "clamp-session" event and a final "clamp-summary" event
   -h, --help                 this text
@@ -51,7 +59,9 @@ Exit status: 0 the turn ended normally; 1 provider error; 2 nothing ran (bad fla
 no usable model); 3 at least one tool call was refused (for want of approval, by the mode or by the
 safety policy); 4 the step limit was reached with calls still to make; 5 nothing ran: the session is
 running a turn in another Clamp process (the page's server or another clamp run; a process that died
-does not hold it); 130 stopped by Ctrl-C (SIGINT), 143 by SIGTERM.`;
+does not hold it); 6 a spending limit was reached (--max-tokens, --max-cost, or the settings' session or
+daily limit): the turn stopped before its next model request; 7 nothing ran: the data dir's database is
+damaged (the message names the backup to restore and the command) or its disk is full; 130 stopped by Ctrl-C (SIGINT), 143 by SIGTERM.`;
 
 export interface RunArgs {
   prompt: string;
@@ -63,13 +73,16 @@ export interface RunArgs {
   approveAll: boolean;
   model?: string;
   maxSteps?: number;
+  /** this run's own spending limits */
+  maxTokens?: number;
+  maxCostUsd?: number;
   json: boolean;
 }
 
 /** Thrown for a command line that cannot run: the message says what to fix. */
 export class UsageError extends Error {}
 
-const VALUED = new Set(['--session', '--mode', '--allow', '--model', '--max-steps']);
+const VALUED = new Set(['--session', '--mode', '--allow', '--model', '--max-steps', '--max-tokens', '--max-cost']);
 
 /**
  * Parse `clamp run`'s arguments (after "run"): flags anywhere, `--flag value` or `--flag=value`, `--` ends
@@ -120,6 +133,18 @@ export function parseRunArgs(argv: readonly string[]): RunArgs | 'help' {
         const n = Number(value);
         if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-steps ${value} is not a whole number of steps of at least 1.`);
         out.maxSteps = n;
+        break;
+      }
+      case '--max-tokens': {
+        const n = Number(value.replace(/[,_]/g, ''));
+        if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-tokens ${value} is not a whole number of tokens of at least 1.`);
+        out.maxTokens = n;
+        break;
+      }
+      case '--max-cost': {
+        const n = Number(value.replace(/^\$/, ''));
+        if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--max-cost ${value} is not an amount of US dollars above 0 (e.g. --max-cost 0.50).`);
+        out.maxCostUsd = n;
         break;
       }
     }

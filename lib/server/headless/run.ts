@@ -1,12 +1,14 @@
+import fs from 'node:fs';
 import type { UIMessageChunk } from 'ai';
 import { ConfigError, loadConfig } from '../../config';
 import { BUDGET } from '../../contract/budget';
 import { createToolRegistry } from '../../dispatch/all-tools';
 import { parseSandboxLevel, SandboxConfigError } from '../../exec/sandbox';
 import { stopAllGroups } from '../../exec/leftovers';
-import { closeDb, newId, openDb, StoreError, type Db } from '../../store/db';
-import { createSession, deleteSession, getSession, requireSession } from '../../store/sessions';
-import { getWorktree } from '../../store/worktrees';
+import { closeDb, DamagedStoreError, newId, openDb, StoreError, type Db } from '../../store/db';
+import { DiskFullError } from '../../contract/disk-full';
+import { createSession, deleteSession, getSession } from '../../store/sessions';
+import { getWorktree, sessionHome, sessionRoot } from '../../store/worktrees';
 import { HttpError, type ServerConfig } from '../http';
 import { stopEverything, takeOverCommands } from '../process-groups';
 import { SessionBusyError, startSessionTurn } from '../turn';
@@ -16,6 +18,8 @@ import { modelForRun } from './model';
 import { RunTracker } from './outcome';
 import { Transcript } from './transcript';
 import { requestWorktree } from '../worktrees';
+import { spendGuard } from '../limits';
+import type { SpendGuard } from '../../contract/limits';
 
 export interface RunIo {
   stdin: NodeJS.ReadableStream;
@@ -46,20 +50,11 @@ async function prepare(args: RunArgs, io: RunIo) {
   if (Buffer.byteLength(prompt) > BUDGET.CHAT_BODY_MAX_BYTES) throw new UsageError(`The prompt is larger than ${BUDGET.CHAT_BODY_MAX_BYTES} bytes. Send less.`);
   const full = loadConfig(io.env);
   parseSandboxLevel(io.env.CLAMP_SANDBOX);
-  const cfg: ServerConfig = { workspace: full.workspace, dataDir: full.dataDir, mode: full.mode };
   const reg = createToolRegistry();
   const rules = args.allow.map((a) => parseAllow(a, reg));
-  const db = openDb(cfg.dataDir);
-  if (args.session) {
-    try {
-      requireSession(db, args.session, cfg.workspace);
-    } catch (err) {
-      if (err instanceof StoreError && err.code === 'not-found') {
-        throw new UsageError(`Session ${args.session} not found in the workspace ${cfg.workspace} (data dir ${cfg.dataDir}). The page's sidebar lists its sessions; GET /api/sessions gives their ids.`);
-      }
-      throw err;
-    }
-  }
+  const db = openDb(full.dataDir);
+  const here: ServerConfig = { workspace: full.workspace, dataDir: full.dataDir, mode: full.mode };
+  const cfg = args.session ? sessionConfig(db, here, args.session) : here;
   // the model is checked before a new session is made: a run that cannot start leaves nothing behind
   const model = await modelForRun(cfg, args.model, args.session, io.env);
   if (!model.ok) throw new UsageError(`No usable model. ${model.status.help ?? ''}`.trim());
@@ -72,6 +67,18 @@ async function prepare(args: RunArgs, io: RunIo) {
 }
 
 type Prepared = Awaited<ReturnType<typeof prepare>>;
+
+/**
+ * --session: the run works in the session's own workspace (its rules, approvals and memories are that workspace's,
+ * and its turn then works in the session's worktree while it has one), wherever the run was started; UsageError when
+ * the data dir has no such session or its workspace is gone.
+ */
+function sessionConfig(db: Db, here: ServerConfig, sessionId: string): ServerConfig {
+  const home = sessionHome(db, sessionId);
+  if (!home) throw new UsageError(`Session ${sessionId} not found in the data dir ${here.dataDir}. The page's sidebar lists its sessions; GET /api/sessions gives their ids.`);
+  if (!fs.existsSync(home)) throw new UsageError(`Session ${sessionId} belongs to the workspace ${home}, which is no longer there. Start a new session instead.`);
+  return home === here.workspace ? here : { ...here, workspace: home };
+}
 
 /** --worktree: the new session's worktree (made with the turn, named from the prompt, unless named); UsageError, and no session left, when it cannot be. */
 async function worktreeForRun(cfg: ServerConfig, db: Db, sessionId: string, req: { name?: string }): Promise<void> {
@@ -97,9 +104,11 @@ export async function runHeadless(argv: readonly string[], io: RunIo = { stdin: 
   await takeOverCommands(prep.cfg.dataDir);
   const stop = stopOnSignals(io);
   try {
-    const stream = await turnStream(args, prep, stop.signal, io);
+    // the run's spending: its own limits (--max-tokens, --max-cost) with the settings'
+    const spend = spendGuard(openDb(prep.cfg.dataDir), { sessionId: prep.sessionId, run: { maxTokens: args.maxTokens, maxCostUsd: args.maxCostUsd } });
+    const stream = await turnStream(args, prep, stop.signal, io, spend);
     if (typeof stream === 'number') return stream;
-    return await relayTurn(stream, args, prep, io, stop.stoppedBy);
+    return await relayTurn(stream, args, prep, io, { stoppedBy: stop.stoppedBy, spend });
   } finally {
     stop.dispose();
     // background tasks the run started stop with it, as they do with the server
@@ -118,6 +127,10 @@ async function startRun(argv: readonly string[], io: RunIo): Promise<{ args: Run
     }
     return { args, prep: await prepare(args, io) };
   } catch (err) {
+    if (err instanceof DamagedStoreError || err instanceof DiskFullError) {
+      io.stderr.write(`clamp run: ${err.message}\n`);
+      return EXIT.store;
+    }
     if (err instanceof UsageError || err instanceof ConfigError || err instanceof SandboxConfigError || err instanceof StoreError) {
       io.stderr.write(`clamp run: ${err.message}\n`);
       return EXIT.usage;
@@ -154,7 +167,7 @@ function stopOnSignals(io: RunIo): SignalStop {
 }
 
 /** The turn's stream of events, started as the page's route starts one; a request it refuses is said on stderr (its exit status instead). */
-async function turnStream(args: RunArgs, prep: Prepared, signal: AbortSignal, io: RunIo): Promise<ReadableStream<UIMessageChunk> | number> {
+async function turnStream(args: RunArgs, prep: Prepared, signal: AbortSignal, io: RunIo, spend: SpendGuard): Promise<ReadableStream<UIMessageChunk> | number> {
   try {
     return await startSessionTurn(
       prep.cfg,
@@ -166,9 +179,14 @@ async function turnStream(args: RunArgs, prep: Prepared, signal: AbortSignal, io
         model: prep.model,
         maxSteps: args.maxSteps,
         holder: 'clamp run',
+        spend,
       },
     );
   } catch (err) {
+    if (err instanceof DiskFullError) {
+      io.stderr.write(`clamp run: ${err.message}\n`);
+      return EXIT.store;
+    }
     if (err instanceof HttpError || err instanceof StoreError) {
       io.stderr.write(`clamp run: ${err.message}\n`);
       // the session runs a turn in another process (the page's server, another run): nothing ran here
@@ -179,14 +197,15 @@ async function turnStream(args: RunArgs, prep: Prepared, signal: AbortSignal, io
 }
 
 /** Print the turn as it happens (a transcript, or --json events) between its header and its summary; the run's exit status. */
-async function relayTurn(stream: ReadableStream<UIMessageChunk>, args: RunArgs, prep: Prepared, io: RunIo, stoppedBy: () => string | undefined): Promise<number> {
+async function relayTurn(stream: ReadableStream<UIMessageChunk>, args: RunArgs, prep: Prepared, io: RunIo, end: { stoppedBy: () => string | undefined; spend: SpendGuard }): Promise<number> {
   const { cfg, sessionId } = prep;
   const tracker = new RunTracker(sessionId);
   const transcript = args.json ? undefined : new Transcript(io.stdout, createToolRegistry());
   const emit = (event: unknown) => io.stdout.write(JSON.stringify(event) + '\n');
   // a session on its own worktree works there (made by now, its branch named)
-  const wt = getWorktree(openDb(cfg.dataDir), sessionId);
-  const where = wt?.state === 'active' && wt.path ? wt.path : cfg.workspace;
+  const db = openDb(cfg.dataDir);
+  const wt = getWorktree(db, sessionId);
+  const where = sessionRoot(db, sessionId, cfg.workspace);
   const header = { type: 'clamp-session', sessionId, created: prep.created, workspace: where, model: prep.model.status.label, mode: prep.mode, ...(wt ? { worktree: wt } : {}) };
   if (args.json) emit(header);
   else io.stderr.write(`clamp run: ${prep.created ? 'new session' : 'session'} ${sessionId} · ${prep.model.status.label} · ${where}${wt?.branch ? ` (worktree, branch ${wt.branch} from ${wt.base})` : ''}\n`);
@@ -198,8 +217,8 @@ async function relayTurn(stream: ReadableStream<UIMessageChunk>, args: RunArgs, 
     if (transcript) transcript.note(chunk);
     else emit(chunk);
   }
-  const by = stoppedBy();
-  const summary = tracker.summary({ stopped: !!by, signalExit: by ? SIGNAL_EXIT[by] : undefined });
+  const by = end.stoppedBy();
+  const summary = tracker.summary({ stopped: !!by, signalExit: by ? SIGNAL_EXIT[by] : undefined, limit: end.spend.stoppedAt() });
   if (args.json) emit(summary);
   else io.stderr.write(Transcript.closing(summary));
   return summary.exitCode;
