@@ -76,7 +76,7 @@ interface TurnCalls {
  * budgeted text while the page receives the whole ToolResult.
  */
 export function buildAgentTools(o: AgentToolsOptions): ToolSet {
-  const lookup = toolLookup({ o, approver: { rule: (t, input, d) => o.host.ruleVerdict(t, input, d) }, verdicts: new Map() });
+  const lookup = toolLookup({ o, approver: { rule: (t, input, d, paths) => o.host.ruleVerdict(t, input, d, paths) }, verdicts: new Map() });
   // only the registry's tools are listed (Object.keys/entries: what the model can be told about); a
   // look-up of any other name, by property or own-property check, finds its stand-in
   const known = (key: string) => Object.hasOwn(o.reg, key);

@@ -1,6 +1,8 @@
 import type { PermissionMode, PolicyDecision, SideEffect, ToolDefinition, ToolResult, ToolServices } from '../contract/types';
 import type { ApprovalAnswer, ApprovalInfo, ClampMessage } from '../contract/protocol';
 import type { SubagentType } from '../contract/subagents';
+import type { ResolvedPath } from '../contract/paths';
+import type { RuleAnswer } from '../dispatch/dispatch';
 
 /** A recorded answer to an approval request. */
 export interface RecordedAnswer {
@@ -31,8 +33,8 @@ export interface AgentHost {
   dataDir: string;
   services: ToolServices;
   mode(): PermissionMode;
-  /** the verdict of saved and session rules for this call, if any */
-  ruleVerdict(tool: ToolDefinition, input: unknown, decision: PolicyDecision): 'allow' | 'deny' | 'ask' | undefined;
+  /** the verdict of saved and session rules (and the settings files' permission rules) for this call, if any; paths: its confined paths */
+  ruleVerdict(tool: ToolDefinition, input: unknown, decision: PolicyDecision, paths?: ReadonlyMap<string, ResolvedPath>): RuleAnswer;
   /** a call needs a person: remember it with its verdict (info.decision); it must survive a restart */
   recordPending(info: ApprovalInfo, input: unknown): void;
   /** the person's answer for a call, if there is one */

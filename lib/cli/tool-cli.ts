@@ -7,6 +7,7 @@ import { runShutdownHooks } from '../contract/shutdown';
 import { BUDGET } from '../contract/budget';
 import type { ToolContext } from '../contract/types';
 import { TOOL_CLI_FLAGS, TOOL_CLI_USAGE as USAGE } from './tool-usage';
+import { toolPermissions } from './tool-permissions';
 
 /** Run the tool CLI; returns the process exit code. Prints the result JSON on stdout. */
 export async function toolCli(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
@@ -59,8 +60,9 @@ export async function toolCli(argv: string[], out = process.stdout, err = proces
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);
   try {
-    const ctx = createContext({ workspace: cfg.workspace, dataDir: cfg.dataDir, mode: cfg.mode, signal: abort.signal });
-    const result = await dispatch(reg, name, args, ctx, { approver: { approved: flags.has('--approve') } });
+    const perms = await toolPermissions(cfg.workspace, cfg.dataDir);
+    const ctx = createContext({ workspace: cfg.workspace, dataDir: cfg.dataDir, mode: cfg.mode, signal: abort.signal, services: perms.services });
+    const result = await dispatch(reg, name, args, ctx, { approver: { approved: flags.has('--approve'), ...(perms.rule ? { rule: perms.rule } : {}) } });
     out.write(JSON.stringify(result) + '\n');
     return 0;
   } finally {

@@ -11,10 +11,13 @@ import { filesBefore, warmFor, withDiagnostics } from './diagnose';
 import { withLateNotes } from './late-diagnostics';
 import { foldHookDecision, hookVerdictOf, postToolHooks, preToolHooks } from './hooks';
 
+/** A rule's verdict: its action, or its action and which rule it is ("the rule Bash(git push:*) in …/settings.json"). */
+export type RuleAnswer = 'allow' | 'deny' | 'ask' | { action: 'allow' | 'deny' | 'ask'; by: string } | undefined;
+
 /** How a host answers "may this call run?" beyond the mode and the tool's own policy. */
 export interface Approver {
-  /** a saved or session rule's verdict for this decision, if any (checked deny → ask → allow) */
-  rule?: (tool: ToolDefinition, input: unknown, decision: PolicyDecision) => 'allow' | 'deny' | 'ask' | undefined;
+  /** a saved or session rule's verdict for this decision, if any (checked deny → ask → allow); paths: the call's, confined */
+  rule?: (tool: ToolDefinition, input: unknown, decision: PolicyDecision, paths?: ReadonlyMap<string, ResolvedPath>) => RuleAnswer;
   /** true when a person has approved this very call */
   approved?: boolean;
 }
@@ -121,11 +124,13 @@ export async function decide(tool: ToolDefinition, input: unknown, ctx: ToolCont
   }
   let d = combineDecisions(ctx.mode, byMode, byTool);
   if (d.tier === 1) return d;
-  const rule = approver?.rule?.(tool, input, d);
-  if (rule === 'deny') d = { ...d, action: 'deny', reason: `a saved rule denies it (${d.reason})` };
-  else if (rule === 'ask' && d.action === 'allow') d = { ...d, action: 'ask' };
-  else if (rule === 'allow' && d.action !== 'deny' && !d.opaque) d = { ...d, action: 'allow', reason: `allowed by a saved rule (${d.reason})` };
-  else if (rule === 'allow' && d.action === 'deny' && ctx.mode === 'auto' && d.tier === 2) d = { ...d, action: 'allow', reason: `allowed by a saved rule (${d.reason})` };
+  const answer = approver?.rule?.(tool, input, d, ctx.paths);
+  const rule = typeof answer === 'object' ? answer.action : answer;
+  const by = typeof answer === 'object' ? answer.by : 'a saved rule';
+  if (rule === 'deny') d = { ...d, action: 'deny', reason: `${by} denies it (${d.reason})` };
+  else if (rule === 'ask' && d.action === 'allow') d = { ...d, action: 'ask', ...(typeof answer === 'object' ? { reason: `${by} asks for it (${d.reason})` } : {}) };
+  else if (rule === 'allow' && d.action !== 'deny' && !d.opaque) d = { ...d, action: 'allow', reason: `allowed by ${by} (${d.reason})` };
+  else if (rule === 'allow' && d.action === 'deny' && ctx.mode === 'auto' && d.tier === 2) d = { ...d, action: 'allow', reason: `allowed by ${by} (${d.reason})` };
   return d;
 }
 

@@ -17,6 +17,8 @@ import { checkpointBeforeChange } from '../checkpoints/session';
 import { sessionHome } from '../store/worktrees';
 import { HOOKS_SERVICE } from '../contract/hooks';
 import { hookServiceFor } from './hooks';
+import { fileRuleVerdict, readGuardFor, strongerRule } from '../hooks/permission-verdict';
+import { READ_GUARD_SERVICE } from '../contract/permission-rest';
 
 /** The approval id Clamp's store uses for a tool call of a session (the page answers by tool call id). */
 export function approvalKey(sessionId: string, toolCallId: string): string {
@@ -52,10 +54,14 @@ export function storeHost(db: Db, o: { sessionId: string; workspace: string; dat
       diagnostics: diagnosticsFor(db, o.workspace, o.dataDir),
       // the person's hooks, and the workspace's the person approved, at every call (a subagent's too)
       [HOOKS_SERVICE]: hookServiceFor(db, { workspace: o.workspace, dataDir: o.dataDir, sessionId: rulesOf }),
+      // the settings files' Read deny and ask rules: what searches and listings withhold
+      [READ_GUARD_SERVICE]: readGuardFor(db, { ...place, home }),
       ...(o.services ?? {}),
     },
     mode: () => getSessionMode(db, rulesOf) ?? 'default',
-    ruleVerdict: (tool, _input, d) => ruleVerdict(db, home, rulesOf, tool.name, ruleKeysOf(tool, d), !!d.opaque),
+    // saved and session rules, and the settings files' permission rules (when the person turned them on): deny beats ask beats allow
+    ruleVerdict: (tool, input, d, paths) =>
+      strongerRule(ruleVerdict(db, home, rulesOf, tool.name, ruleKeysOf(tool, d), !!d.opaque), fileRuleVerdict(db, { ...place, home }, tool, input, d, paths)),
     recordPending: (info, input) => {
       recordPending(db, { approvalId: approvalKey(o.sessionId, info.toolCallId), sessionId: o.sessionId, toolCallId: info.toolCallId, toolName: info.toolName, input, info });
     },

@@ -9,9 +9,12 @@ import { byteLength, cutHead, fitWithNote, formatBytes } from '../contract/text'
 import type { PermissionMode } from '../contract/types';
 import { createToolRegistry } from '../dispatch/all-tools';
 import { createContext } from '../dispatch/context';
-import { dispatch } from '../dispatch/dispatch';
+import { dispatch, type Approver } from '../dispatch/dispatch';
 import { HOOKS_SERVICE, type HookService } from '../contract/hooks';
-import { openDb } from '../store/db';
+import { openDb, type Db } from '../store/db';
+import { sessionHome } from '../store/worktrees';
+import { READ_GUARD_SERVICE } from '../contract/permission-rest';
+import { fileRuleVerdict, readGuardFor } from '../hooks/permission-verdict';
 import { hookServiceFor, promptHookParts, type HookContextPart } from './hooks';
 import { listSkills } from '../tools/skills/skills';
 import { HttpError } from './http';
@@ -50,16 +53,18 @@ function isFileOrPathLike(workspace: string, p: string): boolean {
 }
 
 /** Each @-mention as read_file's result through dispatch: confined to the workspace, under read_file's caps, with its notes. */
-async function mentionParts(text: string, o: AttachOptions, hooks: HookService): Promise<AttachmentPart[]> {
+async function mentionParts(text: string, o: AttachOptions, hooks: HookService, db: Db): Promise<AttachmentPart[]> {
   const mentions = parseMentions(text, BUDGET.MENTION_MAX_COUNT).filter((m) => isFileOrPathLike(o.workspace, m.path));
   if (mentions.length === 0) return [];
   const reg = createToolRegistry();
-  // the person's hooks see these reads as any read_file call (a PreToolUse hook can refuse one)
-  const ctx = createContext({ workspace: o.workspace, dataDir: o.dataDir, mode: o.mode, signal: o.signal, sessionId: o.sessionId, services: { [HOOKS_SERVICE]: hooks } });
+  const place = { workspace: o.workspace, dataDir: o.dataDir, home: sessionHome(db, o.sessionId) ?? o.workspace };
+  // the person's hooks see these reads as any read_file call (a PreToolUse hook can refuse one), and so do the settings files' permission rules
+  const ctx = createContext({ workspace: o.workspace, dataDir: o.dataDir, mode: o.mode, signal: o.signal, sessionId: o.sessionId, services: { [HOOKS_SERVICE]: hooks, [READ_GUARD_SERVICE]: readGuardFor(db, place) } });
+  const approver: Approver = { rule: (t, input, d, paths) => fileRuleVerdict(db, place, t, input, d, paths) };
   return Promise.all(
     mentions.map(async (m, i) => {
-      // no approver: a read that would need a person (outside the workspace) is refused, and says so
-      const r = await dispatch(reg, 'read_file', mentionReadArgs(m), ctx);
+      // never approved: a read that would need a person (outside the workspace) is refused, and says so; a Read deny rule refuses too
+      const r = await dispatch(reg, 'read_file', mentionReadArgs(m), ctx, { approver });
       const ok = r.status === 'ok';
       const data: ClampDataParts['attachment'] = { kind: 'mention', path: m.path, ...(m.lines ? { lines: m.lines } : {}), status: ok ? 'ok' : 'error', text: r.output, truncation: r.truncation };
       return { type: 'data-attachment' as const, id: `mention-${i}`, data };
@@ -118,7 +123,7 @@ export async function attachmentParts(message: NonNullable<ChatBody['message']>,
   const hooks = hookServiceFor(db, o);
   // UserPromptSubmit (and SessionStart) first: a blocked prompt reads nothing
   const fromHooks = await promptHookParts(db, hooks, o.sessionId, message.text, o.signal);
-  const parts: ExtraPart[] = [...(await mentionParts(message.text, o, hooks)), ...files, ...fromHooks];
+  const parts: ExtraPart[] = [...(await mentionParts(message.text, o, hooks, db)), ...files, ...fromHooks];
   if (message.skill) {
     const skills = listSkills(o.workspace, o.dataDir);
     if (!skills.some((s) => s.name === message.skill!.name)) {

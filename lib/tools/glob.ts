@@ -4,7 +4,8 @@ import { ToolError, type ToolOutput, type ToolResult } from '../contract/types';
 import type { Budget } from '../contract/budget';
 import { byteLength, fitWithNote, formatBytes, formatCount } from '../contract/text';
 import { confinedPath } from '../contract/paths';
-import { CLAMPIGNORE_FILE, IgnoreRules, ignoredNote, searchStart } from './grep/ignore';
+import { CLAMPIGNORE_FILE, IgnoreRules, ignoredNote, searchStart, withheldNote } from './grep/ignore';
+import { readGuardOf } from '../contract/permission-rest';
 import { globFiles } from './glob-walk';
 
 const schema = z.strictObject({
@@ -49,6 +50,8 @@ function noMatchNotes(given: string, pattern: string, where: string, rules: Igno
   if (!/[/\\]|\*\*/.test(pattern)) notes.push(`"${pattern}" only matches files directly in ${where}; use "**/${pattern}" to search every folder below it.`);
   const ignored = ignoredNote(rules.stats, 'look');
   if (ignored) notes.push(ignored);
+  const withheld = withheldNote(rules.stats.withheld);
+  if (withheld) notes.push(withheld);
   return notes;
 }
 
@@ -103,12 +106,14 @@ export const globTool = defineTool({
     if (!st.isDirectory()) {
       throw new ToolError(`Not a folder: ${rel}. glob searches below a folder; pass its parent folder as path, or read the file with read_file.`);
     }
-    const rules = new IgnoreRules(ctx.workspace, rel, process.env.CLAMP_IGNORE);
+    const rules = new IgnoreRules(ctx.workspace, rel, process.env.CLAMP_IGNORE, readGuardOf(ctx.services));
     const prefix = rel === '.' ? '' : `${rel}/`;
     const { first, total } = await globFiles(pattern, { workspace: ctx.workspace, abs, prefix }, rules, ctx.budget.GLOB_MAX_RESULTS, ctx.signal);
     const meta = { total, ignored: { dirs: rules.stats.dirs, files: rules.stats.files } };
     const where = rel === '.' ? 'the workspace' : rel;
     if (total === 0) return { output: noMatchNotes(input.pattern, pattern, where, rules).join('\n'), truncation: null, meta };
-    return { ...listMatches(first, total, ctx.budget), meta };
+    const listed = listMatches(first, total, ctx.budget);
+    const withheld = withheldNote(rules.stats.withheld);
+    return { ...listed, ...(withheld ? { output: `${listed.output}\n${withheld}` } : {}), meta };
   },
 });

@@ -85,7 +85,7 @@ export function headlessHost(stored: AgentHost, o: HeadlessOptions): AgentHost {
     ...stored,
     mode: o.mode ? () => o.mode! : () => stored.mode(),
     // a saved deny or ask wins over a flag, as over a session rule: flags only add allow rules
-    ruleVerdict: (tool, input, d) => stored.ruleVerdict(tool, input, d) ?? flagVerdict(tool, d),
+    ruleVerdict: (tool, input, d, paths) => stored.ruleVerdict(tool, input, d, paths) ?? flagVerdict(tool, d),
     unattended: (tool, d) =>
       o.approveAll
         ? { ...d, action: 'allow', reason: `approved by --dangerously-approve-all (${d.reason})` }

@@ -5,6 +5,7 @@
  * synchronously in short time slices: on this workload sync reads are several times faster than
  * libuv's thread pool, and the slices keep the event loop (and ctx.signal) responsive.
  */
+import type { ReadGuard } from '../../contract/permission-rest';
 import os from 'node:os';
 import { DEFAULT_SKIP_DIRS, IgnoreRules } from './ignore';
 import { endScan, scanFile, scanState, type ScanState } from './scan';
@@ -67,6 +68,8 @@ export interface SearchRequest {
   sniffBytes: number;
   /** value of CLAMP_IGNORE, read by the caller at call time */
   ignoreEnv?: string;
+  /** the call's read guard (paths permission rules withhold) */
+  guard?: ReadGuard;
   engine: EngineChoice;
   /** overrides of the auto engine's thresholds (tests exercise the race with them) */
   autoRgAfterFiles?: number;
@@ -109,6 +112,8 @@ export interface SearchResult {
   ignoredDirs: number;
   ignoredFiles: number;
   ignoredDirSamples: string[];
+  /** paths the call's read guard withheld (permission rules) */
+  withheld?: number;
   /** files the walk reached that include did not select */
   notIncluded: number;
   /** which engine answered, for meta (the output never depends on it) */
@@ -180,7 +185,7 @@ function emptyResult(): SearchResult {
 export async function search(req: SearchRequest): Promise<SearchResult> {
   const res = emptyResult();
   const pool = scanState();
-  const rules = req.startIsFile ? null : new IgnoreRules(req.workspace, req.startRel, req.ignoreEnv);
+  const rules = req.startIsFile ? null : new IgnoreRules(req.workspace, req.startRel, req.ignoreEnv, req.guard);
   const files: Iterator<WalkFile> = rules
     ? new SortedWalk(rules, rules.start, req.startAbs, { unlisted: res.unreadableDirs })
     : [{ abs: req.startAbs, rel: req.startRel, relToStart: '', name: req.startRel.slice(req.startRel.lastIndexOf('/') + 1) }][Symbol.iterator]();
@@ -196,6 +201,7 @@ export async function search(req: SearchRequest): Promise<SearchResult> {
     res.ignoredDirs = rules.stats.dirs;
     res.ignoredFiles = rules.stats.files;
     res.ignoredDirSamples = rules.stats.dirSamples;
+    res.withheld = rules.stats.withheld;
   }
   return res;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readGuardOf } from '../../contract/permission-rest';
 import { defineTool } from '../../contract/types';
 import { nestedRepetition } from './regex-safety';
 import { ToolError, type ToolOutput, type ToolResult } from '../../contract/types';
@@ -264,6 +265,7 @@ export const grepTool = defineTool({
       maxLineBytes: b.GREP_MAX_LINE_BYTES, maxFileBytes: b.GREP_MAX_FILE_BYTES,
       maxFilesVisited: b.GREP_MAX_FILES_VISITED, sniffBytes: b.BINARY_SNIFF_BYTES,
       ignoreEnv: process.env.CLAMP_IGNORE,
+      guard: readGuardOf(ctx.services),
       engine: engineChoice(ctx.services.grepEngine ?? process.env.CLAMP_GREP_ENGINE),
       envPath: process.env.PATH,
       signal: ctx.signal,

@@ -20,6 +20,7 @@ import { ToolError } from '../../contract/types';
 import type { ResolvedPath } from '../../contract/paths';
 import { listExact, readTextInside } from '../../policy/confined-fs';
 import { pinConfined } from '../../policy/confined-io';
+import type { ReadGuard } from '../../contract/permission-rest';
 
 /** Folder names skipped at any depth below the search root. */
 export const DEFAULT_SKIP_DIRS: readonly string[] = [
@@ -68,6 +69,8 @@ export interface IgnoreStats {
   files: number;
   /** the first three skipped folder paths in path order, for notes */
   dirSamples: string[];
+  /** folders and files withheld by permission rules (a Read deny or ask), not counted above */
+  withheld?: number;
 }
 
 
@@ -91,6 +94,8 @@ export class IgnoreRules {
     private readonly workspace: string,
     startRel: string,
     env: string | undefined,
+    /** the call's read guard: a path it names is withheld (never listed, read or counted as ignored) */
+    private readonly guard?: ReadGuard,
   ) {
     const rootRules = [readTextInside(workspace, `${workspace}/.gitignore`), readTextInside(workspace, `${workspace}/${CLAMPIGNORE_FILE}`), (env ?? '').split(',').map((x) => x.trim()).join('\n')]
       .filter((t): t is string => !!t && t.trim() !== '')
@@ -131,8 +136,16 @@ export class IgnoreRules {
     return false;
   }
 
+  /** Whether the call's read guard withholds this workspace-relative path (counted). */
+  private withheld(rel: string, isDir: boolean): boolean {
+    if (!this.guard || !this.guard(`${this.workspace}/${rel}`, isDir)) return false;
+    this.stats.withheld = (this.stats.withheld ?? 0) + 1;
+    return true;
+  }
+
   /** The folder `rel` (named `name`) inside `parent` with the parent's layers, or null when it is skipped (and counted). */
   private judge(parent: DirInfo, rel: string, name: string): DirInfo | null {
+    if (this.withheld(rel, true)) return null;
     if (SKIP.has(name) || (parent.layers.length > 0 && this.layeredIgnores(parent.layers, `${rel}/`))) {
       this.stats.dirs++;
       // keep the first three in path order, whatever order the caller visits folders in
@@ -186,6 +199,7 @@ export class IgnoreRules {
 
   /** True when the file `rel` inside `parent` is ignored (and counts it). */
   fileIgnored(parent: DirInfo, rel: string): boolean {
+    if (this.withheld(rel, false)) return true;
     if (parent.layers.length === 0 || !this.layeredIgnores(parent.layers, rel)) return false;
     this.stats.files++;
     return true;
@@ -217,6 +231,11 @@ export class IgnoreRules {
 
 function count(n: number, word: string): string {
   return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The sentence saying how many paths the call's read guard withheld, or '' when none. */
+export function withheldNote(withheld: number | undefined): string {
+  return withheld ? `${count(withheld, 'path')} withheld by a permission rule (a Read deny or ask in a settings file): not searched, and not readable by any tool.` : '';
 }
 
 /** The sentence saying what the ignore rules kept out of a search, or '' when they kept out nothing. */

@@ -5,7 +5,7 @@
 import type { ToolOutput, Truncation } from '../../contract/types';
 import type { Budget } from '../../contract/budget';
 import { byteLength, formatBytes, formatCount } from '../../contract/text';
-import { ignoredNote } from './ignore';
+import { ignoredNote, withheldNote } from './ignore';
 import type { CompiledPattern, SearchResult, Skipped } from './engine';
 import type { GrepMeta } from './grep';
 
@@ -128,6 +128,7 @@ export function present(r: Kept, s: Shown): ToolOutput<GrepMeta> {
     const ignored = ignoredNote({ dirs: r.ignoredDirs, files: r.ignoredFiles, dirSamples: r.ignoredDirSamples }, 'search');
     if (ignored) notes.push(ignored);
   }
+  if (r.withheld) notes.push(withheldNote(r.withheld));
   if (s.contextAsked > s.context) notes.push(`context was capped at ${plural(s.b.GREP_MAX_CONTEXT_LINES, 'line')}.`);
   const body = r.lines.length ? `${r.lines.join('\n')}\n\n` : '';
   return { output: body + notes.join('\n'), truncation: cut?.truncation ?? null, ...(hint ? { hint } : {}), meta: metaOf(r) };
