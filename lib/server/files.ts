@@ -4,6 +4,7 @@ import type { FilePage } from '../contract/viewer';
 import { BUDGET } from '../contract/budget';
 import { utf8End } from '../contract/text';
 import { isInside, outputRoots } from '../policy/workspace';
+import { removedNote } from '../store/retention-journal';
 import { getTaskManager, type TaskInfo } from '../tasks/manager';
 import { HttpError } from './http';
 import { lineNumbers } from './line-index';
@@ -18,7 +19,8 @@ export function viewerPath(dataDir: string, p: string): string {
   try {
     real = fs.realpathSync.native(path.resolve(dataDir, p));
   } catch {
-    throw new HttpError(404, `File not found: ${p}. Spilled outputs and logs are kept in the data dir; it may have been removed.`);
+    const removed = removedNote(dataDir, path.resolve(dataDir, p));
+    throw new HttpError(404, removed ?? `File not found: ${p}. Spilled outputs and logs are kept in the data dir; it may have been removed.`);
   }
   const roots = outputRoots(dataDir).map((r) => {
     try {

@@ -7,6 +7,7 @@ import type { UnreadSlice } from '../../exec/ring';
 import { tasksFor, type TaskInfo, type TaskManager, type TaskRead } from '../../tasks/manager';
 import type { TaskStream } from '../../tasks/events';
 import { egressNote } from '../../exec/egress-note';
+import { removedNote } from '../../store/retention-journal';
 
 /** "task t1 · status: exited · exit code 0 · ran 1.2 s": how a task stands, in one line. */
 export function taskHeadline(t: TaskInfo): string {
@@ -42,14 +43,14 @@ const schema = z.strictObject({
 });
 
 /** One stream's section: what was dropped, the new text, and what is left to read. */
-function section(name: TaskStream, s: UnreadSlice, logPath: string, captureMax: number): string {
+function section(name: TaskStream, s: UnreadSlice, logPath: string, captureMax: number, removed?: string): string {
   const lines = [`${name} (new since the last read):`];
   if (s.droppedBytes > 0) {
     const range = s.droppedLines ? ` (lines ${formatCount(s.droppedLines.from)}–${formatCount(s.droppedLines.to)})` : '';
     const offset = s.droppedLines ? ` (offset ${s.droppedLines.from})` : '';
     lines.push(
       `[${formatCount(s.droppedBytes)} bytes of ${name}${range} were dropped from memory before this read: more than ${formatBytes(captureMax)} was unread. ` +
-        `The log file has them: ${logPath} — read them with read_file${offset} or search with grep.]`,
+        (removed ? `The log file had them, but ${removed[0]!.toLowerCase()}${removed.slice(1)}]` : `The log file has them: ${logPath} — read them with read_file${offset} or search with grep.]`),
     );
   }
   lines.push(s.bytes > 0 ? (s.text.endsWith('\n') ? s.text.slice(0, -1) : s.text) : '(no new output)');
@@ -86,7 +87,7 @@ function readNotes(read: TaskRead, requested: number, waitMs: number, b: Budget)
 }
 
 /** The whole result text for a read: headline, notes, both streams' sections, next step. */
-function renderRead(read: TaskRead, requested: number, waitMs: number, b: Budget): string {
+function renderRead(read: TaskRead, requested: number, waitMs: number, b: Budget, dataDir: string): string {
   const t = read.task;
   const remaining = read.stdout.remainingBytes + read.stderr.remainingBytes;
   const next =
@@ -100,8 +101,9 @@ function renderRead(read: TaskRead, requested: number, waitMs: number, b: Budget
     `command: ${clipLine(t.command, b.COMMAND_SHOWN_MAX_BYTES)}`,
     ...(t.ports?.length ? [portsLine(t.ports)] : []),
     ...readNotes(read, requested, waitMs, b),
-    section('stdout', read.stdout, t.logPaths.stdout, b.TASK_CAPTURE_MAX_BYTES),
-    section('stderr', read.stderr, t.logPaths.stderr, b.TASK_CAPTURE_MAX_BYTES),
+    // a finished task's log that retention removed says so (a running task's never is)
+    section('stdout', read.stdout, t.logPaths.stdout, b.TASK_CAPTURE_MAX_BYTES, read.stdout.droppedBytes > 0 ? removedNote(dataDir, t.logPaths.stdout) : undefined),
+    section('stderr', read.stderr, t.logPaths.stderr, b.TASK_CAPTURE_MAX_BYTES, read.stderr.droppedBytes > 0 ? removedNote(dataDir, t.logPaths.stderr) : undefined),
     next,
   ].join('\n');
 }
@@ -179,7 +181,7 @@ export const taskOutputTool = defineTool({
     findTask(mgr, input.id, ctx);
     const requested = input.wait_ms ?? 0;
     const waitMs = Math.min(requested, b.TASK_WAIT_MAX_MS);
-    const render = (r: TaskRead) => renderRead(r, requested, waitMs, b);
+    const render = (r: TaskRead) => renderRead(r, requested, waitMs, b, ctx.dataDir);
     const read = (await mgr.read(input.id, { maxBytes: (peek) => perStreamBytes(peek, render, b), waitMs, signal: ctx.signal }))!;
     return readResult(read, render(read));
   },

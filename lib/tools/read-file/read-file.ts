@@ -24,6 +24,7 @@ import { editorFilesOf } from '../../contract/editor-files';
 import { byteLength, fitWithNote, formatBytes, formatCount } from '../../contract/text';
 import { sniffBinary } from './binary';
 import { notFoundError, pathArg } from '../common/near-names';
+import { removedNote } from '../../store/retention-journal';
 import { LineIndex } from './line-index';
 import { digits, scanFile, type Scan } from './window-scan';
 
@@ -68,7 +69,7 @@ async function openTarget(ctx: ToolContext, target: ReturnType<typeof confinedPa
   const { abs, rel } = target;
   // the file itself, opened without following a link and checked inside its root (a link may be in its way now)
   const held = pinConfined(target, 'read');
-  if (!held) throw notFoundError(ctx.workspace, rel);
+  if (!held) throw missingError(ctx, target);
   try {
     const stat = held.stat;
     if (stat.isDirectory()) {
@@ -98,6 +99,12 @@ async function editorCopy(ctx: ToolContext, text: string): Promise<Opened> {
   } finally {
     await fs.promises.rm(file, { force: true });
   }
+}
+
+/** A path that is not there: an output retention removed says so (and when, and why); anything else gets "did you mean". */
+function missingError(ctx: ToolContext, target: { abs: string; rel: string; root: string }): ToolError {
+  const removed = target.root === ctx.workspace ? undefined : removedNote(ctx.dataDir, target.abs);
+  return removed ? new ToolError(`${target.abs}: ${removed}`, 'Rerun the command to see its output again.') : notFoundError(ctx.workspace, target.rel);
 }
 
 async function run(input: z.infer<typeof schema>, ctx: ToolContext): Promise<ToolOutput<ReadFileMeta>> {
