@@ -160,12 +160,14 @@ async function runCall(c: TurnCalls, name: string, input: unknown, toolCallId: s
   // write-ahead and the checkpoint before a change: stored before the call runs
   const place = o.callPlace?.() ?? { messageId: '', userMessageId: null, stepParts: [] };
   const ran = answer?.answer === 'edit' && answer.editedCommand ? { ...(input as object), command: answer.editedCommand } : input;
-  await o.host.beforeRun?.({ toolCallId, toolName: name, input: ran, effect: lookupTool(o.reg, name)?.effect, ...place });
-  let r = await dispatch(o.reg, name, input, ctx, {
-    approver: { ...c.approver, approved },
-    verdict,
-    editedCommand: answer?.answer === 'edit' && answer.editedCommand ? answer.editedCommand : undefined,
-  });
+  const refused = await o.host.beforeRun?.({ toolCallId, toolName: name, input: ran, effect: lookupTool(o.reg, name)?.effect, ...place });
+  let r =
+    refused ||
+    (await dispatch(o.reg, name, input, ctx, {
+      approver: { ...c.approver, approved },
+      verdict,
+      editedCommand: answer?.answer === 'edit' && answer.editedCommand ? answer.editedCommand : undefined,
+    }));
   // the page shows every call's duration, also after a reload (metadata only: the model's text is not touched)
   if (typeof r.meta?.durationMs !== 'number') r = { ...r, meta: { ...r.meta, durationMs: Date.now() - startedAt } };
   o.host.afterRun?.(toolCallId, r);

@@ -56,8 +56,11 @@ export interface AgentHost {
   callIdUsed?(toolCallId: string): boolean;
   /** store a child session for a subagent; absent: the child's conversation is kept in memory only */
   spawnChild?(init: { parentCallId: string; type: SubagentType; description: string }): ChildHost;
-  /** a call is about to run: store it first (write-ahead) and take the turn's checkpoint before its first change; never throws */
-  beforeRun?(call: RunningCall): Promise<void>;
+  /**
+   * a call is about to run: store it first (write-ahead) and take the turn's checkpoint before its first change;
+   * never throws. A result it answers is the call's instead of running it (the checkpoint could not be written).
+   */
+  beforeRun?(call: RunningCall): Promise<ToolResult | void>;
   /** the call has ended, with its result */
   afterRun?(toolCallId: string, result: ToolResult): void;
   /**

@@ -47,8 +47,8 @@ export interface TurnOptions {
   modelFor?: ModelFor;
   /** the model the session wants for its next step (the header's picker), read before each step */
   stepModel?: () => StepModel | null;
-  /** called after each step and at the end with the whole conversation */
-  save: (messages: ClampMessage[]) => void;
+  /** called after each step and at the end with the whole conversation; a save that failed answers a string, which the page is told */
+  save: (messages: ClampMessage[]) => unknown;
 }
 
 /**
@@ -98,18 +98,32 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
   // late diagnostics go to this turn's stream; taken now, before the turn's message can be saved again
   const late = lateFeed(o.host.sessionId);
   const last = o.messages.at(-1);
+  let stream: UIMessageStreamWriter<ClampMessage> | undefined;
   return createUIMessageStream<ClampMessage>({
     generateId: () => responseId,
     originalMessages: o.messages,
     onError: (err) => providerErrorLine(err, o.status.label),
-    onStepFinish: ({ messages }) => o.save(messages),
+    onStepFinish: ({ messages }) => saveStep(o, stream, messages),
     onFinish: ({ messages, isAborted }) => {
       o.save(isAborted ? markStopped(messages) : messages);
       late.close();
     },
-    execute: ({ writer }) =>
-      executeTurn({ o, budget, writer, draft, late, messageId: last?.role === 'assistant' ? last.id : responseId, started: false, early: [] }),
+    execute: ({ writer }) => {
+      stream = writer;
+      return executeTurn({ o, budget, writer, draft, late, messageId: last?.role === 'assistant' ? last.id : responseId, started: false, early: [] });
+    },
   });
+}
+
+/** A step's save; one that failed (a full disk) is said on the page, once per turn (the notice is replaced, not repeated). */
+function saveStep(o: TurnOptions, writer: UIMessageStreamWriter<ClampMessage> | undefined, messages: ClampMessage[]): void {
+  const problem = o.save(messages);
+  if (typeof problem !== 'string' || !writer) return;
+  try {
+    writer.write({ type: 'data-notice', id: 'save-failed', data: { level: 'error', message: problem } });
+  } catch {
+    // the stream has ended: the server's log has the failure
+  }
 }
 
 /** The turn's body: prepare it, stream its steps (recovering from one overflow per step), then end the stream. */

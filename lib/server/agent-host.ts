@@ -8,7 +8,8 @@ import { getSandboxSettings } from '../store/settings';
 import { SANDBOX_HOSTS } from '../tools/commands/net-join';
 import { sandboxHostsOf } from './sandbox-hosts';
 import { traitsOf, type PolicyDecision, type ToolDefinition, type ToolServices } from '../contract/types';
-import { writeAheadHooks } from './write-ahead';
+import { checkpointRefusal, writeAheadHooks } from './write-ahead';
+import { isDiskFull } from '../contract/disk-full';
 import { diagnosticsFor } from './diagnostics';
 import { dropPending } from '../store/approvals';
 import { createChildSession } from '../store/children';
@@ -87,7 +88,7 @@ export function storeHost(db: Db, o: { sessionId: string; workspace: string; dat
   };
 }
 
-/** A subagent's beforeRun: the checkpoint before the first change of its parent session's turn (its calls are not journaled). Never throws. */
+/** A subagent's beforeRun: the checkpoint before the first change of its parent session's turn (its calls are not journaled; a full disk refuses the call). Never throws. */
 function childCheckpoint(db: Db, parent: { sessionId: string; workspace: string; dataDir: string }): Pick<AgentHost, 'beforeRun'> {
   return {
     beforeRun: async (call) => {
@@ -96,6 +97,7 @@ function childCheckpoint(db: Db, parent: { sessionId: string; workspace: string;
         const userMessageId = loadMessages(db, parent.sessionId).findLast((m) => m.role === 'user')?.id ?? null;
         await checkpointBeforeChange(db, parent, { sessionId: parent.sessionId, userMessageId, toolCallId: call.toolCallId, effect: call.effect, input: call.input });
       } catch (err) {
+        if (isDiskFull(err)) return checkpointRefusal(call.toolName, parent.dataDir, err);
         console.error(`clamp: the checkpoint before a subagent's ${call.toolName} failed (the call runs anyway):`, err);
       }
     },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../config';
 import { StoreError } from '../store/db';
+import { DiskFullError, diskFullText, isDiskFull } from '../contract/disk-full';
 import { ApprovalAnsweredError } from '../store/approvals';
 import type { ApprovalConflictAnswer } from '../contract/rest';
 import type { PermissionMode } from '../contract/types';
@@ -74,7 +75,7 @@ export function parseJsonText<S extends z.ZodType>(text: string, schema: S): z.i
 
 const STORE_STATUS: Record<StoreError['code'], number> = { 'not-found': 404, conflict: 409, invalid: 400 };
 
-/** Map a thrown error to a JSON response { error }: known errors to their 4xx, the rest to 500. */
+/** Map a thrown error to a JSON response { error }: known errors to their 4xx, a full disk to 507, the rest to 500. */
 export function errorResponse(err: unknown): Response {
   if (err instanceof HttpError) return json({ error: err.message }, err.status);
   // the page takes the earlier answer from the 409 instead of showing an error
@@ -82,8 +83,20 @@ export function errorResponse(err: unknown): Response {
   if (err instanceof StoreError) return json({ error: err.message }, STORE_STATUS[err.code]);
   if (err instanceof z.ZodError) return json({ error: `Invalid request: ${err.issues.map(describeIssue).join('; ')}.` }, 400);
   if (err instanceof ConfigError) return json({ error: err.message }, 500);
+  // a full disk is 507 Insufficient Storage, with the words that name it (the store's transaction left everything as it was)
+  if (err instanceof DiskFullError) return json({ error: err.message }, 507);
+  if (isDiskFull(err)) return json({ error: diskFullText('This change', dataDirOr(), err) }, 507);
   console.error('clamp: request failed:', err);
   return json({ error: `Internal error: ${err instanceof Error ? err.message : String(err)}` }, 500);
+}
+
+/** The data dir for a message, when the configuration can be read. */
+function dataDirOr(): string {
+  try {
+    return serverConfig().dataDir;
+  } catch {
+    return process.env.CLAMP_DATA_DIR ?? 'CLAMP_DATA_DIR';
+  }
 }
 
 export interface ServerConfig {

@@ -3,7 +3,9 @@ import http from 'node:http';
 import { ConfigError, loadConfig, type ClampConfig } from '../config';
 import { checkDoor } from './door';
 import { ensureBuild, ROOT } from './build';
-import { openDb } from '../store/db';
+import { DamagedStoreError, openDb } from '../store/db';
+import { DiskFullError } from '../contract/disk-full';
+import { EXIT } from './headless/args';
 import { recoverInterrupted } from './write-ahead';
 import { parseSandboxLevel, SandboxConfigError, sandboxLine, sandboxView } from '../exec/sandbox';
 import { sandboxNetLine } from '../exec/sandbox-net';
@@ -68,6 +70,7 @@ export async function launch(argv: string[]): Promise<void> {
   if (argv[0] === 'build') process.exit((await ensureBuild(true)) ? 0 : 1);
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   const cfg = configOrExit();
+  storeOrExit(cfg.dataDir);
   const dev = argv.includes('--dev');
   const token = process.env.CLAMP_TOKEN || crypto.randomBytes(24).toString('base64url');
   process.env.CLAMP_TOKEN = token;
@@ -125,6 +128,22 @@ function configOrExit(): ClampConfig {
     if (err instanceof ConfigError || err instanceof SandboxConfigError || err instanceof SandboxLimitsError) {
       process.stderr.write(`clamp: ${err.message}\n`);
       process.exit(2);
+    }
+    throw err;
+  }
+}
+
+/**
+ * The data dir's database opened before anything else: checked (quick_check), backed up and migrated. A damaged one
+ * or a disk without room exits with clamp run's store status and says what to do; nothing is written into it.
+ */
+function storeOrExit(dataDir: string): void {
+  try {
+    openDb(dataDir);
+  } catch (err) {
+    if (err instanceof DamagedStoreError || err instanceof DiskFullError) {
+      process.stderr.write(`clamp: ${err.message}\n`);
+      process.exit(EXIT.store);
     }
     throw err;
   }

@@ -7,6 +7,7 @@ import { ChatRequestError, mergeIncoming } from '../agent/chat-request';
 import type { ResolvedModel, UnresolvedModel } from '../agent/providers';
 import type { StepModel } from '../agent/model-switch';
 import { runTurn } from '../agent/run-turn';
+import { asDiskFull, diskFullText, isDiskFull } from '../contract/disk-full';
 import { openDb, type Db } from '../store/db';
 import { loadMessages, saveMessages } from '../store/messages';
 import { getSessionMode, nameFromMessages, requireSession, touchSession, type SessionRecord } from '../store/sessions';
@@ -115,7 +116,7 @@ async function setUpTurn(cfg: ServerConfig, db: Db, session: SessionRecord, body
     approvalSecret: getApprovalSecret(cfg.dataDir),
     maxSteps: o.maxSteps ?? maxStepsFromEnv(),
     stepModel: model.stepModel,
-    save: saveTurn(db, body.sessionId, messages),
+    save: saveTurn(db, cfg.dataDir, body.sessionId, messages),
   });
 }
 
@@ -171,20 +172,31 @@ async function storeIncoming(cfg: ServerConfig, db: Db, session: SessionRecord, 
     if (err instanceof ChatRequestError) throw new HttpError(err.status, err.message);
     throw err;
   }
-  saveMessages(db, body.sessionId, messages, { storedBefore: samePrefix(messages, loaded) });
+  try {
+    saveMessages(db, body.sessionId, messages, { storedBefore: samePrefix(messages, loaded) });
+  } catch (err) {
+    throw asDiskFull(err, 'Your message', cfg.dataDir);
+  }
   nameFromMessages(db, body.sessionId, messages);
   touchSession(db, body.sessionId);
   return messages;
 }
 
-/** The turn's save after each step: the messages before the turn's own are the objects saved at its start, so only the turn's message is written. */
-function saveTurn(db: Db, sessionId: string, messages: ClampMessage[]): (all: ClampMessage[]) => void {
+/**
+ * The turn's save after each step: the messages before the turn's own are the objects saved at its start, so only
+ * the turn's message is written. A save that fails (a full disk) leaves the stored session as it was (one
+ * transaction) and answers the sentence the page is shown; the next save writes everything again.
+ */
+function saveTurn(db: Db, dataDir: string, sessionId: string, messages: ClampMessage[]): (all: ClampMessage[]) => string | undefined {
   return (all) => {
     try {
       saveMessages(db, sessionId, all, { storedBefore: samePrefix(all, messages) });
       touchSession(db, sessionId);
+      return undefined;
     } catch (err) {
       console.error('clamp: could not save the session:', err);
+      if (isDiskFull(err)) return diskFullText("This turn's save", dataDir, err, 'The turn goes on, and is saved at its next step once there is room.');
+      return `This turn could not be saved (${err instanceof Error ? err.message : String(err)}); the session keeps what was saved before.`;
     }
   };
 }

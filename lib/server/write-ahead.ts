@@ -5,6 +5,7 @@ import { BUDGET } from '../contract/budget';
 import type { ClampMessage, InterruptedNote } from '../contract/protocol';
 import { traitsOf, type ToolResult } from '../contract/types';
 import { cutTail, formatBytes } from '../contract/text';
+import { diskFullText, isDiskFull } from '../contract/disk-full';
 import { callRunPrefix } from '../exec/runner';
 import { toolSummaryData } from '../agent/tool-summaries';
 import { createToolRegistry } from '../dispatch/all-tools';
@@ -28,7 +29,7 @@ export interface Place {
   dataDir: string;
 }
 
-/** The host's beforeRun/afterRun: journal the call, then the checkpoint before a turn's first change. Never throws. */
+/** The host's beforeRun/afterRun: journal the call, then the checkpoint before a turn's first change (a full disk refuses the call). Never throws. */
 export function writeAheadHooks(db: Db, o: Place): Pick<AgentHost, 'beforeRun' | 'afterRun'> {
   return {
     beforeRun: async (call) => {
@@ -42,6 +43,8 @@ export function writeAheadHooks(db: Db, o: Place): Pick<AgentHost, 'beforeRun' |
         const before = taken ?? listCheckpoints(db, o.sessionId).at(-1);
         if (before) journalCheckpoint(db, o.sessionId, call.toolCallId, before.id);
       } catch (err) {
+        // no room for the checkpoint: the change it would guard does not run (it could not be rewound)
+        if (isDiskFull(err)) return checkpointRefusal(call.toolName, o.dataDir, err);
         console.error(`clamp: the checkpoint before ${call.toolName} failed (the call runs anyway):`, err);
       }
     },
@@ -53,6 +56,12 @@ export function writeAheadHooks(db: Db, o: Place): Pick<AgentHost, 'beforeRun' |
       }
     },
   };
+}
+
+/** The result of a call whose checkpoint found the disk full: not run, and why, for the model to tell the person. */
+export function checkpointRefusal(toolName: string, dataDir: string, err: unknown): ToolResult {
+  const why = diskFullText(`The checkpoint before ${toolName}`, dataDir, err, `${toolName} was not run, so nothing in the workspace changed.`);
+  return { status: 'error', output: `${why} Tell the person; call ${toolName} again once there is room.`, truncation: null };
 }
 
 const LOG_CLOCK_SLACK_MS = 100;
