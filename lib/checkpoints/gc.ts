@@ -20,7 +20,7 @@ export interface ShadowGcReport {
   errors: string[];
 }
 
-const SESSION_REFS = 'refs/clamp/sessions/';
+const SESSION_REFS = 'refs/clamp/sessions';
 /** the file in a shadow repository holding when it was last collected (ms, the retention's clock) */
 const STAMP_FILE = 'clamp-gc-at';
 const GC_EVERY_MS = 24 * 60 * 60_000;
@@ -61,7 +61,7 @@ function lastGcAt(gitDir: string): number {
   }
 }
 
-/** One repository: drop refs of sessions not in `live`, then (when due, forced or refs went) expire reflogs and gc. */
+/** One repository: drop refs of sessions not in `live`, then (when due, forced or refs went) expire reflogs and prune. */
 async function collectOne(s: Shadow, o: GcOptions): Promise<{ dropped: number; freed: number; ran: boolean }> {
   return serialized(s, async () => {
     const refs = (await shadowGit(s, ['for-each-ref', '--format=%(refname)', SESSION_REFS], 'listing the sessions\' refs')).stdout.toString('utf8').split('\n').filter(Boolean);
@@ -74,7 +74,8 @@ async function collectOne(s: Shadow, o: GcOptions): Promise<{ dropped: number; f
     const script = [
       ...drop.map((r) => `${GIT} update-ref -d ${q(r)}`),
       `${GIT} reflog expire --all --expire=${q(cut)} --expire-unreachable=${q(cut)}`,
-      `${GIT} gc --quiet --prune=${q(cut)}`,
+      // prune, not gc: gc starts other gits (pack-refs, repack), which the shadow's exec path refuses (isolation.ts)
+      `${GIT} prune --expire=${q(cut)}`,
     ].join('\n');
     await shadowScript(s, script, 'collecting garbage');
     fs.writeFileSync(path.join(s.gitDir, STAMP_FILE), String(o.now));

@@ -21,7 +21,8 @@ function escapeRe(s: string): string {
 /** The logs and spills of the data dir that a text names (absolute paths, as results carry them). */
 export function outputPathsIn(dataDir: string, text: string): Set<string> {
   const re = new RegExp(`${escapeRe(dataDir)}/(?:logs/(?:${NAME}/)?|spill/)${NAME}`, 'g');
-  return new Set(text.match(re) ?? []);
+  // a path that ends a sentence leaves its full stop behind
+  return new Set((text.match(re) ?? []).map((p) => p.replace(/\.+$/, '')));
 }
 
 /** What deleting a session leaves to clean: its id with its subagents' sessions' ids, and the logs and spills they name that no other session names. */
