@@ -13,6 +13,7 @@ import { sandboxLimits, SandboxLimitsError } from '../exec/limits';
 import { BUDGET } from '../contract/budget';
 import { launchChain, watchParents } from './parent-watch';
 import { stopEverything, takeOverCommands } from './process-groups';
+import { startRetention } from './retention';
 
 const REFUSED_BODY_DRAIN_MS = 2000;
 
@@ -96,6 +97,8 @@ export async function launch(argv: string[]): Promise<void> {
   port = await listenOrExit(server, cfg);
   process.env.CLAMP_PORT = String(port);
   stopOnSignals(server, chain);
+  // logs and spills past the period or the budget go, checkpoint repositories are collected: now, then hourly
+  startRetention(cfg.dataDir);
   const { startMcpAtLaunch } = await mcpLaunch;
   await printWelcome(cfg, port, token);
   const mcpLine = startMcpAtLaunch(cfg);
