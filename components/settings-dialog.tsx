@@ -5,6 +5,7 @@ import { useDeleteRule, useRules, useSettings } from './api';
 import { MemoriesList } from './memories-list';
 import { McpServers } from './mcp-servers';
 import { HooksSettings } from './hooks-settings';
+import { FileRulesSection } from './file-rules';
 import { DiagnosticsSettings } from './diagnostics-settings';
 import { WorktreeSettings } from './worktree-settings';
 import { btnPlainCls, SettingsForm } from './settings-form';
@@ -58,6 +59,7 @@ export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () =
       <McpServers />
       <HooksSettings />
       <RulesList />
+      <FileRulesSection />
       <MemoriesList />
       <DiagnosticsSettings />
       <WorktreeSettings />

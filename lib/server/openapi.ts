@@ -4,6 +4,7 @@ import { chatBodySchema } from '../contract/chat-body';
 import { approvalAnswerBody, commitChangesBody, compactBody, modelCheckBody, revertBody, rewindBody, sessionCreateBody, sessionPatchBody, settingsUpdateBody } from '../contract/rest';
 import { mcpPatchBody, mcpServerBody } from '../contract/mcp-rest';
 import { hooksBody } from '../contract/hooks-rest';
+import { fileRulesBody } from '../contract/permission-rest';
 import { promptBody } from '../contract/command-text';
 import { sessionExportSchema } from '../contract/session-export';
 import { diagnosticsSettingsBody } from '../contract/diagnostics';
@@ -48,6 +49,7 @@ export const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   McpServerBody: mcpServerBody,
   McpPatchBody: mcpPatchBody,
   HooksBody: hooksBody,
+  FileRulesBody: fileRulesBody,
   PromptBody: promptBody,
   CommitChangesBody: commitChangesBody,
   RevertBody: revertBody,
@@ -177,6 +179,10 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
   },
   '/api/rules': {
     get: { tag: 'rules', summary: "The workspace's saved (\"always\") rules", answer: { schema: 'RuleListAnswer' } },
+  },
+  '/api/rules/files': {
+    get: { tag: 'rules', summary: "The settings files' permission rules (Claude Code's permissions.allow/ask/deny), each with its file and state, and whether Clamp reads them", answer: { described: 'FileRulesView (lib/contract/permission-rest.ts)' } },
+    put: { tag: 'rules', summary: "Turn reading the settings files' permission rules on or off, or approve a workspace allow rule by its hash", body: 'FileRulesBody', answer: { described: 'FileRulesView (lib/contract/permission-rest.ts)' }, errors: { 404: 'no allow rule of the workspace has that hash' } },
   },
   '/api/rules/{id}': {
     delete: { tag: 'rules', summary: 'Delete a saved rule', answer: { schema: 'DeletedAnswer' }, errors: { 404: 'no such rule' } },
