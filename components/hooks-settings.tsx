@@ -93,6 +93,10 @@ export function HooksSettings() {
             <input type="checkbox" checked={v.claudeUser.on} disabled={change.isPending} onChange={(e) => change.mutate({ claudeUser: e.target.checked })} />
             Run the hooks of Claude Code&apos;s user settings ({v.claudeUser.file})
           </label>
+          <label className="flex items-center gap-2 text-xs">
+            <input type="checkbox" checked={v.claudeFiles.on} disabled={change.isPending} onChange={(e) => change.mutate({ claudeFiles: e.target.checked })} />
+            Offer the commands and agents of your Claude Code folders ({v.claudeFiles.commands}, {v.claudeFiles.agents})
+          </label>
           {v.person.length > 0 && (
             <ul aria-label="Your hooks" className="divide-y divide-zinc-100 rounded border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
               {v.person.map((h) => (

@@ -27,6 +27,8 @@ export interface HooksView {
   personText: string;
   /** Claude Code's user settings (~/.claude/settings.json): whether its hooks run, and where it is */
   claudeUser: { on: boolean; file: string };
+  /** the person's Claude Code folders (~/.claude/commands, ~/.claude/agents): whether their commands and agents are offered */
+  claudeFiles: { on: boolean; commands: string; agents: string };
   /** every hook that runs without asking (the person's, Claude Code's user settings' when on) */
   person: HookView[];
   /** the workspace's hooks (.clamp/settings.json, .claude/settings.json, .claude/settings.local.json) */
@@ -37,12 +39,13 @@ export interface HooksView {
   skippedEvents: string[];
 }
 
-/** PUT /api/hooks: the person's hooks file's new text ('' removes it), the Claude Code switch, or one workspace hook's approval. */
+/** PUT /api/hooks: the person's hooks file's new text ('' removes it), the Claude Code switches (hooks; commands and agents), or one workspace hook's approval. */
 export const hooksBody = z
   .strictObject({
     personText: z.string().optional(),
     claudeUser: z.boolean().optional(),
+    claudeFiles: z.boolean().optional(),
     approve: z.strictObject({ hash: z.string().regex(/^[0-9a-f]{32}$/), approved: z.boolean() }).optional(),
   })
-  .refine((b) => b.personText !== undefined || b.claudeUser !== undefined || b.approve !== undefined, { message: 'send personText, claudeUser or approve' });
+  .refine((b) => b.personText !== undefined || b.claudeUser !== undefined || b.claudeFiles !== undefined || b.approve !== undefined, { message: 'send personText, claudeUser, claudeFiles or approve' });
 export type HooksBody = z.infer<typeof hooksBody>;

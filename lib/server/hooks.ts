@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { ClampDataParts } from '../contract/protocol';
 import type { HookService } from '../contract/hooks';
@@ -10,8 +11,12 @@ import { createHookService } from '../hooks/service';
 import { HookConfigError, parseHooksText, type HookEntry } from '../hooks/config';
 import { claudeUserHooksOn, claudeUserSettingsPath, personHooksPath, readHookSources, setClaudeUserHooks, setHookApproval } from '../hooks/sources';
 import { HttpError, type ServerConfig } from './http';
+import { claudeUserFilesOn, setClaudeUserFiles } from '../tools/skills/command-files';
 
 const STARTED = Symbol.for('clamp.hookSessionsStarted');
+
+/** The person's Claude Code folder (~/.claude). */
+const claudeDir = () => path.join(process.env.HOME || os.homedir(), '.claude');
 
 /** The hooks of a session's workspace (its worktree's files, its repository's approvals). */
 export function hookServiceFor(db: Db, o: { workspace: string; dataDir: string; sessionId: string }): HookService {
@@ -84,6 +89,7 @@ export function hooksView(cfg: ServerConfig): HooksView {
     personFile,
     personText,
     claudeUser: { on: claudeUserHooksOn(db), file: claudeUserSettingsPath() },
+    claudeFiles: { on: claudeUserFilesOn(db), commands: path.join(claudeDir(), 'commands'), agents: path.join(claudeDir(), 'agents') },
     person: src.active.filter((e) => e.source !== 'workspace').map((e) => viewOf(e, cfg.workspace)),
     workspace: [...src.active.filter((e) => e.source === 'workspace').map((e) => viewOf(e, cfg.workspace, true)), ...src.pending.map((e) => viewOf(e, cfg.workspace, false))],
     problems: src.problems,
@@ -108,6 +114,7 @@ export function saveHooks(cfg: ServerConfig, body: HooksBody): HooksView {
     }
   }
   if (body.claudeUser !== undefined) setClaudeUserHooks(db, body.claudeUser);
+  if (body.claudeFiles !== undefined) setClaudeUserFiles(db, body.claudeFiles);
   if (body.approve) {
     const known = readHookSources(db, cfg.workspace, cfg.dataDir);
     if (![...known.pending, ...known.active].some((e) => e.source === 'workspace' && e.hash === body.approve!.hash)) {

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { closeDb } from '../../lib/store/db';
+import { closeDb, openDb } from '../../lib/store/db';
 import type { HooksView } from '../../lib/contract/hooks-rest';
 import * as hooksRoute from '../../app/api/hooks/route';
 import { tempWorkspace } from '../helpers';
+import { fileCommands } from '../../lib/server/file-commands';
+import { scanAgents } from '../../lib/tools/agents/agent-files';
 
 /** The settings page's hooks route (GET/PUT /api/hooks) as the page calls it. */
 
@@ -67,5 +69,24 @@ describe('GET/PUT /api/hooks', () => {
     expect(v.skippedEvents).toEqual(['SubagentStop']);
     ws.write('.clamp/settings.json', '{ "hooks": ');
     expect((await get()).problems[0]).toMatch(/\.clamp\/settings\.json is not valid JSON \(.*\)\. Fix the file; its hooks are not run until it parses\.$/);
+  });
+
+  it("the switch for the person's ~/.claude/commands and ~/.claude/agents: off by default, stored, and then their files are offered", async () => {
+    fs.mkdirSync(path.join(ws.root, '.claude', 'commands'), { recursive: true });
+    fs.mkdirSync(path.join(ws.root, '.claude', 'agents'), { recursive: true });
+    fs.writeFileSync(path.join(ws.root, '.claude', 'commands', 'mine.md'), '---\ndescription: My own command\n---\nDo my thing with $ARGUMENTS.\n');
+    fs.writeFileSync(path.join(ws.root, '.claude', 'agents', 'helper.md'), '---\nname: helper\ndescription: My own agent\ntools: Read\n---\nHelp.\n');
+    let v = await get();
+    expect(v.claudeFiles).toEqual({ on: false, commands: path.join(ws.root, '.claude', 'commands'), agents: path.join(ws.root, '.claude', 'agents') });
+    expect(fileCommands(openDb(ws.dataDir), ws.workspace, ws.dataDir).map((c) => c.name)).toEqual([]);
+    expect(scanAgents(ws.workspace, ws.dataDir).agents.map((a) => a.name)).toEqual([]);
+    expect((await put({ claudeFiles: true })).status).toBe(200);
+    closeDb(ws.dataDir);
+    v = await get();
+    expect(v.claudeFiles.on).toBe(true);
+    expect(fileCommands(openDb(ws.dataDir), ws.workspace, ws.dataDir).map((c) => [c.name, c.description, c.source])).toEqual([['mine', 'My own command', 'person']]);
+    expect(scanAgents(ws.workspace, ws.dataDir).agents.map((a) => [a.name, a.tools, a.source])).toEqual([['helper', ['Read'], 'person']]);
+    await put({ claudeFiles: false });
+    expect(fileCommands(openDb(ws.dataDir), ws.workspace, ws.dataDir)).toEqual([]);
   });
 });

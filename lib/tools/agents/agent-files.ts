@@ -4,12 +4,13 @@ import { BUDGET, type Budget } from '../../contract/budget';
 import type { FileAgent } from '../../contract/subagents';
 import { byteLength, clipLine, formatCount, headBytes } from '../../contract/text';
 import { isInside } from '../../policy/workspace';
-import { readCapped } from '../skills/command-files';
+import { claudeHome, readCapped } from '../skills/command-files';
+import { openDb } from '../../store/db';
 import { parseFrontMatter } from '../skills/skill-files';
 
 /**
  * Agent types from files, in Claude Code's format: `<name>.md` in `.clamp/agents/` and `.claude/agents/` of the
- * workspace and in `<dataDir>/agents`, with front matter `name`, `description`, `tools` (comma-separated; absent:
+ * workspace, in `<dataDir>/agents` and, when the person turned that on, `~/.claude/agents`, with front matter `name`, `description`, `tools` (comma-separated; absent:
  * the general child's tools) and `model`; the body is the child's system prompt. Read fresh at each use; a name
  * found earlier wins, and `explore` and `general` stay Clamp's own.
  */
@@ -17,12 +18,13 @@ import { parseFrontMatter } from '../skills/skill-files';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const RESERVED = new Set(['explore', 'general']);
 
-/** The folders searched, in precedence order. */
-export function agentRoots(workspace: string, dataDir: string): { dir: string; source: FileAgent['source'] }[] {
+/** The folders searched, in precedence order; `home` is given only when the person turned `~/.claude` on. */
+export function agentRoots(workspace: string, dataDir: string, home?: string): { dir: string; source: FileAgent['source'] }[] {
   return [
     { dir: path.join(workspace, '.clamp', 'agents'), source: 'workspace' },
     { dir: path.join(workspace, '.claude', 'agents'), source: 'workspace' },
     { dir: path.join(dataDir, 'agents'), source: 'person' },
+    ...(home ? [{ dir: path.join(home, '.claude', 'agents'), source: 'person' as const }] : []),
   ];
 }
 
@@ -50,10 +52,10 @@ function readAgent(file: string, source: FileAgent['source'], workspace: string,
 }
 
 /** Every usable agent type from files, and the files skipped with why. Never throws. */
-export function scanAgents(workspace: string, dataDir: string, b: Budget = BUDGET): { agents: FileAgent[]; skipped: { path: string; reason: string }[] } {
+export function scanAgents(workspace: string, dataDir: string, b: Budget = BUDGET, home = claudeHome(openDb(dataDir))): { agents: FileAgent[]; skipped: { path: string; reason: string }[] } {
   const byName = new Map<string, FileAgent>();
   const skipped: { path: string; reason: string }[] = [];
-  for (const root of agentRoots(workspace, dataDir)) {
+  for (const root of agentRoots(workspace, dataDir, home)) {
     if (!fs.existsSync(root.dir)) continue;
     let names: string[];
     try {

@@ -1,9 +1,12 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { BUDGET, type Budget } from '../../contract/budget';
 import type { FileCommand } from '../../contract/command-text';
 import { clipLine, formatBytes } from '../../contract/text';
 import { isInside } from '../../policy/workspace';
+import type { Db } from '../../store/db';
+import { getSetting, setSetting } from '../../store/settings';
 import { parseFrontMatter } from './skill-files';
 
 /**
@@ -12,6 +15,22 @@ import { parseFrontMatter } from './skill-files';
  * level of sub-folders as `folder:name`. Front matter (description, argument-hint, allowed-tools, model)
  * is optional, as in Claude Code. Read fresh on every listing; a name found earlier wins.
  */
+
+const CLAUDE_USER_FILES_KEY = 'commands.claudeUser';
+
+/** Whether the person's Claude Code folders (`~/.claude/commands`, `~/.claude/agents`) are read: the settings page's switch, default off. */
+export function claudeUserFilesOn(db: Db): boolean {
+  return getSetting<boolean>(db, CLAUDE_USER_FILES_KEY) === true;
+}
+
+export function setClaudeUserFiles(db: Db, on: boolean): void {
+  setSetting(db, CLAUDE_USER_FILES_KEY, on);
+}
+
+/** The home whose `.claude` folders are read, when the person turned that on; else undefined. */
+export function claudeHome(db: Db, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return claudeUserFilesOn(db) ? env.HOME || os.homedir() : undefined;
+}
 
 /** A folder searched, with whose it is. */
 export interface CommandRoot {
