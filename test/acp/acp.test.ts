@@ -35,6 +35,13 @@ function reply(req: FakeRequest): FakeReply {
     return results === 0 ? { toolCalls: [{ name: 'run_command', args: { command: `touch started.txt && ${SLEEP} && touch finished.txt` } }] } : { text: 'It ended.' };
   }
   if (text.includes('Say hello to')) return { text: 'Hello from the command.' };
+  if (text.includes('edit both')) {
+    const edits = [
+      { name: 'edit_file', args: { path: 'notes.txt', old_string: 'old note', new_string: 'new note' } },
+      { name: 'edit_file', args: { path: 'README.md', old_string: '# demo on disk', new_string: '# demo, edited by Clamp' } },
+    ];
+    return results < 2 ? { toolCalls: [edits[results]] } : { text: 'Edited.' };
+  }
   return { text: 'Nothing scripted for this.' };
 }
 
@@ -95,10 +102,10 @@ async function initialize(e: Editor): Promise<acp.InitializeResponse> {
 }
 
 /** Wait until a condition holds (polling), or fail saying what was awaited. */
-async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void> {
+async function until(what: string, ok: () => boolean, ms = 30_000, e?: Editor): Promise<void> {
   const end = Date.now() + ms;
   while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${e ? `; clamp acp said:\n${e.stderr()}` : ''}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -151,7 +158,7 @@ describe('clamp acp (the real bin, driven by the ACP SDK client, a stand-in mode
       expect(s.modes?.currentModeId).toBe('default');
       expect(s.modes?.availableModes.map((m) => m.id)).toEqual(['default', 'accept-edits', 'plan', 'debug', 'auto']);
       // the slash commands: the workspace's skill and its command from a file
-      await until('available_commands_update', () => ofSession(e, s.sessionId).some((u) => u.sessionUpdate === 'available_commands_update'));
+      await until('available_commands_update', () => ofSession(e, s.sessionId).some((u) => u.sessionUpdate === 'available_commands_update'), 30_000, e);
       const listed = ofSession(e, s.sessionId).find((u) => u.sessionUpdate === 'available_commands_update') as acp.AvailableCommandsUpdate;
       expect(listed.availableCommands.map((c) => c.name).sort()).toEqual(['greet', 'review']);
       expect(listed.availableCommands.find((c) => c.name === 'greet')?.input).toEqual({ hint: '<name>' });
@@ -195,6 +202,20 @@ describe('clamp acp (the real bin, driven by the ACP SDK client, a stand-in mode
       expect(greeted.stopReason).toBe('end_turn');
       expect(turnPosition(fake.requests.at(-1)!).text).toContain('Say hello to Ada.');
 
+      // edits: through dispatch on disk, then into the editor's buffer — not where the buffer held unsaved changes
+      ws.write('notes.txt', 'old note\n');
+      const edited = await e.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'edit both files' }] });
+      expect(edited.stopReason, e.stderr()).toBe('end_turn');
+      expect(ws.read('notes.txt')).toBe('new note\n');
+      expect(ws.read('README.md')).toBe('# demo, edited by Clamp\n');
+      expect(e.writes).toEqual([{ sessionId: s.sessionId, path: path.join(ws.workspace, 'notes.txt'), content: 'new note\n' }]);
+      expect(e.stderr()).toContain(`${path.join(ws.workspace, 'README.md')} had unsaved changes in the editor; its buffer was left as it is`);
+      const edit = calls(e, s.sessionId).find((c) => c.name === 'edit_file')!;
+      expect(edit.kind).toBe('edit');
+      expect(edit.statuses.at(-1)).toBe('completed');
+      expect(edit.updates.at(-1)?.content).toEqual([{ type: 'diff', path: path.join(ws.workspace, 'notes.txt'), oldText: 'old note', newText: 'new note' }]);
+      expect(e.permissions.at(-2)?.toolCall.content?.some((c) => c.type === 'diff')).toBe(true);
+
       // the page lists the session like any other
       expect(listSessions(openDb(ws.dataDir), ws.workspace).map((x) => x.id)).toContain(s.sessionId);
     } finally {
@@ -236,7 +257,10 @@ describe('clamp acp (the real bin, driven by the ACP SDK client, a stand-in mode
         ['todo_write', 'think', 'completed'],
         ['read_file', 'read', 'completed'],
         ['run_command', 'execute', 'completed'],
+        ['edit_file', 'edit', 'completed'],
+        ['edit_file', 'edit', 'completed'],
       ]);
+      expect(replayed[3].updates[0].content).toEqual([{ type: 'diff', path: path.join(ws.workspace, 'notes.txt'), oldText: 'old note', newText: 'new note' }]);
       expect(replay.some((u) => u.sessionUpdate === 'plan')).toBe(true);
 
       await e.agent.request(acp.methods.agent.session.setMode, { sessionId: firstSession, modeId: 'accept-edits' });

@@ -1,9 +1,7 @@
 import type { AvailableCommand } from '@agentclientprotocol/sdk';
-import { expandCommand, type FileCommand } from '../../contract/command-text';
-import { openDb } from '../../store/db';
-import { listSkills, type Skill } from '../../tools/skills/skills';
-import { fileCommands } from '../file-commands';
+import { expandCommand } from '../../contract/command-text';
 import type { ServerConfig } from '../http';
+import { skillList } from '../saved';
 
 /**
  * The slash commands an editor offers over the Agent Client Protocol: the workspace's and the data dir's skills
@@ -11,14 +9,8 @@ import type { ServerConfig } from '../http';
  * (`.clamp/commands`, `.claude/commands` …: their text expanded with the arguments, as the page sends it).
  */
 
-interface Found {
-  skills: Skill[];
-  commands: FileCommand[];
-}
-
-function found(cfg: ServerConfig): Found {
-  return { skills: listSkills(cfg.workspace, cfg.dataDir), commands: fileCommands(openDb(cfg.dataDir), cfg.workspace, cfg.dataDir) };
-}
+/** What the page's composer lists now (GET /api/skills): found afresh each time, so a new file shows without a restart. */
+const found = (cfg: ServerConfig) => skillList(cfg);
 
 /** The commands to advertise (`available_commands_update`); a skill wins over a file command of the same name, as on the page. */
 export function availableCommands(cfg: ServerConfig): AvailableCommand[] {
@@ -30,8 +22,12 @@ export function availableCommands(cfg: ServerConfig): AvailableCommand[] {
   ];
 }
 
-/** A prompt's text as the message the turn gets: `/<skill> args` carries the skill request, `/<command> args` its expanded text; any other text as it is. */
-export function commandMessage(cfg: ServerConfig, text: string): { text: string; skill?: { name: string; args: string } } {
+/**
+ * A prompt's text as the message the turn gets, as the composer sends it: `/<skill> args` carries the skill request,
+ * `/<command> args` its expanded text and the command (its allowed-tools and model hold for the turn); any other
+ * text as it is.
+ */
+export function commandMessage(cfg: ServerConfig, text: string): { text: string; skill?: { name: string; args: string }; command?: { name: string; args: string } } {
   const m = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!m) return { text };
   const [, name, rest] = m;
@@ -39,5 +35,5 @@ export function commandMessage(cfg: ServerConfig, text: string): { text: string;
   const { skills, commands } = found(cfg);
   if (skills.some((s) => s.name === name)) return { text, skill: { name, args } };
   const file = commands.find((c) => c.name === name);
-  return file ? { text: expandCommand(file.body, args) } : { text };
+  return file ? { text: expandCommand(file.body, args), command: { name, args } } : { text };
 }

@@ -2,7 +2,6 @@ import type { UIMessageChunk } from 'ai';
 import type { AgentContext, PromptRequest, PromptResponse, SessionUpdate } from '@agentclientprotocol/sdk';
 import { RequestError } from '@agentclientprotocol/sdk';
 import type { ChatBody } from '../../contract/chat-body';
-import type { ToolResult } from '../../contract/types';
 import type { AgentHost } from '../../agent/host';
 import { createToolRegistry } from '../../dispatch/all-tools';
 import { newId, StoreError } from '../../store/db';
@@ -10,6 +9,7 @@ import { answerToolCall } from '../approvals';
 import { HttpError, type ServerConfig } from '../http';
 import { startSessionTurn } from '../turn';
 import { commandMessage } from './commands';
+import type { OnResult } from './editor-fs';
 import { answerOf, permissionRequest } from './permission';
 import { promptMessage } from './prompt-blocks';
 import { TurnRelay, type PendingCall } from './relay';
@@ -20,10 +20,13 @@ export interface AcpSession {
   cfg: ServerConfig;
   /** aborting it stops the running prompt (session/cancel) as the page's Stop does */
   stop?: AbortController;
-  /** the host as the editor's session uses it (its files through the editor, when the editor offers them) */
+  /**
+   * the host as the editor's session uses it (its files through the editor, when the editor offers them); always a
+   * host of the caller's own, so the turn knows the person is in the editor, not on the page
+   */
   host?: (stored: AgentHost) => AgentHost;
   /** a call finished: the editor's buffers follow the files it wrote */
-  onResult?: (toolName: string, input: unknown, r: ToolResult) => void;
+  onResult?: OnResult;
 }
 
 /** Where a prompt's updates go. */
@@ -44,10 +47,11 @@ export async function runPrompt(client: AgentContext, s: AcpSession, params: Pro
   const stop = new AbortController();
   s.stop = stop;
   const reg = createToolRegistry();
-  let body: ChatBody = { sessionId: s.id, message: { id: `acp-${newId()}`, text: cmd.text, ...(msg.files.length ? { files: msg.files } : {}), ...(cmd.skill ? { skill: cmd.skill } : {}) } };
+  let body: ChatBody = { sessionId: s.id, message: { id: `acp-${newId()}`, text: cmd.text, ...(msg.files.length ? { files: msg.files } : {}), ...(cmd.skill ? { skill: cmd.skill } : {}), ...(cmd.command ? { command: cmd.command } : {}) } };
   try {
+    const relay = new TurnRelay({ reg, workspace: s.cfg.workspace, send, onResult: s.onResult });
     for (;;) {
-      const relay = new TurnRelay({ reg, workspace: s.cfg.workspace, send, onResult: s.onResult });
+      relay.nextStream();
       await relayStream(await turnStream(s, body, stop.signal), relay);
       if (stop.signal.aborted || relay.aborted) return { stopReason: 'cancelled' };
       const pending = relay.pending();
@@ -64,7 +68,7 @@ export async function runPrompt(client: AgentContext, s: AcpSession, params: Pro
 /** The turn's stream, started as the page's route starts one; what it refuses becomes the request's error. */
 async function turnStream(s: AcpSession, body: ChatBody, signal: AbortSignal): Promise<ReadableStream<UIMessageChunk>> {
   try {
-    return await startSessionTurn(s.cfg, body, { signal, abortReason: REASON_STOPPED, holder: 'clamp acp', ...(s.host ? { host: s.host } : {}) });
+    return await startSessionTurn(s.cfg, body, { signal, abortReason: REASON_STOPPED, holder: 'clamp acp', host: s.host ?? ((stored) => stored) });
   } catch (err) {
     if (err instanceof HttpError || err instanceof StoreError) throw new RequestError(-32603, err.message);
     throw err;

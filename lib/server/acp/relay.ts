@@ -20,7 +20,7 @@ export interface RelayTarget {
   workspace: string;
   send: (update: SessionUpdate) => void;
   /** a call finished with this result (an editor's buffers follow the files it wrote) */
-  onResult?: (toolName: string, input: unknown, r: ToolResult) => void;
+  onResult?: (toolCallId: string, toolName: string, input: unknown, r: ToolResult) => void;
 }
 
 /** The plan (todo_write's items) as the protocol's plan entries; a cancelled item stays, marked. */
@@ -36,7 +36,8 @@ export function planEntries(items: readonly TodoItem[]): PlanEntry[] {
  * One turn's stream of UI message chunks, told to the editor as `session/update` notifications: text and
  * reasoning as message and thought chunks, each tool call as `tool_call` then `tool_call_update`s (its input,
  * its output as it runs, its result), the plan, and notices. Remembers what the turn's end needs: the assistant
- * message's id, the calls waiting for approval, and whether it was stopped or failed.
+ * message's id, the calls waiting for approval, and whether it was stopped or failed. One relay serves a prompt's
+ * streams, the continuations after approvals included.
  */
 export class TurnRelay {
   messageId: string | undefined;
@@ -47,6 +48,11 @@ export class TurnRelay {
   private readonly waiting: string[] = [];
 
   constructor(private readonly t: RelayTarget) {}
+
+  /** A continuation's stream follows (after the person's answers): the calls stay known, the waiting ones are answered. */
+  nextStream(): void {
+    this.waiting.length = 0;
+  }
 
   /** The calls that wait for the person, in the order the model made them. */
   pending(): PendingCall[] {
@@ -141,6 +147,6 @@ export class TurnRelay {
     const call = this.calls.get(toolCallId);
     const content: ToolCallContent[] = resultContent(r, this.t.workspace);
     this.t.send({ sessionUpdate: 'tool_call_update', toolCallId, status: statusOf(r), content });
-    if (call) this.t.onResult?.(call.toolName, call.input, r);
+    if (call) this.t.onResult?.(toolCallId, call.toolName, call.input, r);
   }
 }
