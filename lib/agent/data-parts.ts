@@ -1,11 +1,13 @@
 import type { TextPart } from 'ai';
 import type { ClampDataParts, RewindNote } from '../contract/protocol';
 import { rewindText } from './model-notes';
+import { resourceMention } from '../contract/mentions';
 
 /** What the model reads for an attachment: the path, the lines asked for, and the read's own text (its notes included). */
 export function attachmentText(a: ClampDataParts['attachment']): string {
   const lines = a.lines ? ` lines ${a.lines.start}${a.lines.end !== undefined ? `-${a.lines.end}` : '-'}` : '';
-  const what = a.kind === 'mention' ? `@${a.path}${lines} (read_file ${a.status === 'ok' ? 'result' : 'error'})` : `the file ${a.path}`;
+  const how = resourceMention(a.path) ? 'the MCP resource, read_resource' : 'read_file';
+  const what = a.kind === 'mention' ? `@${a.path}${lines} (${how} ${a.status === 'ok' ? 'result' : 'error'})` : `the file ${a.path}`;
   return `<attachment>\nThe user attached ${what}:\n${a.text}\n</attachment>`;
 }
 

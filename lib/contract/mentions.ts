@@ -55,6 +55,15 @@ export function mentionAtCaret(text: string, caret: number): { query: string; fr
   return { query: m[2], from: before.length - m[2].length - 1 };
 }
 
+/**
+ * An @-mention of an MCP server's resource, `@<server>:<uri>` as Claude Code writes it (`@docs:file://guide.md`):
+ * the server's name and the resource's uri (a scheme and a colon after the server's name); null for a path.
+ */
+export function resourceMention(p: string): { server: string; uri: string } | null {
+  const m = /^([A-Za-z0-9_.-]+):([A-Za-z][A-Za-z0-9+.-]*:\S+)$/.exec(p);
+  return m ? { server: m[1], uri: m[2] } : null;
+}
+
 /** A mention's range as read_file arguments (offset, limit). */
 export function mentionReadArgs(m: Pick<Mention, 'path' | 'lines'>): { path: string; offset?: number; limit?: number } {
   if (!m.lines) return { path: m.path };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { FileUIPart } from 'ai';
 import { BUDGET } from '../contract/budget';
 import { isImageType, type AttachedFile, type ChatBody } from '../contract/chat-body';
-import { looksLikePath, mentionReadArgs, parseMentions } from '../contract/mentions';
+import { looksLikePath, mentionReadArgs, parseMentions, resourceMention } from '../contract/mentions';
 import type { ClampDataParts, ImageInput } from '../contract/protocol';
 import { byteLength, cutHead, fitWithNote, formatBytes } from '../contract/text';
 import type { PermissionMode } from '../contract/types';
@@ -18,6 +18,7 @@ import { fileRuleVerdict, readGuardFor } from '../hooks/permission-verdict';
 import { hookServiceFor, promptHookParts, type HookContextPart } from './hooks';
 import { listSkills } from '../tools/skills/skills';
 import { HttpError } from './http';
+import { resourceMentionParts } from './mcp-mentions';
 
 type AttachmentPart = { type: 'data-attachment'; id: string; data: ClampDataParts['attachment'] };
 type SkillPart = { type: 'data-skill-request'; id: string; data: ClampDataParts['skill-request'] };
@@ -54,7 +55,7 @@ function isFileOrPathLike(workspace: string, p: string): boolean {
 
 /** Each @-mention as read_file's result through dispatch: confined to the workspace, under read_file's caps, with its notes. */
 async function mentionParts(text: string, o: AttachOptions, hooks: HookService, db: Db): Promise<AttachmentPart[]> {
-  const mentions = parseMentions(text, BUDGET.MENTION_MAX_COUNT).filter((m) => isFileOrPathLike(o.workspace, m.path));
+  const mentions = parseMentions(text, BUDGET.MENTION_MAX_COUNT).filter((m) => !resourceMention(m.path) && isFileOrPathLike(o.workspace, m.path));
   if (mentions.length === 0) return [];
   const reg = createToolRegistry();
   const place = { workspace: o.workspace, dataDir: o.dataDir, home: sessionHome(db, o.sessionId) ?? o.workspace };
@@ -123,7 +124,9 @@ export async function attachmentParts(message: NonNullable<ChatBody['message']>,
   const hooks = hookServiceFor(db, o);
   // UserPromptSubmit (and SessionStart) first: a blocked prompt reads nothing
   const fromHooks = await promptHookParts(db, hooks, o.sessionId, message.text, o.signal);
-  const parts: ExtraPart[] = [...(await mentionParts(message.text, o, hooks, db)), ...files, ...fromHooks];
+  // @<server>:<uri> mentions: the MCP server's resource, read through dispatch (its read_resource tool) under the same hooks
+  const resources = await resourceMentionParts(message.text, createContext({ workspace: o.workspace, dataDir: o.dataDir, mode: o.mode, signal: o.signal, sessionId: o.sessionId, services: { [HOOKS_SERVICE]: hooks } }));
+  const parts: ExtraPart[] = [...(await mentionParts(message.text, o, hooks, db)), ...resources, ...files, ...fromHooks];
   if (message.skill) {
     const skills = listSkills(o.workspace, o.dataDir);
     if (!skills.some((s) => s.name === message.skill!.name)) {
