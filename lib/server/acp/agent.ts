@@ -27,11 +27,22 @@ function modeState(current: PermissionMode): SessionModeState {
   return { currentModeId: current, availableModes: PERMISSION_MODES.map((id) => ({ id, ...MODE_TEXT[id] })) };
 }
 
-/** What one connection knows: the editor's capabilities and the sessions it created or loaded. */
+/** What one connection knows: the editor's capabilities, the sessions it created or loaded, the prompts running. */
 interface Connection {
   base: ServerConfig;
   caps: ClientCapabilities;
   sessions: Map<string, AcpSession>;
+  running: Set<Promise<unknown>>;
+}
+
+/** How long a closed connection's prompts get to stop and save (their commands are killed meanwhile) before Clamp exits. */
+const WIND_DOWN_MS = 5000;
+
+/** Clamp's agent app, and its wind-down when the editor goes away. */
+export interface ClampAgent {
+  app: AgentApp;
+  /** stop every running prompt as cancel does and wait (a while) for each to save what it did */
+  windDown(): Promise<void>;
 }
 
 /** Store errors and refusals as the protocol's errors, with their text (what to do) kept. */
@@ -87,8 +98,18 @@ function initialized(c: Connection): InitializeResponse {
  * runs one turn as the page's does, and every call goes through dispatch, the policy, the exit clamp and the
  * write-ahead journal as there.
  */
-export function clampAgent(base: ServerConfig): AgentApp {
-  const c: Connection = { base, caps: {}, sessions: new Map() };
+export function clampAgent(base: ServerConfig): ClampAgent {
+  const c: Connection = { base, caps: {}, sessions: new Map(), running: new Set() };
+  const windDown = async () => {
+    for (const s of c.sessions.values()) s.stop?.abort(new Error('the editor closed the connection'));
+    await Promise.race([Promise.allSettled([...c.running]), new Promise((r) => setTimeout(r, WIND_DOWN_MS).unref())]);
+  };
+  return { app: handlers(c), windDown };
+}
+
+/** The requests and notifications Clamp answers. */
+function handlers(c: Connection): AgentApp {
+  const { base } = c;
   const send = (client: AgentContext, sessionId: string) => (update: SessionUpdate) => {
     void client.notify(methods.client.session.update, { sessionId, update }).catch(() => undefined);
   };
@@ -136,7 +157,10 @@ export function clampAgent(base: ServerConfig): AgentApp {
       guarded(() => {
         const s = sessionOf(c, params.sessionId);
         if (s.stop) throw new RequestError(-32602, 'This session is already working on a prompt. Wait for it, or cancel it first.');
-        return runPrompt(client, s, params, send(client, s.id));
+        const running = runPrompt(client, s, params, send(client, s.id));
+        c.running.add(running);
+        void running.catch(() => undefined).finally(() => c.running.delete(running));
+        return running;
       }),
     )
     .onNotification(methods.agent.session.cancel, ({ params }) => {

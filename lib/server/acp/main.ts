@@ -30,12 +30,14 @@ export async function runAcp(env: NodeJS.ProcessEnv = process.env): Promise<numb
   // commands a Clamp that died left running on this data dir are stopped; this one's are recorded and watched
   await takeOverCommands(cfg.dataDir);
   const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
-  const connection = clampAgent(cfg).connect(stream);
+  const agent = clampAgent(cfg);
+  const connection = agent.app.connect(stream);
   const stop = () => connection.close();
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, stop);
   await connection.closed.catch(() => undefined);
-  // the turns' commands and background tasks stop with the connection, as they do with the server
-  await stopEverything();
+  // a prompt still running stops as a cancel stops it and saves what it did; its commands and background tasks
+  // stop with the connection, as they do with the server
+  await Promise.all([agent.windDown(), stopEverything()]);
   closeDb(cfg.dataDir);
   return 0;
 }
