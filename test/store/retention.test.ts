@@ -6,7 +6,7 @@ import { createSession, getSession } from '../../lib/store/sessions';
 import { journalPath, removedEntry, removedNote } from '../../lib/store/retention-journal';
 import { setRetentionSettings, sweepOutputs } from '../../lib/store/retention';
 import { storageSizes } from '../../lib/store/storage-size';
-import { runRetention, storageView } from '../../lib/server/retention';
+import { runRetention, startRetention, storageView } from '../../lib/server/retention';
 import { startCommand } from '../../lib/exec/runner';
 import { isLiveLog } from '../../lib/exec/live-logs';
 import { tempWorkspace } from '../helpers';
@@ -117,6 +117,22 @@ describe('retention of logs and spills', () => {
     const after = await runRetention(ws.dataDir, { now: NOW });
     expect(fs.existsSync(run.logPaths.stdout)).toBe(false);
     expect(after.removedFiles).toBeGreaterThan(0);
+  });
+
+  it('cleans up at start and again at every interval, on its clock', async () => {
+    let now = NOW;
+    const first = put('spill/first.txt', 10, 15 * DAY);
+    const second = put('spill/second.txt', 10, 10 * DAY);
+    const stop = startRetention(ws.dataDir, () => now, 40);
+    try {
+      await waitFor(() => !fs.existsSync(first));
+      expect(fs.existsSync(second)).toBe(true);
+      // five days on, the next tick takes the second
+      now += 5 * DAY;
+      await waitFor(() => !fs.existsSync(second));
+    } finally {
+      stop();
+    }
   });
 
   it('keeps its journal bounded', async () => {
