@@ -7,6 +7,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { ROOT } from '../../lib/server/build';
 import { closeDb, openDb } from '../../lib/store/db';
 import { getSession, listSessions } from '../../lib/store/sessions';
+import { listRules } from '../../lib/store/rules';
 import { startFakeOpenAI, turnPosition, type FakeReply, type FakeRequest } from '../fake-openai';
 import { tempWorkspace } from '../helpers';
 
@@ -35,6 +36,15 @@ function reply(req: FakeRequest): FakeReply {
     return results === 0 ? { toolCalls: [{ name: 'run_command', args: { command: `touch started.txt && ${SLEEP} && touch finished.txt` } }] } : { text: 'It ended.' };
   }
   if (text.includes('Say hello to')) return { text: 'Hello from the command.' };
+  if (text.includes('touch twice')) {
+    const steps: FakeReply[] = [
+      { toolCalls: [{ name: 'run_command', args: { command: 'touch always-one.txt' } }] },
+      { toolCalls: [{ name: 'run_command', args: { command: 'touch always-two.txt' } }] },
+      { toolCalls: [{ name: 'read_file', args: { path: '../outside.txt' } }] },
+      { toolCalls: [{ name: 'read_file', args: { path: 'link.txt' } }] },
+    ];
+    return steps[results] ?? { text: 'Done.' };
+  }
   if (text.includes('edit both')) {
     const edits = [
       { name: 'edit_file', args: { path: 'notes.txt', old_string: 'old note', new_string: 'new note' } },
@@ -56,8 +66,8 @@ interface Editor {
   close: () => Promise<void>;
 }
 
-/** `clamp acp` as a child process, driven by the SDK's client side over its stdin/stdout; the editor allows every call once. */
-function startEditor(): Editor {
+/** `clamp acp` as a child process, driven by the SDK's client side over its stdin/stdout; the editor allows every call once unless `choose` picks. */
+function startEditor(choose: (req: acp.RequestPermissionRequest) => string = () => 'allow_once'): Editor {
   const child = spawn(process.execPath, [BIN, 'acp'], {
     cwd: ws.workspace,
     env: { ...BARE_ENV, CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake-coder', CLAMP_BASE_URL: fake.url },
@@ -71,7 +81,7 @@ function startEditor(): Editor {
     .onNotification(acp.methods.client.session.update, ({ params }) => void e.updates.push(params))
     .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
       e.permissions.push(params);
-      return { outcome: { outcome: 'selected', optionId: 'allow_once' } };
+      return { outcome: { outcome: 'selected', optionId: choose(params) } };
     })
     .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
       e.reads.push(params.path);
@@ -267,6 +277,30 @@ describe('clamp acp (the real bin, driven by the ACP SDK client, a stand-in mode
       await until('current_mode_update', () => ofSession(e, firstSession).some((u) => u.sessionUpdate === 'current_mode_update' && u.currentModeId === 'accept-edits'));
       expect(getSession(openDb(ws.dataDir), firstSession)?.mode).toBe('accept-edits');
       await expect(e.agent.request(acp.methods.agent.session.setMode, { sessionId: firstSession, modeId: 'yolo' })).rejects.toThrow(/Unknown mode "yolo"/);
+    } finally {
+      await e.close();
+    }
+  });
+  it('"always allow" saves the rule the page saves; a path outside the workspace is refused before the editor is asked', async () => {
+    fs.writeFileSync(path.join(ws.root, 'outside.txt'), 'CANARY-outside-the-workspace\n');
+    fs.symlinkSync(path.join(ws.root, 'outside.txt'), path.join(ws.workspace, 'link.txt'));
+    const e = startEditor((req) => (req.options.some((o) => o.optionId === 'allow_always') ? 'allow_always' : 'allow_once'));
+    try {
+      await initialize(e);
+      const s = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.workspace, mcpServers: [] });
+      const done = await e.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'touch twice' }] });
+      expect(done.stopReason, e.stderr()).toBe('end_turn');
+      // asked once: "always" saved the page's rule for the workspace, and the second touch ran without asking
+      expect(e.permissions).toHaveLength(1);
+      expect(e.permissions[0].options.find((o) => o.kind === 'allow_always')?.name).toContain('run_command: touch');
+      expect(listRules(openDb(ws.dataDir), ws.workspace).map((r) => [r.tool, r.pattern, r.action])).toContainEqual(['run_command', 'touch', 'allow']);
+      expect(fs.existsSync(path.join(ws.workspace, 'always-one.txt'))).toBe(true);
+      expect(fs.existsSync(path.join(ws.workspace, 'always-two.txt'))).toBe(true);
+      // outside the workspace, by its name or through a link: refused by dispatch; the editor was never asked
+      const reads = calls(e, s.sessionId).filter((c) => c.name === 'read_file');
+      expect(reads.map((c) => c.statuses.at(-1))).toEqual(['failed', 'failed']);
+      expect(e.reads.filter((p) => p.includes('outside') || p.includes('link.txt'))).toEqual([]);
+      expect(fake.requests.some((r) => JSON.stringify(r.body.messages).includes('CANARY-outside'))).toBe(false);
     } finally {
       await e.close();
     }
