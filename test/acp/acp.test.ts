@@ -36,6 +36,7 @@ function reply(req: FakeRequest): FakeReply {
     return results === 0 ? { toolCalls: [{ name: 'run_command', args: { command: `touch started.txt && ${SLEEP} && touch finished.txt` } }] } : { text: 'It ended.' };
   }
   if (text.includes('Say hello to')) return { text: 'Hello from the command.' };
+  if (text.includes('Summarise these')) return { text: 'Summarised.' };
   if (text.includes('touch twice')) {
     const steps: FakeReply[] = [
       { toolCalls: [{ name: 'run_command', args: { command: 'touch always-one.txt' } }] },
@@ -301,6 +302,29 @@ describe('clamp acp (the real bin, driven by the ACP SDK client, a stand-in mode
       expect(reads.map((c) => c.statuses.at(-1))).toEqual(['failed', 'failed']);
       expect(e.reads.filter((p) => p.includes('outside') || p.includes('link.txt'))).toEqual([]);
       expect(fake.requests.some((r) => JSON.stringify(r.body.messages).includes('CANARY-outside'))).toBe(false);
+    } finally {
+      await e.close();
+    }
+  });
+  it('a prompt with a file link and an embedded file: the model reads both (the link as an @-mention, read with read_file)', async () => {
+    ws.write('docs/linked.md', 'LINKED-FILE-TEXT\n');
+    const e = startEditor();
+    try {
+      await initialize(e);
+      const s = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.workspace, mcpServers: [] });
+      const done = await e.agent.request(acp.methods.agent.session.prompt, {
+        sessionId: s.sessionId,
+        prompt: [
+          { type: 'text', text: 'Summarise these' },
+          { type: 'resource_link', uri: `file://${path.join(ws.workspace, 'docs/linked.md')}`, name: 'linked.md' },
+          { type: 'resource', resource: { uri: `file://${path.join(ws.workspace, 'draft.md')}`, mimeType: 'text/markdown', text: 'EMBEDDED-DRAFT-TEXT' } },
+        ],
+      });
+      expect(done.stopReason, e.stderr()).toBe('end_turn');
+      const sent = JSON.stringify(fake.requests.at(-1)!.body.messages);
+      expect(sent).toContain('@docs/linked.md');
+      expect(sent).toContain('LINKED-FILE-TEXT');
+      expect(sent).toContain('EMBEDDED-DRAFT-TEXT');
     } finally {
       await e.close();
     }
