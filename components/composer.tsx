@@ -83,7 +83,7 @@ export function Composer(props: ComposerProps) {
   const imageRefusal = useImageRefusal(session, files);
   const queue = useMessageQueue({ ...props, sessionId: session.id });
   const completion = useComposerCompletion({ commands, box, text, setText, onInsert: () => setProblems(null), sessionId: session.id });
-  const { send, sendNow, editQueued } = useComposerSend({ ...props, session, skills, commands, imageRefusal, box, text, setText, files, setFiles, setProblems, setPanel, completion, queue });
+  const { send, sendNow, editQueued } = useComposerSend({ ...props, session, skills, commands, skipped: found.skipped, imageRefusal, box, text, setText, files, setFiles, setProblems, setPanel, completion, queue });
 
   const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.nativeEvent.isComposing || completion.onKey(e)) return;

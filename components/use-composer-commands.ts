@@ -22,6 +22,8 @@ export interface CommandHost {
   session: SessionSummary;
   /** every command offered now (allCommands) */
   commands: SlashCommand[];
+  /** command and agent files not offered, with why (/help lists them) */
+  skipped?: readonly { path: string; reason: string }[];
   onCompact: (focus: string) => void;
   onRewind?: () => void;
   sendSkill: (name: string, args: string) => void;
@@ -95,6 +97,12 @@ async function showCost({ h }: CommandRun) {
   });
 }
 
+/** /help's note of the command and agent files not offered: each with why. */
+function skippedLines(skipped: readonly { path: string; reason: string }[]): string[] {
+  if (skipped.length === 0) return [];
+  return [`${skipped.length} command or agent file${skipped.length === 1 ? ' is' : 's are'} not offered:`, ...skipped.map((s) => `${s.path}: ${s.reason}`)];
+}
+
 /** Each built-in command's effect, by name. */
 const HANDLERS: Record<string, (c: CommandRun) => void | Promise<void>> = {
   compact: ({ h, args }) => h.onCompact(args),
@@ -104,7 +112,7 @@ const HANDLERS: Record<string, (c: CommandRun) => void | Promise<void>> = {
   mode: switchMode,
   rewind: ({ h, fail }) => (h.onRewind ? h.onRewind() : fail('Rewind is not available in this build: checkpoints are not enabled.')),
   cost: showCost,
-  help: ({ h, commands }) => h.show({ title: 'Commands', lines: [...commands.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''} — ${c.help}`), '@path attaches a file (@path#L10-40 some lines); paste or drop images and text files; // sends a leading slash.'] }),
+  help: ({ h, commands }) => h.show({ title: 'Commands', lines: [...commands.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''} — ${c.help}`), '@path attaches a file (@path#L10-40 some lines); paste or drop images and text files; // sends a leading slash.', ...skippedLines(h.skipped ?? [])] }),
 };
 
 /** Run a slash command; resolves false when the name is no command (the composer says so). */

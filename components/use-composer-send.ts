@@ -16,6 +16,8 @@ export interface SendHost {
   session: SessionSummary;
   skills: readonly { name: string; description: string }[];
   commands: SlashCommand[];
+  /** command and agent files not offered, with why (/help lists them) */
+  skipped?: readonly { path: string; reason: string }[];
   onCompact: (focus: string) => void;
   onRewind?: () => void;
   disabled?: string;
@@ -46,7 +48,7 @@ export function useComposerSend(h: SendHost): ComposerSend {
   const { openRewind } = useRewind();
   const sendSkill = (name: string, args: string) => submit({ text: `/${name}${args ? ` ${args}` : ''}`, files, skill: { name, args } });
   const sendText = (body: string, command?: { name: string; args: string }) => submit({ text: body, files, ...(command ? { command } : {}) });
-  const run = useComposerCommands({ session: h.session, commands: h.commands, onCompact: h.onCompact, onRewind: h.onRewind ?? (() => openRewind()), sendSkill, sendText, show: h.setPanel });
+  const run = useComposerCommands({ session: h.session, commands: h.commands, skipped: h.skipped, onCompact: h.onCompact, onRewind: h.onRewind ?? (() => openRewind()), sendSkill, sendText, show: h.setPanel });
 
   function submit(m: ComposerMessage) {
     setText('');

@@ -364,6 +364,8 @@ export interface SteerAnswer {
 export interface SkillListAnswer {
   skills: { name: string; description: string }[];
   commands: FileCommand[];
+  /** command and agent files that are not offered, with why (past a cap of the budget table, unreadable, a name taken …): /help lists them */
+  skipped?: { path: string; reason: string }[];
 }
 /** GET /api/models?spec=provider:model: the model's label and whether it takes images (ok: it can be used as configured). */
 export interface ModelCapabilityAnswer {

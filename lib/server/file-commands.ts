@@ -1,6 +1,6 @@
 import type { FileCommand } from '../contract/command-text';
 import type { Db } from '../store/db';
-import { claudeHome, commandRoots, scanCommands } from '../tools/skills/command-files';
+import { claudeHome, commandRoots, scanCommands, type CommandScan } from '../tools/skills/command-files';
 
 /**
  * The commands from files a workspace offers the composer: its `.clamp/commands` and `.claude/commands`,
@@ -10,5 +10,10 @@ import { claudeHome, commandRoots, scanCommands } from '../tools/skills/command-
 
 /** The commands found now, in precedence order (the workspace's first); files that cannot be used are left out. */
 export function fileCommands(db: Db, workspace: string, dataDir: string, env: NodeJS.ProcessEnv = process.env): FileCommand[] {
-  return scanCommands(workspace, commandRoots(workspace, dataDir, claudeHome(db, env))).commands;
+  return fileCommandScan(db, workspace, dataDir, env).commands;
+}
+
+/** The commands found now, and the command files skipped with why. */
+export function fileCommandScan(db: Db, workspace: string, dataDir: string, env: NodeJS.ProcessEnv = process.env): CommandScan {
+  return scanCommands(workspace, commandRoots(workspace, dataDir, claudeHome(db, env)));
 }

@@ -7,7 +7,8 @@ import { deleteMemory, listMemories, searchMemories } from '../store/memories';
 import { deleteRule, listRules } from '../store/rules';
 import { settingsView, updateSettings } from '../store/settings';
 import { listSkills } from '../tools/skills/skills';
-import { fileCommands } from './file-commands';
+import { fileCommandScan } from './file-commands';
+import { scanAgents } from '../tools/agents/agent-files';
 import { diagnosticsSettingsView, updateDiagnosticsSettings } from './diagnostics';
 import { HttpError, type ServerConfig } from './http';
 
@@ -66,8 +67,10 @@ export function forgetMemory(cfg: ServerConfig, id: number): void {
 
 /** The workspace's and the data dir's skills and commands from files, for the composer's /<name> commands. */
 export function skillList(cfg: ServerConfig): SkillListAnswer {
+  const files = fileCommandScan(openDb(cfg.dataDir), cfg.workspace, cfg.dataDir);
   return {
     skills: listSkills(cfg.workspace, cfg.dataDir).map((s) => ({ name: s.name, description: s.description })),
-    commands: fileCommands(openDb(cfg.dataDir), cfg.workspace, cfg.dataDir),
+    commands: files.commands,
+    skipped: [...files.skipped, ...scanAgents(cfg.workspace, cfg.dataDir).skipped],
   };
 }

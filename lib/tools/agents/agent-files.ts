@@ -35,7 +35,7 @@ function readAgent(file: string, source: FileAgent['source'], workspace: string,
   } catch {
     return { reason: 'unreadable' };
   }
-  const read = readCapped(file, b);
+  const read = readCapped(file, b, 'AGENT_FILE_MAX_BYTES');
   if ('reason' in read) return read;
   const fm = parseFrontMatter(read.text);
   if (!fm) return { reason: 'no front matter (--- name/description ---) at the top' };
@@ -68,7 +68,7 @@ export function scanAgents(workspace: string, dataDir: string, b: Budget = BUDGE
       const got = readAgent(file, root.source, workspace, b);
       if ('reason' in got) skipped.push({ path: file, reason: got.reason });
       else if (byName.has(got.name)) skipped.push({ path: file, reason: `the name ${got.name} is already taken by ${byName.get(got.name)!.path}` });
-      else if (byName.size >= b.SKILLS_MAX_COUNT) skipped.push({ path: file, reason: `more than ${b.SKILLS_MAX_COUNT} agent types (SKILLS_MAX_COUNT)` });
+      else if (byName.size >= b.AGENT_FILES_MAX_COUNT) skipped.push({ path: file, reason: `more than ${b.AGENT_FILES_MAX_COUNT} agent types (AGENT_FILES_MAX_COUNT)` });
       else byName.set(got.name, got);
     }
   }
@@ -82,7 +82,7 @@ export function agentsPromptSection(agents: readonly FileAgent[], b: Budget = BU
   const lines: string[] = [];
   let used = byteLength(head) + 120;
   for (const a of agents) {
-    const line = `- ${a.name}: ${clipLine(a.description, b.SKILL_DESCRIPTION_MAX_BYTES)}`;
+    const line = `- ${a.name}: ${clipLine(a.description, b.AGENT_DESCRIPTION_MAX_BYTES)}`;
     if (used + byteLength(line) + 1 > b.SKILLS_PROMPT_MAX_BYTES) break;
     lines.push(line);
     used += byteLength(line) + 1;

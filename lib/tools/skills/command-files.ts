@@ -64,12 +64,12 @@ function toolList(v: string | undefined): string[] | undefined {
   return items.length ? items : undefined;
 }
 
-/** A command's or agent's file as text, or why it cannot be read (not a file, past SKILL_FILE_MAX_BYTES, unreadable). */
-export function readCapped(file: string, b: Budget): { text: string } | { reason: string } {
+/** A command's or agent's file as text, or why it cannot be read (not a file, past its cap — `cap` names the budget's constant —, unreadable). */
+export function readCapped(file: string, b: Budget, cap: 'COMMAND_FILE_MAX_BYTES' | 'AGENT_FILE_MAX_BYTES'): { text: string } | { reason: string } {
   try {
     const st = fs.statSync(file);
     if (!st.isFile()) return { reason: 'not a file' };
-    if (st.size > b.SKILL_FILE_MAX_BYTES) return { reason: `larger than ${formatBytes(b.SKILL_FILE_MAX_BYTES)} (SKILL_FILE_MAX_BYTES)` };
+    if (st.size > b[cap]) return { reason: `${formatBytes(st.size)}, larger than ${formatBytes(b[cap])} (${cap})` };
     return { text: fs.readFileSync(file, 'utf8') };
   } catch {
     return { reason: 'unreadable' };
@@ -78,7 +78,7 @@ export function readCapped(file: string, b: Budget): { text: string } | { reason
 
 /** One command file, or why it cannot be used. */
 function readCommand(file: string, name: string, root: CommandRoot, b: Budget): FileCommand | { reason: string } {
-  const read = readCapped(file, b);
+  const read = readCapped(file, b, 'COMMAND_FILE_MAX_BYTES');
   if ('reason' in read) return read;
   const { text } = read;
   const fm = parseFrontMatter(text);
@@ -86,7 +86,7 @@ function readCommand(file: string, name: string, root: CommandRoot, b: Budget): 
   const body = (fm ? fm.body : text.replace(/^\uFEFF/, '')).trim();
   if (!body) return { reason: 'the file has no text after its front matter' };
   const first = body.split('\n').find((l) => l.trim())?.replace(/^#+\s*/, '') ?? '';
-  const description = clipLine((data.description ?? '').replace(/\s+/g, () => ' ').trim() || first, b.SKILL_DESCRIPTION_MAX_BYTES);
+  const description = clipLine((data.description ?? '').replace(/\s+/g, () => ' ').trim() || first, b.COMMAND_DESCRIPTION_MAX_BYTES);
   const hint = data['argument-hint']?.trim();
   const model = data.model?.trim();
   const allowedTools = toolList(data['allowed-tools']);
@@ -134,8 +134,8 @@ export function scanCommands(workspace: string, roots: readonly CommandRoot[], b
           ? 'it leads outside the workspace (through a link)'
           : byName.has(name)
             ? `the name ${name} is already taken by ${byName.get(name)!.path}`
-            : byName.size >= b.SKILLS_MAX_COUNT
-              ? `more than ${b.SKILLS_MAX_COUNT} commands (SKILLS_MAX_COUNT)`
+            : byName.size >= b.COMMAND_FILES_MAX_COUNT
+              ? `more than ${b.COMMAND_FILES_MAX_COUNT} commands (COMMAND_FILES_MAX_COUNT)`
               : undefined;
       if (why) {
         skipped.push({ path: file, reason: why });
