@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { PolicyDecision, ToolDefinition } from '../contract/types';
 import { traitsOf } from '../contract/types';
@@ -5,7 +6,7 @@ import type { ResolvedPath } from '../contract/paths';
 import type { ReadGuard } from '../contract/permission-rest';
 import type { Db } from '../store/db';
 import { permissionVerdict, readWithheld, type PermissionAction, type RuleCall } from '../policy/permission-rules';
-import { readFileRules, type FileRule } from './permission-files';
+import { fileRulesOn, readFileRules, type FileRule } from './permission-files';
 
 /**
  * The settings files' permission rules at work: their verdict on a call (the hosts fold it with the saved rules'),
@@ -43,14 +44,29 @@ function ruleCall(tool: ToolDefinition, input: unknown, d: PolicyDecision, paths
   };
 }
 
+/** A path through its links, or itself when it cannot be resolved (a file not written yet). */
+function realOrSelf(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
 const shortFile = (file: string, workspace: string) => (file.startsWith(`${workspace}/`) ? path.relative(workspace, file) : file);
 
 /** The files' rules' verdict on a call (none while the switch is off). Never throws. */
 export function fileRuleVerdict(db: Db, o: Place, tool: ToolDefinition, input: unknown, d: PolicyDecision, paths?: ReadonlyMap<string, ResolvedPath>): RuleVerdict {
   try {
-    const { active } = readFileRules(db, o.workspace, o.dataDir, process.env, o.home);
-    if (!active.length) return undefined;
-    const hit = permissionVerdict<FileRule>(active, ruleCall(tool, input, d, paths, o.workspace));
+    if (!fileRulesOn(db)) return undefined;
+    const { active, files } = readFileRules(db, o.workspace, o.dataDir, process.env, o.home);
+    const call = ruleCall(tool, input, d, paths, o.workspace);
+    const hit = permissionVerdict<FileRule>(active, call);
+    if (hit?.action === 'deny') return { action: 'deny', by: `the rule ${hit.rule.rule.text} in ${shortFile(hit.rule.file, o.workspace)}` };
+    // a tool that would change a file the rules come from asks the person, whatever the mode (a removed deny widens)
+    const guarded = new Set(files.flatMap((f) => [f, realOrSelf(f)]));
+    const own = call.paths.find((p) => p.access === 'write' && (guarded.has(p.real) || guarded.has(p.lexical)));
+    if (own) return { action: 'ask', by: `Clamp's guard of the permission rules in ${shortFile(own.real, o.workspace)}` };
     return hit && { action: hit.action, by: `the rule ${hit.rule.rule.text} in ${shortFile(hit.rule.file, o.workspace)}` };
   } catch (err) {
     // fail closed: rules that cannot be judged ask

@@ -62,7 +62,7 @@ function settings(file: string, permissions: unknown): void {
   fs.writeFileSync(abs, JSON.stringify({ permissions }));
 }
 
-async function send(text: string, mode: 'default' | 'auto' = 'default') {
+async function send(text: string, mode: 'default' | 'accept-edits' | 'auto' = 'default') {
   const db = openDb(ws.dataDir);
   const s = createSession(db, { workspace: ws.workspace }, mode);
   const res = await handleChat(cfg, { sessionId: s.id, message: { id: `u-${Date.now()}`, text } }, new AbortController().signal);
@@ -185,6 +185,22 @@ describe('Read rules', () => {
     const text = out.join('');
     expect(text).not.toContain(CANARY);
     expect(text).toContain('denies it');
+  }, 60_000);
+});
+
+describe('the files themselves', () => {
+  it('a tool that would change a settings file asks, even in accept-edits mode (a removed deny would widen)', async () => {
+    settings('.claude/settings.json', { deny: ['Read(./secrets/**)'] });
+    saveFileRules(cfg, { on: true });
+    calls([{ name: 'write_file', args: { path: '.claude/settings.json', content: '{}' } }]);
+    const t = await send('drop the rule', 'accept-edits');
+    expect(t.asked).toBe(true);
+    const info = t.chunks.find((c) => c.type === 'data-approval-info') as { data: { decision: { reason: string } } } | undefined;
+    expect(info?.data.decision.reason).toMatch(/^Clamp's guard of the permission rules in \.claude\/settings\.json asks for it/);
+    expect(ws.read('.claude/settings.json')).toContain('Read(./secrets/**)');
+    // another file is written as accept-edits mode writes
+    calls([{ name: 'write_file', args: { path: 'notes.md', content: 'x' } }]);
+    expect((await send('write notes', 'accept-edits')).asked).toBe(false);
   }, 60_000);
 });
 
