@@ -132,6 +132,38 @@ describe('the CLI bundle', () => {
     expect(c.output).toMatch(/20\s*\ndone/);
   }, 240_000);
 
+  it('clamp acp from the bundle answers initialize on stdio, and stdout holds only protocol frames', async () => {
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+    const acpInit = () =>
+      new Promise<Ran>((resolve, reject) => {
+        const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'clamp.mjs'), 'acp'], {
+          cwd: ws.workspace,
+          env: { ...BARE_ENV, CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_SAY_ENTRY: '1', CLAMP_NO_REBUILD: '1' } as unknown as NodeJS.ProcessEnv,
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+        child.on('error', reject);
+        child.on('exit', (code: number | null) => resolve({ code, out, err }));
+        // the editor sends initialize and closes: Clamp answers, then exits
+        child.stdin.end(initialize + '\n');
+      });
+    let r: Ran | undefined;
+    for (let i = 0; i < 3 && !/launch from the bundle/.test(r?.err ?? ''); i++) {
+      build();
+      r = await acpInit();
+    }
+    expect(r!.err).toContain('clamp: launch from the bundle');
+    expect(r!.code, r!.err).toBe(0);
+    const frames = r!.out.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result: { agentCapabilities: { loadSession: boolean }; agentInfo: { name: string } } });
+    expect(frames).toHaveLength(1);
+    expect(frames[0].id).toBe(1);
+    expect(frames[0].result.agentCapabilities.loadSession).toBe(true);
+    expect(frames[0].result.agentInfo.name).toBe('clamp');
+  }, 120_000);
+
   it('clamp run from the bundle runs a turn against a model server', async () => {
     const fake = await startFakeOpenAI((req) => {
       const last = req.body.messages.at(-1)!;
