@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { execSync } from 'node:child_process';
+import { execSync, spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DamagedStoreError, DB_FILE_NAME, migrate, MIGRATIONS, openConnection, SCHEMA_VERSION } from '../../lib/store/db';
@@ -122,6 +122,30 @@ describe('the check at start', () => {
     // nothing was written into it
     expect(fs.readFileSync(file).equals(Buffer.alloc(8192, 0x41))).toBe(true);
   });
+});
+
+describe('the server and clamp run on a damaged database', () => {
+  const BIN = path.resolve(import.meta.dirname, '../../bin/clamp.mjs');
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, [BIN, ...args], {
+      cwd: ws.workspace,
+      env: { ...process.env, CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_PORT: '0', NEXT_TELEMETRY_DISABLED: '1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+  it('both refuse to start, exit 7 and print the way out, writing nothing into the file', () => {
+    const file = path.join(ws.dataDir, DB_FILE_NAME);
+    fs.writeFileSync(file, Buffer.alloc(8192, 0x41), { mode: 0o600 });
+    const headless = run(['run', 'hello']);
+    expect(headless.status).toBe(7);
+    expect(headless.stderr).toMatch(new RegExp(`^clamp run: The database ${file} is damaged \\(`));
+    expect(headless.stderr).toContain('CLAMP_DATA_DIR=<an empty folder>');
+    const server = run([]);
+    expect(server.status).toBe(7);
+    expect(server.stderr).toMatch(new RegExp(`^clamp: The database ${file} is damaged \\(`));
+    expect(server.stdout).not.toMatch(/Open http/);
+    expect(fs.readFileSync(file).equals(Buffer.alloc(8192, 0x41))).toBe(true);
+  }, 120_000);
 });
 
 describe('a full disk under the data dir', () => {
