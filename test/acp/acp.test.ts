@@ -8,6 +8,7 @@ import { ROOT } from '../../lib/server/build';
 import { closeDb, openDb } from '../../lib/store/db';
 import { getSession, listSessions } from '../../lib/store/sessions';
 import { listRules } from '../../lib/store/rules';
+import { getByToolCallId } from '../../lib/store/approvals';
 import { startFakeOpenAI, turnPosition, type FakeReply, type FakeRequest } from '../fake-openai';
 import { tempWorkspace } from '../helpers';
 
@@ -37,6 +38,8 @@ function reply(req: FakeRequest): FakeReply {
   }
   if (text.includes('Say hello to')) return { text: 'Hello from the command.' };
   if (text.includes('Summarise these')) return { text: 'Summarised.' };
+  if (text.includes('wait on me')) return results === 0 ? { toolCalls: [{ name: 'run_command', args: { command: 'mkdir never-approved' } }] } : { text: 'Not run.' };
+  if (text.includes('after the cancel')) return { text: 'Still here.' };
   if (text.includes('touch twice')) {
     const steps: FakeReply[] = [
       { toolCalls: [{ name: 'run_command', args: { command: 'touch always-one.txt' } }] },
@@ -67,8 +70,8 @@ interface Editor {
   close: () => Promise<void>;
 }
 
-/** `clamp acp` as a child process, driven by the SDK's client side over its stdin/stdout; the editor allows every call once unless `choose` picks. */
-function startEditor(choose: (req: acp.RequestPermissionRequest) => string = () => 'allow_once'): Editor {
+/** `clamp acp` as a child process, driven by the SDK's client side over its stdin/stdout; the editor allows every call once unless `choose` picks (or answers `cancelled` when the request is cancelled). */
+function startEditor(choose: (req: acp.RequestPermissionRequest, signal: AbortSignal) => string | Promise<string | undefined> = () => 'allow_once'): Editor {
   const child = spawn(process.execPath, [BIN, 'acp'], {
     cwd: ws.workspace,
     env: { ...BARE_ENV, CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake-coder', CLAMP_BASE_URL: fake.url },
@@ -80,9 +83,10 @@ function startEditor(choose: (req: acp.RequestPermissionRequest) => string = () 
   const app = acp
     .client({ name: 'test editor' })
     .onNotification(acp.methods.client.session.update, ({ params }) => void e.updates.push(params))
-    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+    .onRequest(acp.methods.client.session.requestPermission, async ({ params, signal }) => {
       e.permissions.push(params);
-      return { outcome: { outcome: 'selected', optionId: choose(params) } };
+      const optionId = await choose(params, signal);
+      return optionId ? { outcome: { outcome: 'selected', optionId } } : { outcome: { outcome: 'cancelled' } };
     })
     .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
       e.reads.push(params.path);
@@ -325,6 +329,28 @@ describe('clamp acp (the real bin, driven by the ACP SDK client, a stand-in mode
       expect(sent).toContain('@docs/linked.md');
       expect(sent).toContain('LINKED-FILE-TEXT');
       expect(sent).toContain('EMBEDDED-DRAFT-TEXT');
+    } finally {
+      await e.close();
+    }
+  });
+  it('cancel while the editor is asked: the prompt ends as cancelled, the call is refused and not run, and the session takes the next prompt', async () => {
+    const e = startEditor((_req, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined))));
+    try {
+      await initialize(e);
+      const s = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.workspace, mcpServers: [] });
+      const prompt = e.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'wait on me' }] });
+      await until('the permission request', () => e.permissions.length === 1, 30_000, e);
+      await e.agent.notify(acp.methods.agent.session.cancel, { sessionId: s.sessionId });
+      expect((await prompt).stopReason).toBe('cancelled');
+      expect(fs.existsSync(path.join(ws.workspace, 'never-approved'))).toBe(false);
+      const next = await e.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'after the cancel' }] });
+      expect(next.stopReason, e.stderr()).toBe('end_turn');
+      expect(fs.existsSync(path.join(ws.workspace, 'never-approved'))).toBe(false);
+      // the call's approval is answered (refused, with the reason), so nothing waits in the page's inbox
+      const asked = e.permissions[0].toolCall.toolCallId;
+      expect(getByToolCallId(openDb(ws.dataDir), s.sessionId, asked)).toMatchObject({ status: 'answered', answer: 'deny', reason: 'The prompt was cancelled in the editor.' });
+      // what the model was sent next: the stopped turn's unanswered call is left out, the new message follows
+      expect(fake.requests.at(-1)!.body.messages.map((m) => m.role)).toEqual(['system', 'user', 'user']);
     } finally {
       await e.close();
     }
