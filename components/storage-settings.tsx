@@ -39,7 +39,7 @@ function SizeTable({ v }: { v: StorageAnswer }) {
         {v.kinds.map((k) => (
           <tr key={k.kind} data-storage-kind={k.kind} data-bytes={k.bytes} className="border-b border-zinc-100 dark:border-zinc-800">
             <td className="py-0.5">{KIND_TEXT[k.kind]}</td>
-            <td className="py-0.5 text-right font-mono text-zinc-500">{formatCount(k.files)} files</td>
+            <td className="py-0.5 text-right font-mono text-zinc-500">{k.files === 1 ? '1 file' : `${formatCount(k.files)} files`}</td>
             <td className="py-0.5 text-right font-mono">{formatBytes(k.bytes)}</td>
           </tr>
         ))}
@@ -86,10 +86,12 @@ function RetentionForm({ v }: { v: StorageAnswer }) {
       {save.error && <p className="text-rose-700 dark:text-rose-400">{save.error.message}</p>}
       {save.isSuccess && !clean.data && <p className="text-emerald-700 dark:text-emerald-400">Saved: the next clean-up (hourly, or now) uses these.</p>}
       {clean.error && <p className="text-rose-700 dark:text-rose-400">{clean.error.message}</p>}
-      {clean.data && (
+      {clean.data ? (
         <p className="text-emerald-700 dark:text-emerald-400" data-cleanup-result>
           Cleaned up: {cleanupText(clean.data.report)}
         </p>
+      ) : (
+        v.lastCleanup && <p className="text-zinc-500">Last clean-up {new Date(v.lastCleanup.at).toLocaleString()}: {cleanupText(v.lastCleanup)}</p>
       )}
     </div>
   );
@@ -113,7 +115,6 @@ export function StorageSettings() {
           </p>
           <SizeTable v={v} />
           <RetentionForm v={v} />
-          {v.lastCleanup && <p className="text-xs text-zinc-500">Last clean-up {new Date(v.lastCleanup.at).toLocaleString()}: {cleanupText(v.lastCleanup)}</p>}
         </>
       )}
     </section>

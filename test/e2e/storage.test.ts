@@ -75,7 +75,7 @@ describe('the data dir in the settings', () => {
     const spillsBefore = bytesUnder('spill');
     expect(spillsBefore).toBe(50_000 + 22_222 + 1_000);
 
-    const ctx = await browser.newContext({ viewport: { width: 1200, height: 1000 } });
+    const ctx = await browser.newContext();
     const page = await ctx.newPage();
     await page.goto(`${clamp.base}/?token=${clamp.token}`);
     await page.getByRole('banner').getByRole('button', { name: 'Settings' }).click();
