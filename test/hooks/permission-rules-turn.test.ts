@@ -179,7 +179,7 @@ describe('Read rules', () => {
     process.env.CLAMP_WORKSPACE = ws.workspace;
     process.env.CLAMP_DATA_DIR = ws.dataDir;
     const out: string[] = [];
-    const sink = { write: (s: string) => out.push(s) } as unknown as typeof process.stdout;
+    const sink = { write: (s: string) => out.push(s) } as never;
     expect(await toolCli(['read_file', '{"path":"secrets/key.txt"}', '--approve'], sink, sink)).toBe(0);
     expect(await toolCli(['grep', '{"pattern":"token"}'], sink, sink)).toBe(0);
     const text = out.join('');
