@@ -4,6 +4,8 @@
  * before stays as it was; the words say so, name the disk's folder and what to do.
  */
 
+import fs from 'node:fs';
+
 /** The codes and words a full disk (or quota) shows as: Node's errno, SQLite's, and a program's stderr (git). */
 const FULL = /\bENOSPC\b|\bEDQUOT\b|SQLITE_FULL|No space left on device|Disk quota exceeded|database or disk is full/i;
 
@@ -14,6 +16,20 @@ export function isDiskFull(err: unknown): boolean {
   if (typeof e?.code === 'string' && FULL.test(e.code)) return true;
   const text = typeof err === 'string' ? err : typeof e?.message === 'string' ? e.message : '';
   return FULL.test(text);
+}
+
+/** Below this many free bytes a failed write is taken for a full disk even when its words do not say so (git's "unable to write new index file"). */
+const NEARLY_FULL_BYTES = 1024 * 1024;
+
+/** Whether a write into `dir` that failed with `err` failed for want of room: the error says so, or the disk holding `dir` is (nearly) full. */
+export function failedForRoom(err: unknown, dir: string): boolean {
+  if (isDiskFull(err)) return true;
+  try {
+    const s = fs.statfsSync(dir);
+    return s.bavail * s.bsize < NEARLY_FULL_BYTES;
+  } catch {
+    return false;
+  }
 }
 
 /** The short code of a full-disk error, for the parenthesis: "ENOSPC", "SQLITE_FULL" … */

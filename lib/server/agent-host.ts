@@ -9,7 +9,7 @@ import { SANDBOX_HOSTS } from '../tools/commands/net-join';
 import { sandboxHostsOf } from './sandbox-hosts';
 import { traitsOf, type PolicyDecision, type ToolDefinition, type ToolServices } from '../contract/types';
 import { checkpointRefusal, writeAheadHooks } from './write-ahead';
-import { isDiskFull } from '../contract/disk-full';
+import { failedForRoom } from '../contract/disk-full';
 import { diagnosticsFor } from './diagnostics';
 import { dropPending } from '../store/approvals';
 import { createChildSession } from '../store/children';
@@ -97,7 +97,7 @@ function childCheckpoint(db: Db, parent: { sessionId: string; workspace: string;
         const userMessageId = loadMessages(db, parent.sessionId).findLast((m) => m.role === 'user')?.id ?? null;
         await checkpointBeforeChange(db, parent, { sessionId: parent.sessionId, userMessageId, toolCallId: call.toolCallId, effect: call.effect, input: call.input });
       } catch (err) {
-        if (isDiskFull(err)) return checkpointRefusal(call.toolName, parent.dataDir, err);
+        if (failedForRoom(err, parent.dataDir)) return checkpointRefusal(call.toolName, parent.dataDir, err);
         console.error(`clamp: the checkpoint before a subagent's ${call.toolName} failed (the call runs anyway):`, err);
       }
     },

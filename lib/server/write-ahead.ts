@@ -5,7 +5,7 @@ import { BUDGET } from '../contract/budget';
 import type { ClampMessage, InterruptedNote } from '../contract/protocol';
 import { traitsOf, type ToolResult } from '../contract/types';
 import { cutTail, formatBytes } from '../contract/text';
-import { diskFullText, isDiskFull } from '../contract/disk-full';
+import { diskFullText, failedForRoom } from '../contract/disk-full';
 import { callRunPrefix } from '../exec/runner';
 import { toolSummaryData } from '../agent/tool-summaries';
 import { createToolRegistry } from '../dispatch/all-tools';
@@ -44,7 +44,7 @@ export function writeAheadHooks(db: Db, o: Place): Pick<AgentHost, 'beforeRun' |
         if (before) journalCheckpoint(db, o.sessionId, call.toolCallId, before.id);
       } catch (err) {
         // no room for the checkpoint: the change it would guard does not run (it could not be rewound)
-        if (isDiskFull(err)) return checkpointRefusal(call.toolName, o.dataDir, err);
+        if (failedForRoom(err, o.dataDir)) return checkpointRefusal(call.toolName, o.dataDir, err);
         console.error(`clamp: the checkpoint before ${call.toolName} failed (the call runs anyway):`, err);
       }
     },
