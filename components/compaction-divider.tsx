@@ -3,6 +3,7 @@
 import { useId, useState } from 'react';
 import type { CompactionInfo } from '@/lib/contract/protocol';
 import { useChatUi } from './chat-context';
+import { HookNotes } from './hook-notes';
 import { formatDuration, formatTokens } from './format';
 
 const TRIGGER: Record<CompactionInfo['trigger'], string> = {
@@ -59,6 +60,9 @@ export function CompactionDivider({ compaction: c }: { compaction: CompactionInf
           ? `The summary could not be written, so older tool results were pruned harder instead. Your messages are all kept; from step ${c.firstKeptStep} on the model sees them verbatim.`
           : `The messages above are kept here and in the store; the model is sent this summary instead, then step ${c.firstKeptStep} on verbatim.`}
       </p>
+      <div className="mx-auto max-w-[80%]">
+        <HookNotes notes={c.hooks} />
+      </div>
       {open && (
         <div id={bodyId} className="mt-2 rounded-md border border-zinc-200 bg-zinc-50 px-3 py-2 dark:border-zinc-800 dark:bg-zinc-900">
           <p className="mb-1 text-[11px] font-medium uppercase tracking-wide text-zinc-500">{fallback ? 'What the model is told' : 'The summary the model is sent'}</p>

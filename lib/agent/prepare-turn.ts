@@ -88,9 +88,8 @@ export function prepareTurn(o: PrepareTurnOptions): PreparedTurn {
     signal: o.signal,
     maxRetries: o.maxRetries,
     messageId: o.messageId,
-    beforeCompact: async (trigger) => {
-      await hookServiceOf(host.services)?.preCompact(host.sessionId, trigger === 'manual' ? 'manual' : 'auto');
-    },
+    // what the PreCompact hooks did goes on the compaction's divider for the person, not to the model (as in Claude Code)
+    beforeCompact: async (trigger, focus) => hookServiceOf(host.services)?.preCompact(host.sessionId, trigger === 'manual' ? 'manual' : 'auto', focus),
   });
   const ctxInfo = { workspace: host.workspace, dataDir: host.dataDir, services: host.services };
   const listed = () => listedTools(o.reg, host.mode(), ctxInfo).map((t) => t.name);

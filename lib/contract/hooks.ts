@@ -6,7 +6,7 @@ import type { ToolResult } from './types';
  * it in a call's services under HOOKS_SERVICE, and dispatch and the loop call it.
  */
 
-export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SessionStart', 'PreCompact', 'Notification'] as const;
+export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd', 'PreCompact', 'Notification'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 /** The services key of the hook service (ctx.services.hooks). */
@@ -89,7 +89,12 @@ export interface HookService {
   userPromptSubmit(sessionId: string, prompt: string, signal: AbortSignal): Promise<PromptAnswer>;
   sessionStart(sessionId: string, source: 'startup' | 'resume'): Promise<PromptAnswer>;
   stop(sessionId: string, active: boolean, signal: AbortSignal): Promise<StopAnswer>;
-  preCompact(sessionId: string, trigger: 'manual' | 'auto'): Promise<HookNote[]>;
+  /** a subagent ended by itself (`sessionId`: the parent's): a block makes the child go on with the reason, as Stop does the turn */
+  subagentStop(sessionId: string, child: { sessionId: string; type: string }, active: boolean, signal: AbortSignal): Promise<StopAnswer>;
+  /** a session ended (deleted, or the server that ran it stopped): nothing can be blocked */
+  sessionEnd(sessionId: string, reason: 'deleted' | 'shutdown'): Promise<HookNote[]>;
+  /** before a compaction; `instructions`: what the person asked it to focus on (/compact <focus>), Claude Code's custom_instructions */
+  preCompact(sessionId: string, trigger: 'manual' | 'auto', instructions?: string): Promise<HookNote[]>;
   /** a call waits for the person (fire and forget) */
   notification(sessionId: string, message: string): void;
 }

@@ -196,6 +196,8 @@ export interface CompactionInfo {
   outcome: 'summary' | 'fallback-pruning';
   /** how long the compaction took */
   durationMs: number;
+  /** what the PreCompact hooks did and printed (the divider shows it; the model is not told) */
+  hooks?: import('./hooks').HookNote[];
 }
 
 /** GET /api/sessions/[id]/ledger: every step of the session, oldest first, and the totals. */

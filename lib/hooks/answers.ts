@@ -138,24 +138,29 @@ export function promptAnswer(event: 'UserPromptSubmit' | 'SessionStart', runs: r
 }
 
 /** Stop: a hook that blocks (exit 2, or decision "block" with a reason) makes the turn go on with its reason. */
-export function stopAnswer(runs: readonly Ran[], clip: Clip): StopAnswer {
+export function stopAnswer(runs: readonly Ran[], clip: Clip, event: 'Stop' | 'SubagentStop' = 'Stop'): StopAnswer {
   const out: StopAnswer = { notes: [] };
   const reasons: string[] = [];
   for (const { entry, run } of runs) {
     if (run.kind === 'failed') {
-      out.notes.push(note('Stop', entry, 'failed', clip, run.why));
+      out.notes.push(note(event, entry, 'failed', clip, run.why));
       continue;
     }
     const j = run.kind === 'ok' ? run.json : undefined;
     const why = run.kind === 'block' ? run.stderr : j?.decision === 'block' ? (str(j.reason) ?? 'no reason given') : undefined;
     if (why) reasons.push(`${entry.name}: ${why}`);
-    out.notes.push(note('Stop', entry, why ? 'continued' : 'ran', clip, why));
+    out.notes.push(note(event, entry, why ? 'continued' : 'ran', clip, why));
   }
   if (reasons.length) out.continueWith = reasons.join('\n');
   return out;
 }
 
-/** Events whose answer is only what ran (PreCompact, Notification). */
+/**
+ * Events whose answer is only what ran (PreCompact, SessionEnd, Notification): nothing is blocked; what a hook printed
+ * (stdout, or exit 2's stderr) is kept in its note for the person, as Claude Code shows it to the user only.
+ */
 export function plainNotes(event: HookEvent, runs: readonly Ran[], clip: Clip): HookNote[] {
-  return runs.map(({ entry, run }) => (run.kind === 'failed' ? note(event, entry, 'failed', clip, run.why) : note(event, entry, 'ran', clip)));
+  return runs.map(({ entry, run }) =>
+    run.kind === 'failed' ? note(event, entry, 'failed', clip, run.why) : note(event, entry, 'ran', clip, run.kind === 'block' ? run.stderr : run.stdout.trim() || undefined),
+  );
 }

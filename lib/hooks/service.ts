@@ -103,8 +103,16 @@ export function createHookService(o: HookServiceOptions): HookService {
       const a = stopAnswer(await fire('Stop', sessionId, { stop_hook_active: active }, signal), clip);
       return { ...a, continueWith: forModel(a.continueWith, 'hook-reason') };
     },
-    async preCompact(sessionId, trigger): Promise<HookNote[]> {
-      return plainNotes('PreCompact', await fire('PreCompact', sessionId, { trigger, custom_instructions: '' }, never()), clip);
+    async subagentStop(sessionId, child, active, signal) {
+      const a = stopAnswer(await fire('SubagentStop', sessionId, { stop_hook_active: active, agent_session_id: child.sessionId, agent_type: child.type }, signal), clip, 'SubagentStop');
+      return { ...a, continueWith: forModel(a.continueWith, 'hook-reason') };
+    },
+    async sessionEnd(sessionId, reason): Promise<HookNote[]> {
+      // Claude Code's reasons are clear, logout, prompt_input_exit and other: Clamp's are "other", named in clamp_reason
+      return plainNotes('SessionEnd', await fire('SessionEnd', sessionId, { reason: 'other', clamp_reason: reason }, never()), clip);
+    },
+    async preCompact(sessionId, trigger, instructions): Promise<HookNote[]> {
+      return plainNotes('PreCompact', await fire('PreCompact', sessionId, { trigger, custom_instructions: instructions ?? '' }, never()), clip);
     },
     notification(sessionId, message) {
       void fire('Notification', sessionId, { message, notification_type: 'permission_prompt' }, never()).catch(() => {});

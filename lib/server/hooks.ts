@@ -11,6 +11,7 @@ import { createHookService } from '../hooks/service';
 import { HookConfigError, parseHooksText, type HookEntry } from '../hooks/config';
 import { claudeUserHooksOn, claudeUserSettingsPath, personHooksPath, readHookSources, setClaudeUserHooks, setHookApproval } from '../hooks/sources';
 import { HttpError, type ServerConfig } from './http';
+import { onShutdown } from '../contract/shutdown';
 import { claudeUserFilesOn, setClaudeUserFiles } from '../tools/skills/command-files';
 
 const STARTED = Symbol.for('clamp.hookSessionsStarted');
@@ -34,6 +35,33 @@ export class PromptBlockedError extends HttpError {
 /** A user message's part holding what its prompt hooks added. */
 export type HookContextPart = { type: 'data-hook-context'; id: string; data: ClampDataParts['hook-context'] };
 
+const RUNNING = Symbol.for('clamp.hookSessionsRunning');
+
+/**
+ * The sessions this server process ran a turn of, with their hooks: when the server stops, each ends (SessionEnd,
+ * reason "other", clamp_reason "shutdown"). The shutdown hook is registered with the first.
+ */
+function runningSessions(): Map<string, HookService> {
+  const g = globalThis as unknown as Record<symbol, Map<string, HookService> | undefined>;
+  let m = g[RUNNING];
+  if (!m) {
+    const running = (m = g[RUNNING] = new Map());
+    onShutdown(async () => {
+      await Promise.all([...running].map(([id, hooks]) => hooks.sessionEnd(id, 'shutdown').catch(() => [])));
+      running.clear();
+    });
+  }
+  return m;
+}
+
+/** SessionEnd for a deleted session (its hooks: the workspace's it belonged to); never throws. */
+export async function sessionEndHooks(cfg: ServerConfig, sessionId: string): Promise<void> {
+  runningSessions().delete(sessionId);
+  await hookServiceFor(openDb(cfg.dataDir), { workspace: cfg.workspace, dataDir: cfg.dataDir, sessionId })
+    .sessionEnd(sessionId, 'deleted')
+    .catch(() => []);
+}
+
 /** Whether this is the session's first message in this server process: SessionStart's source then, else undefined. */
 function sessionStarting(db: Db, sessionId: string): 'startup' | 'resume' | undefined {
   const g = globalThis as unknown as Record<symbol, Set<string> | undefined>;
@@ -50,6 +78,7 @@ function sessionStarting(db: Db, sessionId: string): 'startup' | 'resume' | unde
  */
 export async function promptHookParts(db: Db, hooks: HookService, sessionId: string, text: string, signal: AbortSignal): Promise<HookContextPart[]> {
   const parts: HookContextPart[] = [];
+  runningSessions().set(sessionId, hooks);
   const source = sessionStarting(db, sessionId);
   if (source) {
     const s = await hooks.sessionStart(sessionId, source);

@@ -9,6 +9,7 @@ import { lateDiagnosticsView } from './diagnostics';
 import { HttpError, json, type ServerConfig } from './http';
 import { exportJson, exportMarkdown, ImportError, importSession } from './session-io';
 import { requestWorktree } from './worktrees';
+import { sessionEndHooks } from './hooks';
 
 /** The workspace's sessions, most recently active first. */
 export function sessionList(cfg: ServerConfig): SessionSummary[] {
@@ -52,6 +53,8 @@ export function patchSession(cfg: ServerConfig, id: string, body: SessionPatchBo
 /** Delete a session with its messages, approvals and session rules; HttpError 404 when unknown. */
 export function removeSession(cfg: ServerConfig, id: string): void {
   if (!deleteSession(openDb(cfg.dataDir), cfg.workspace, id)) throw new HttpError(404, `Session ${id} not found.`);
+  // its SessionEnd hooks run on their own: a delete does not wait for them
+  void sessionEndHooks(cfg, id);
 }
 
 /** Import a JSON export as a new session; HttpError 400 for an export that parses but cannot be imported. */

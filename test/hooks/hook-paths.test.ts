@@ -43,7 +43,7 @@ describe('hooks on the paths that do not start with the model', () => {
     const seen = blockingHook('Bash', 'no commands from the tool CLI');
     const out: string[] = [];
     const sink = { write: (s: string) => out.push(s) } as unknown as NodeJS.WriteStream;
-    expect(await toolCli(['run_command', JSON.stringify({ command: 'touch ran.txt' }), '--approve'], sink, sink)).toBe(0);
+    expect(await toolCli(['run_command', JSON.stringify({ command: 'touch ran.txt' }), '--approve'], sink as never, sink as never)).toBe(0);
     const result = JSON.parse(out.join('')) as { status: string; output: string };
     expect(result.status).toBe('denied');
     expect(result.output).toContain('no commands from the tool CLI');

@@ -60,13 +60,13 @@ describe('GET/PUT /api/hooks', () => {
 
   it('turns the Claude Code user settings on and reads their hooks; a file that does not parse is named with the fix', async () => {
     fs.mkdirSync(path.join(ws.root, '.claude'), { recursive: true });
-    fs.writeFileSync(path.join(ws.root, '.claude', 'settings.json'), JSON.stringify({ hooks: { Notification: [{ hooks: [{ type: 'command', command: 'notify-send Clamp' }] }], SubagentStop: [] } }));
+    fs.writeFileSync(path.join(ws.root, '.claude', 'settings.json'), JSON.stringify({ hooks: { Notification: [{ hooks: [{ type: 'command', command: 'notify-send Clamp' }] }], PermissionRequest: [] } }));
     expect((await get()).person).toEqual([]);
     await put({ claudeUser: true });
     const v = await get();
     expect(v.claudeUser.on).toBe(true);
     expect(v.person.map((h) => [h.event, h.name])).toEqual([['Notification', 'notify-send']]);
-    expect(v.skippedEvents).toEqual(['SubagentStop']);
+    expect(v.skippedEvents).toEqual(['PermissionRequest']);
     ws.write('.clamp/settings.json', '{ "hooks": ');
     expect((await get()).problems[0]).toMatch(/\.clamp\/settings\.json is not valid JSON \(.*\)\. Fix the file; its hooks are not run until it parses\.$/);
   });

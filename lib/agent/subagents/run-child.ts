@@ -12,6 +12,7 @@ import { awaitPerson, type Emit } from '../person';
 import { markStopped, providerErrorLine } from '../turn-messages';
 import { childRegistry, memoryChild, subagentSection } from './child-setup';
 import { ChildCard } from './child-card';
+import { hookServiceOf } from '../../contract/hooks';
 
 /** A model an agent file names (`provider:model`, or a model of the turn's provider), or why it cannot be used. */
 export type ModelFor = (named: string) => { model: LanguageModel; status: ModelStatus } | { error: string };
@@ -133,15 +134,37 @@ function childStream(run: ChildRun, turn: PreparedTurn): ReadableStream<UIMessag
     onFinish: ({ messages, isAborted }) => run.save(isAborted ? markStopped(messages) : messages),
     execute: async ({ writer }) => {
       run.write = (c) => writer.write(c as never);
-      const result = childSteps(run, turn, writer, await turn.input());
-      const ui = result.toUIMessageStream<ClampMessage>({ sendReasoning: true, sendFinish: false });
-      for await (const chunk of withToolSummaries(ui, run.reg, [run.task])) {
-        if (chunk.type === 'start' && chunk.messageId) run.messageId = chunk.messageId;
-        writer.write(chunk);
+      let input: ModelMessage[] | undefined = await turn.input();
+      // a SubagentStop hook may make the child go on (HOOK_STOP_CONTINUES_MAX times at most), in the same message
+      for (let round = 0; input; round++) {
+        const result = childSteps(run, turn, writer, input);
+        const ui = result.toUIMessageStream<ClampMessage>({ sendReasoning: true, sendStart: round === 0, sendFinish: false });
+        for await (const chunk of withToolSummaries(ui, run.reg, [run.task])) {
+          if (chunk.type === 'start' && chunk.messageId) run.messageId = chunk.messageId;
+          writer.write(chunk);
+        }
+        input = await subagentStop(run, round, input, result);
       }
       if (!run.signal.aborted) writer.write({ type: 'finish' });
     },
   });
+}
+
+/**
+ * The SubagentStop hooks once the child ended by itself: the input to go on from (the conversation with the hook's
+ * reason as a user message), or undefined when none asked, the child did not end by itself, or it went on
+ * HOOK_STOP_CONTINUES_MAX times already. Never throws.
+ */
+async function subagentStop(run: ChildRun, round: number, input: ModelMessage[], result: ReturnType<typeof streamText>): Promise<ModelMessage[] | undefined> {
+  const hooks = hookServiceOf(run.host.services);
+  if (!hooks || run.signal.aborted || run.error || run.lastFinish !== 'stop' || round >= run.d.budget.HOOK_STOP_CONTINUES_MAX) return undefined;
+  try {
+    const a = await hooks.subagentStop(run.d.host.sessionId, { sessionId: run.host.sessionId, type: run.req.agent?.name ?? run.req.type }, round > 0, run.signal);
+    if (!a.continueWith || run.signal.aborted) return undefined;
+    return [...input, ...(await result.response).messages, { role: 'user', content: `A SubagentStop hook of the user asked you to go on before ending:\n${a.continueWith}` }];
+  } catch {
+    return undefined;
+  }
 }
 
 /** The child's streamText: up to SUBAGENT_MAX_STEPS steps or SUBAGENT_MAX_TOKENS tokens, each step counted on its card. */
