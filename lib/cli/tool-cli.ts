@@ -4,6 +4,7 @@ import { dispatch } from '../dispatch/dispatch';
 import { createToolRegistry } from '../dispatch/all-tools';
 import { describeTool, listedTools, type Registry } from '../dispatch/registry';
 import { runShutdownHooks } from '../contract/shutdown';
+import { startTracing } from '../contract/trace-export';
 import { BUDGET } from '../contract/budget';
 import type { ToolContext } from '../contract/types';
 import { TOOL_CLI_FLAGS, TOOL_CLI_USAGE as USAGE } from './tool-usage';
@@ -60,7 +61,7 @@ export async function toolCli(argv: string[], out = process.stdout, err = proces
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);
   try {
-    const perms = await toolPermissions(cfg.workspace, cfg.dataDir);
+    const [perms] = await Promise.all([toolPermissions(cfg.workspace, cfg.dataDir), startTracing('tool')]);
     const ctx = createContext({ workspace: cfg.workspace, dataDir: cfg.dataDir, mode: cfg.mode, signal: abort.signal, services: perms.services });
     const result = await dispatch(reg, name, args, ctx, { approver: { approved: flags.has('--approve'), ...(perms.rule ? { rule: perms.rule } : {}) } });
     out.write(JSON.stringify(result) + '\n');

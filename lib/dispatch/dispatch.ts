@@ -1,4 +1,5 @@
 import type { PolicyDecision, ToolContext, ToolDefinition, ToolResult } from '../contract/types';
+import { annotate, contentAttr, inSpan } from '../contract/trace';
 import { ToolError } from '../contract/types';
 import type { Registry } from './registry';
 import { lookupTool } from './registry';
@@ -268,6 +269,42 @@ async function verdictFor(reg: Registry, name: string, args: unknown, ctx: ToolC
  * Never throws.
  */
 export async function dispatch(reg: Registry, name: string, args: unknown, ctx: ToolContext, opts: DispatchOptions = {}): Promise<ToolResult> {
+  const tool = lookupTool(reg, name);
+  return inSpan(
+    `execute_tool ${tool?.name ?? String(name)}`,
+    {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': tool?.name ?? String(name),
+      'gen_ai.tool.call.id': ctx.callId,
+      'gen_ai.tool.type': 'function',
+      'gen_ai.conversation.id': ctx.sessionId,
+      'clamp.tool.side_effect': tool?.effect,
+      'clamp.mode': ctx.mode,
+      'gen_ai.tool.call.arguments': contentAttr(() => safeJson(args)),
+    },
+    async (span) => {
+      const r = await dispatchUntraced(reg, name, args, ctx, opts);
+      annotate(span, {
+        'clamp.tool.status': r.status,
+        'clamp.tool.output_bytes': Buffer.byteLength(r.output),
+        'clamp.tool.truncated_by': r.truncation?.by,
+        'clamp.tool.spilled': r.truncation?.spillPath !== undefined,
+        'gen_ai.tool.call.result': contentAttr(r.output),
+      });
+      return r;
+    },
+  );
+}
+
+function safeJson(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? '';
+  } catch {
+    return String(v);
+  }
+}
+
+async function dispatchUntraced(reg: Registry, name: string, args: unknown, ctx: ToolContext, opts: DispatchOptions): Promise<ToolResult> {
   const edit = withEdit(args, opts.editedCommand);
   let r: ToolResult;
   try {

@@ -14,6 +14,7 @@ import { BUDGET } from '../contract/budget';
 import { launchChain, watchParents } from './parent-watch';
 import { stopEverything, takeOverCommands } from './process-groups';
 import { startRetention } from './retention';
+import { flushTracing, startTracing } from '../contract/trace-export';
 
 const REFUSED_BODY_DRAIN_MS = 2000;
 
@@ -78,6 +79,8 @@ export async function launch(argv: string[]): Promise<void> {
   process.env.CLAMP_WORKSPACE = cfg.workspace;
   process.env.CLAMP_DATA_DIR = cfg.dataDir;
   process.env.CLAMP_MODE = cfg.mode;
+  // spans only when OTEL_EXPORTER_OTLP_ENDPOINT names a collector; flushed by the shutdown hooks
+  await startTracing('server');
   if (!dev && !(await ensureBuild(argv.includes('--rebuild')))) {
     process.stderr.write('The build failed (see above). Fix it, or run `npm run build` to see the error again.\n');
     process.exit(1);
@@ -107,8 +110,10 @@ export async function launch(argv: string[]): Promise<void> {
 
 /** `clamp run`: no server, no build; loaded only here, so the server's start stays as it was. */
 async function runHeadlessAndExit(argv: string[]): Promise<never> {
-  const { runHeadless } = await import('./headless/run');
+  const [{ runHeadless }] = await Promise.all([import('./headless/run'), startTracing('run')]);
   const code = await runHeadless(argv);
+  // the run's spans leave before the process does
+  await flushTracing();
   // the transcript may still sit in a pipe's buffer: let it drain before exiting
   await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
   process.exit(code);
@@ -116,8 +121,10 @@ async function runHeadlessAndExit(argv: string[]): Promise<never> {
 
 /** `clamp acp`: the Agent Client Protocol on stdin/stdout for an editor; no server, no build. */
 async function runAcpAndExit(): Promise<never> {
-  const { runAcp } = await import('./acp/main');
-  process.exit(await runAcp());
+  const [{ runAcp }] = await Promise.all([import('./acp/main'), startTracing('acp')]);
+  const code = await runAcp();
+  await flushTracing();
+  process.exit(code);
 }
 
 /** The configuration, with CLAMP_SANDBOX and the sandbox's limits checked; a bad one exits with status 2 and says why. */

@@ -1,4 +1,5 @@
 import type { ApprovalAnswer, ApprovalAnswerBody, ApprovalInfo, StoredApproval } from '../contract/protocol';
+import { pastSpan } from '../contract/trace';
 import { stamp, StoreError, type Db } from './db';
 
 /**
@@ -126,7 +127,7 @@ export function answerApproval(db: Db, sessionId: string, approvalId: string, bo
   const network = body.network === true && body.answer !== 'deny' ? 1 : 0;
   // ask_user's answer rides with a plain approval
   const reply = body.answer === 'once' && typeof body.reply === 'string' ? body.reply : null;
-  return db.transaction(() => {
+  const stored = db.transaction(() => {
     const res = db
       .prepare(
         `UPDATE approvals SET status = 'answered', answer = ?, edited_command = ?, reason = ?, network = ?, reply = ?, answered_at = ?
@@ -138,6 +139,15 @@ export function answerApproval(db: Db, sessionId: string, approvalId: string, bo
     if (res.changes === 0) throw new ApprovalAnsweredError(stored);
     return stored;
   })();
+  // how long the call waited for the person, from its request to this answer (they may be days and processes apart)
+  pastSpan('clamp.approval.wait', stored.createdAt, stored.answeredAt ?? Date.now(), {
+    'gen_ai.conversation.id': sessionId,
+    'gen_ai.tool.name': stored.toolName,
+    'gen_ai.tool.call.id': stored.toolCallId,
+    'clamp.approval.answer': stored.answer ?? undefined,
+    'clamp.approval.wait_ms': (stored.answeredAt ?? Date.now()) - stored.createdAt,
+  });
+  return stored;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { generateText, type LanguageModel, type ModelMessage } from 'ai';
+import { annotate, inSpan, modelTelemetry } from '../../contract/trace';
 import type { CompactionInfo, PrunedItem } from '../../contract/protocol';
 import { byteLength, cutHeadTail, headBytes } from '../../contract/text';
 import { resultText, tokensOf } from './estimate';
@@ -103,7 +104,15 @@ export function summaryPrompt(r: SummaryRequest): string {
 export type SummaryOutcome = { ok: true; text: string } | { ok: false; reason: string };
 
 /** Ask the model for the summary under its budget. Never throws. */
-export async function writeSummary(r: SummaryRequest): Promise<SummaryOutcome> {
+export function writeSummary(r: SummaryRequest): Promise<SummaryOutcome> {
+  return inSpan('clamp.compact', { 'clamp.compact.first_kept_step': r.firstKeptStep, 'clamp.compact.summary_max_tokens': r.summaryMaxTokens }, async (span) => {
+    const out = await summarise(r);
+    annotate(span, { 'clamp.compact.outcome': out.ok ? 'summary' : 'fallback', 'clamp.compact.reason': out.ok ? undefined : out.reason });
+    return out;
+  });
+}
+
+async function summarise(r: SummaryRequest): Promise<SummaryOutcome> {
   try {
     const res = await generateText({
       model: r.model,
@@ -112,6 +121,7 @@ export async function writeSummary(r: SummaryRequest): Promise<SummaryOutcome> {
       maxOutputTokens: r.summaryMaxTokens,
       abortSignal: r.signal,
       maxRetries: r.maxRetries ?? 2,
+      experimental_telemetry: modelTelemetry('clamp.compact', undefined),
     });
     const text = res.text.trim();
     if (!text) return { ok: false, reason: 'the model wrote an empty summary' };
