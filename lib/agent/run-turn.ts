@@ -18,6 +18,7 @@ import { clearSteer, steered, steerRequested } from './steer';
 import { lateFeed, type LateFeed } from '../dispatch/late-diagnostics';
 import { markStopped, providerErrorLine } from './turn-messages';
 import { hookServiceOf } from '../contract/hooks';
+import { inSpan, modelTelemetry } from '../contract/trace';
 import type { ModelFor } from './subagents/run-child';
 
 export const DEFAULT_MAX_STEPS = 100;
@@ -110,9 +111,21 @@ export function runTurn(o: TurnOptions): ReadableStream<UIMessageChunk> {
     },
     execute: ({ writer }) => {
       stream = writer;
-      return executeTurn({ o, budget, writer, draft, late, messageId: last?.role === 'assistant' ? last.id : responseId, started: false, early: [] });
+      const run: TurnRun = { o, budget, writer, draft, late, messageId: last?.role === 'assistant' ? last.id : responseId, started: false, early: [] };
+      return inSpan('invoke_agent clamp', turnAttributes(o), () => executeTurn(run));
     },
   });
+}
+
+/** The turn's span: the GenAI agent invocation, with the session as the conversation. */
+function turnAttributes(o: TurnOptions) {
+  return {
+    'gen_ai.operation.name': 'invoke_agent',
+    'gen_ai.agent.name': 'clamp',
+    'gen_ai.conversation.id': o.host.sessionId,
+    'gen_ai.provider.name': o.status.provider,
+    'gen_ai.request.model': o.status.model,
+  };
 }
 
 /** A step's save; one that failed (a full disk) is said on the page, once per turn (the notice is replaced, not repeated). */
@@ -281,6 +294,7 @@ async function streamAttempt(run: TurnRun, turn: PreparedTurn, models: TurnModel
     maxRetries: 0,
     experimental_toolApprovalSecret: o.approvalSecret,
     experimental_repairToolCall: repairMalformedCall,
+    experimental_telemetry: modelTelemetry('clamp.turn', o.host.sessionId),
     prepareStep: async ({ messages }) => {
       const all = lead.length ? [...lead, ...messages] : messages;
       at.stepInput = all;

@@ -13,6 +13,7 @@ import { markStopped, providerErrorLine } from '../turn-messages';
 import { childRegistry, memoryChild, subagentSection } from './child-setup';
 import { ChildCard } from './child-card';
 import { hookServiceOf } from '../../contract/hooks';
+import { modelTelemetry } from '../../contract/trace';
 
 /** A model an agent file names (`provider:model`, or a model of the turn's provider), or why it cannot be used. */
 export type ModelFor = (named: string) => { model: LanguageModel; status: ModelStatus } | { error: string };
@@ -181,6 +182,7 @@ function childSteps(run: ChildRun, turn: PreparedTurn, writer: UIMessageStreamWr
     abortSignal: run.signal,
     maxRetries: d.maxRetries,
     experimental_repairToolCall: repairMalformedCall,
+    experimental_telemetry: modelTelemetry('clamp.subagent', run.host.sessionId),
     prepareStep: async ({ messages }) => ({ messages: await turn.keeper.prepare(messages, turn.listed()) }),
     onStepFinish: (step) => {
       card.step(step.usage);
