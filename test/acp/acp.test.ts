@@ -40,6 +40,7 @@ function reply(req: FakeRequest): FakeReply {
   if (text.includes('Summarise these')) return { text: 'Summarised.' };
   if (text.includes('wait on me')) return results === 0 ? { toolCalls: [{ name: 'run_command', args: { command: 'mkdir never-approved' } }] } : { text: 'Not run.' };
   if (text.includes('after the cancel')) return { text: 'Still here.' };
+  if (text.includes('keep looking')) return { toolCalls: [{ name: 'list_dir', args: { path: '.' } }] };
   if (text.includes('touch twice')) {
     const steps: FakeReply[] = [
       { toolCalls: [{ name: 'run_command', args: { command: 'touch always-one.txt' } }] },
@@ -71,10 +72,10 @@ interface Editor {
 }
 
 /** `clamp acp` as a child process, driven by the SDK's client side over its stdin/stdout; the editor allows every call once unless `choose` picks (or answers `cancelled` when the request is cancelled). */
-function startEditor(choose: (req: acp.RequestPermissionRequest, signal: AbortSignal) => string | Promise<string | undefined> = () => 'allow_once'): Editor {
+function startEditor(choose: (req: acp.RequestPermissionRequest, signal: AbortSignal) => string | Promise<string | undefined> = () => 'allow_once', env: Record<string, string> = {}): Editor {
   const child = spawn(process.execPath, [BIN, 'acp'], {
     cwd: ws.workspace,
-    env: { ...BARE_ENV, CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake-coder', CLAMP_BASE_URL: fake.url },
+    env: { ...BARE_ENV, CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake-coder', CLAMP_BASE_URL: fake.url, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -351,6 +352,18 @@ describe('clamp acp (the real bin, driven by the ACP SDK client, a stand-in mode
       expect(getByToolCallId(openDb(ws.dataDir), s.sessionId, asked)).toMatchObject({ status: 'answered', answer: 'deny', reason: 'The prompt was cancelled in the editor.' });
       // what the model was sent next: the stopped turn's unanswered call is left out, the new message follows
       expect(fake.requests.at(-1)!.body.messages.map((m) => m.role)).toEqual(['system', 'user', 'user']);
+    } finally {
+      await e.close();
+    }
+  });
+  it('the step limit ends the prompt as max_turn_requests', async () => {
+    const e = startEditor(undefined, { CLAMP_MAX_STEPS: '2' });
+    try {
+      await initialize(e);
+      const s = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.workspace, mcpServers: [] });
+      const done = await e.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'keep looking' }] });
+      expect(done.stopReason, e.stderr()).toBe('max_turn_requests');
+      expect(calls(e, s.sessionId).map((c) => [c.name, c.statuses.at(-1)])).toEqual([['list_dir', 'completed'], ['list_dir', 'completed']]);
     } finally {
       await e.close();
     }

@@ -38,7 +38,8 @@ const REASON_STOPPED = 'stopped in the editor (session/cancel)';
  * `session/prompt`: the prompt as a user message (commands expanded, files attached), one turn through
  * startSessionTurn like the page's, relayed as updates; a call that would ask on the page asks the editor
  * (session/request_permission), its answer is recorded as the page records it, and the turn continues as the
- * page's does. Ends with "cancelled" when session/cancel stopped it. Throws RequestError for a prompt the turn
+ * page's does. Ends with "cancelled" when session/cancel stopped it, "max_turn_requests" at the step limit
+ * (CLAMP_MAX_STEPS) with calls still to follow up. Throws RequestError for a prompt the turn
  * refuses (the session busy elsewhere, no model).
  */
 export async function runPrompt(client: AgentContext, s: AcpSession, params: PromptRequest, send: Send): Promise<PromptResponse> {
@@ -55,7 +56,7 @@ export async function runPrompt(client: AgentContext, s: AcpSession, params: Pro
       await relayStream(await turnStream(s, body, stop.signal), relay);
       if (stop.signal.aborted || relay.aborted) return { stopReason: 'cancelled' };
       const pending = relay.pending();
-      if (!pending.length || !relay.messageId) return { stopReason: 'end_turn' };
+      if (!pending.length || !relay.messageId) return { stopReason: relay.stepLimited() ? 'max_turn_requests' : 'end_turn' };
       const answered = await askEditor(client, s, pending, relay, stop.signal);
       if (!answered) return { stopReason: 'cancelled' };
       body = { sessionId: s.id, continue: { messageId: relay.messageId } };

@@ -46,12 +46,20 @@ export class TurnRelay {
   private readonly calls = new Map<string, { toolName: string; input: unknown; running: boolean }>();
   private readonly infos = new Map<string, ApprovalInfo>();
   private readonly waiting: string[] = [];
+  /** the latest step's calls and the results they got: a step whose calls all have results is followed by another, unless the step limit ended the turn */
+  private stepCalls = 0;
+  private stepResults = 0;
 
   constructor(private readonly t: RelayTarget) {}
 
   /** A continuation's stream follows (after the person's answers): the calls stay known, the waiting ones are answered. */
   nextStream(): void {
     this.waiting.length = 0;
+  }
+
+  /** The turn stopped at the step limit with calls still to follow up (clamp run's "step-limit"). */
+  stepLimited(): boolean {
+    return this.stepCalls > 0 && this.stepResults >= this.stepCalls;
   }
 
   /** The calls that wait for the person, in the order the model made them. */
@@ -64,6 +72,10 @@ export class TurnRelay {
     switch (c.type) {
       case 'start':
         if (c.messageId) this.messageId = c.messageId;
+        break;
+      case 'start-step':
+        this.stepCalls = 0;
+        this.stepResults = 0;
         break;
       case 'text-delta':
         if (c.delta) this.t.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: c.delta } });
@@ -136,6 +148,7 @@ export class TurnRelay {
 
   private inputKnown(toolCallId: string, toolName: string, input: unknown, errorText?: string): void {
     const known = this.calls.has(toolCallId);
+    this.stepCalls++;
     this.calls.set(toolCallId, { toolName, input, running: false });
     const view = callView(this.t.reg, this.t.workspace, toolName, input);
     const failed = errorText ? { status: 'failed' as const, content: [{ type: 'content' as const, content: { type: 'text' as const, text: errorText } }] } : {};
@@ -145,6 +158,7 @@ export class TurnRelay {
 
   private finished(toolCallId: string, r: ToolResult): void {
     const call = this.calls.get(toolCallId);
+    this.stepResults++;
     const content: ToolCallContent[] = resultContent(r, this.t.workspace);
     this.t.send({ sessionUpdate: 'tool_call_update', toolCallId, status: statusOf(r), content });
     if (call) this.t.onResult?.(toolCallId, call.toolName, call.input, r);
