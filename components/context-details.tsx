@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import type { ContextBreakdown, ContextWindowSource, LedgerStep, LedgerTotals } from '@/lib/contract/protocol';
 import { formatBytes, formatTokens } from './format';
+import { limitUseText, type LimitUse } from '@/lib/contract/limits';
 
 /** The kinds the meter splits the context into, in the order they are sent. */
 export const KINDS: { key: keyof ContextBreakdown; label: string; bar: string }[] = [
@@ -118,7 +119,7 @@ export function TurnLedger({ steps }: { steps: LedgerStep[] }) {
 }
 
 /** The session's totals (from GET /api/sessions/[id]/ledger). */
-export function SessionTotals({ totals }: { totals: LedgerTotals }) {
+export function SessionTotals({ totals, limits }: { totals: LedgerTotals; limits?: LimitUse[] }) {
   const rows: [string, string][] = [
     ['steps', String(totals.steps)],
     ['tokens in: fresh / cache read / cache write', `${formatTokens(totals.inputTokens.fresh)} / ${formatTokens(totals.inputTokens.cacheRead)} / ${formatTokens(totals.inputTokens.cacheWrite)}`],
@@ -126,6 +127,8 @@ export function SessionTotals({ totals }: { totals: LedgerTotals }) {
     ['tool bytes produced → shown to the model', `${formatBytes(totals.toolBytesProduced)} → ${formatBytes(totals.toolBytesShown)}`],
     ['compactions · pruned results', `${totals.compactions} · ${totals.pruned}`],
     ['cost', totals.costUsd === null ? 'no price for this model in the catalogue' : formatUsd(totals.costUsd)],
+    // the session's and today's spending against the limits (subagents' included)
+    ...(limits ?? []).map((u): [string, string] => [`limit · ${u.scope === 'day' ? "today's" : 'session'} ${u.unit === 'usd' ? 'cost' : 'tokens'}`, limitUseText(u)]),
   ];
   return (
     <table className="w-full text-xs" aria-label="Session totals">

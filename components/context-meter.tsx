@@ -105,7 +105,7 @@ function TotalsBlock({ ledger, hasSession }: { ledger: ReturnType<typeof useSess
     <div className="border-t border-zinc-100 pt-2 dark:border-zinc-800">
       <p className="mb-1 text-[11px] font-medium uppercase tracking-wide text-zinc-500">Session totals</p>
       {ledger.data ? (
-        <SessionTotals totals={ledger.data.totals} />
+        <SessionTotals totals={ledger.data.totals} limits={ledger.data.limits} />
       ) : ledger.error ? (
         <p className="text-xs text-rose-700 dark:text-rose-400">The totals could not be read: {ledger.error.message}</p>
       ) : (

@@ -5,6 +5,7 @@ import type { AskQuestion } from '@/lib/contract/subagents';
 import type { AnswerEvent, PendingCall } from './approval-bar';
 import { useQuestionAnswer } from './use-approval-answer';
 import { modalOpen } from './use-approval-keys';
+import { LimitItem } from './limit-item';
 
 const btn = 'rounded border px-2.5 py-1 text-xs font-medium focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 disabled:cursor-not-allowed disabled:opacity-50';
 
@@ -13,7 +14,13 @@ const btn = 'rounded border px-2.5 py-1 text-xs font-medium focus:outline-none f
  * answer and Decline. The answer goes to the approvals route (answer "once" with the reply) and is
  * the tool's result the model reads.
  */
-export function QuestionItem({ call, question, sessionId, autoFocus, onAnswered }: { call: PendingCall; question: AskQuestion; sessionId: string; autoFocus: boolean; onAnswered: (e: AnswerEvent) => void }) {
+export function QuestionItem(p: { call: PendingCall; question: AskQuestion; sessionId: string; autoFocus: boolean; onAnswered: (e: AnswerEvent) => void }) {
+  // a turn paused at a spending limit waits as a question whose answer is a new limit
+  const hit = p.question.limit;
+  return hit ? <LimitItem call={p.call} hit={hit} sessionId={p.sessionId} autoFocus={p.autoFocus} onAnswered={p.onAnswered} /> : <AskItem {...p} />;
+}
+
+function AskItem({ call, question, sessionId, autoFocus, onAnswered }: { call: PendingCall; question: AskQuestion; sessionId: string; autoFocus: boolean; onAnswered: (e: AnswerEvent) => void }) {
   const { busy, error, send } = useQuestionAnswer(call, sessionId, onAnswered);
 
   return (

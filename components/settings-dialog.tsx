@@ -8,6 +8,7 @@ import { HooksSettings } from './hooks-settings';
 import { FileRulesSection } from './file-rules';
 import { DiagnosticsSettings } from './diagnostics-settings';
 import { WorktreeSettings } from './worktree-settings';
+import { LimitSettingsSection } from './limit-settings';
 import { btnPlainCls, SettingsForm } from './settings-form';
 
 function RulesList() {
@@ -63,6 +64,7 @@ export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () =
       <MemoriesList />
       <DiagnosticsSettings />
       <WorktreeSettings />
+      <LimitSettingsSection />
     </>
   );
   return (

@@ -9,6 +9,7 @@ import { CallScheduler } from './scheduler';
 import { buildSystemPrompt } from './system-prompt';
 import { ContextKeeper, type KeeperOptions } from './context/keeper';
 import { hookServiceOf } from '../contract/hooks';
+import { spendMetered } from './spend-gate';
 import { CallIds, conversationCallIds } from './call-ids';
 import { dataPartForModel } from './data-parts';
 import { withModelContent } from './turn-messages';
@@ -103,7 +104,8 @@ export function prepareTurn(o: PrepareTurnOptions): PreparedTurn {
     system: sys.prompt,
     listed,
     // the model is told about the mode's tools; the SDK knows them all, so dispatch refuses the rest
-    model: (m) => withListedTools(m, () => new Set(listed()), ids),
+    // and each request is counted toward the spending limits when its answer ends
+    model: (m) => spendMetered(withListedTools(m, () => new Set(listed()), ids), host, o.status.prices),
     input: () => convertToModelMessages(withModelContent(o.stored), { tools, ignoreIncompleteToolCalls: true, convertDataPart: dataPartForModel }),
   };
 }

@@ -18,6 +18,7 @@ import { clearSteer, steered, steerRequested } from './steer';
 import { lateFeed, type LateFeed } from '../dispatch/late-diagnostics';
 import { markStopped, providerErrorLine } from './turn-messages';
 import { hookServiceOf } from '../contract/hooks';
+import { spendGate, spendStop, type SpendPause } from './spend-gate';
 import { inSpan, modelTelemetry } from '../contract/trace';
 import type { ModelFor } from './subagents/run-child';
 
@@ -192,6 +193,19 @@ function pageHooks(run: TurnRun): TurnToolHooks {
   };
 }
 
+/** Where the turn pauses at a spending limit: its wait and notices go to the page at once (the stream's start first). */
+function spendPause(run: TurnRun): SpendPause {
+  const emit = (c: UIMessageChunk) => {
+    if (!run.started) {
+      run.started = true;
+      run.writer.write({ type: 'start', messageId: run.messageId });
+      for (const e of run.early.splice(0)) run.writer.write(e);
+    }
+    run.writer.write(c as Chunk);
+  };
+  return { host: run.o.host, emit, signal: run.o.signal, pollMs: run.budget.WAIT_POLL_MS };
+}
+
 /** Write a part now if the stream has started, else once it does. */
 function afterStart(run: TurnRun, c: Chunk): void {
   if (run.started) run.writer.write(c);
@@ -250,6 +264,8 @@ async function streamSteps(run: TurnRun, turn: PreparedTurn, models: TurnModels)
   // the system prompt holds nothing that changes per step, so the prefix stays byte-stable for provider caches
   const system = usesCacheBreakpoints(o.status.provider) ? cachedSystem(turn.system) : turn.system;
   let input = await turn.input();
+  // a spending limit already reached pauses the turn before its first request
+  if (!(await spendGate(spendPause(run)))) return;
   let stepsLeft = o.maxSteps ?? DEFAULT_MAX_STEPS;
   let retriedStep = -1;
   let stopContinues = 0;
@@ -288,7 +304,7 @@ async function streamAttempt(run: TurnRun, turn: PreparedTurn, models: TurnModel
     system: a.system,
     messages: a.input.slice(lead.length),
     tools: turn.tools,
-    stopWhen: [stepCountIs(a.stepsLeft), steered(o.host.sessionId)],
+    stopWhen: [stepCountIs(a.stepsLeft), steered(o.host.sessionId), spendStop(spendPause(run))],
     abortSignal: o.signal,
     // retried by the model's own middleware (turnModels), so the page hears of each retry
     maxRetries: 0,

@@ -204,6 +204,8 @@ export interface CompactionInfo {
 export interface SessionLedger {
   steps: (LedgerStep & { messageId: string })[];
   totals: LedgerTotals;
+  /** the session's and today's spending against their limits (the route adds it) */
+  limits?: import('./limits').LimitUse[];
 }
 
 export interface LedgerTotals {

@@ -5,6 +5,7 @@
  * simply lacks the capability, and the tools say so.
  */
 import type { ApprovalInfo } from './protocol';
+import type { LimitHit } from './limits';
 
 /** The kinds of child: `explore` gets the read-only tools only; `general` the parent's tools under its mode, rules and approvals. */
 export const SUBAGENT_TYPES = ['explore', 'general'] as const;
@@ -63,6 +64,8 @@ export interface AskQuestion {
   question: string;
   /** offered as buttons; the person may still type another answer */
   choices?: string[];
+  /** a turn paused at a spending limit asks this: the answer is a new limit (the reply) or stop (declined) */
+  limit?: LimitHit;
 }
 
 /** The person's answer, or why there is none. */

@@ -6,6 +6,7 @@ import { addRule } from '../store/rules';
 import { requireSession } from '../store/sessions';
 import { HttpError, type ServerConfig } from './http';
 import { wakeWaiters } from '../agent/waits';
+import { newLimitProblem } from '../contract/limits';
 
 /**
  * Record a person's answer to a pending call (by tool call id) and save the rule it implies:
@@ -27,6 +28,10 @@ export function answerToolCall(cfg: ServerConfig, sessionId: string, toolCallId:
   const question = !!stored.info?.question;
   if (question && body.answer !== 'once' && body.answer !== 'deny') throw new HttpError(400, 'A question is answered with a reply (answer "once" and reply) or declined (answer "deny").');
   if (question && body.answer === 'once' && !body.reply?.trim()) throw new HttpError(400, 'The answer to the question is empty. Type an answer or pick a choice.');
+  // a spending limit is continued with a new limit above what is used
+  const limit = stored.info?.question?.limit;
+  const limitProblem = limit && body.answer === 'once' ? newLimitProblem(limit, body.reply) : null;
+  if (limitProblem) throw new HttpError(400, limitProblem);
   if (!question && body.reply !== undefined) throw new HttpError(400, `A reply answers a question (ask_user); ${stored.toolName} is approved or denied.`);
   // a subagent's "this session" rule belongs to the session the person works in: its parent
   const ruleSession = requireSession(db, sessionId).parentId ?? sessionId;

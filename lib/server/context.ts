@@ -12,6 +12,7 @@ import { isTurnRunning } from './chat';
 import { HttpError, type ServerConfig } from './http';
 import { sessionPlace } from './worktrees';
 import { currentModelWithWindow } from './model';
+import { limitUses } from './limits';
 
 /**
  * POST /api/sessions/[id]/compact: summarise the session's older steps now, store the compaction
@@ -41,5 +42,5 @@ export async function compactSession(server: ServerConfig, sessionId: string, fo
 export function ledgerOfSession(cfg: ServerConfig, sessionId: string): SessionLedger {
   const db = openDb(cfg.dataDir);
   requireSession(db, sessionId, cfg.workspace);
-  return sessionLedger(loadMessages(db, sessionId));
+  return { ...sessionLedger(loadMessages(db, sessionId)), limits: limitUses(cfg, sessionId) };
 }

@@ -21,6 +21,8 @@ import { attachmentParts } from './attach';
 import { withLateNote } from './diagnostics';
 import { holdSession } from './turn-hold';
 import { turnPlace } from './worktrees';
+import { SPEND_SERVICE, type SpendGuard } from '../contract/limits';
+import { spendGuard } from './limits';
 import { commandRegistry, namedModel, turnCommand } from './turn-command';
 import { withWindow } from './model';
 import type { FileCommandUse } from '../contract/command-text';
@@ -65,6 +67,8 @@ export interface SessionTurnOptions {
   maxSteps?: number;
   /** what this process is, as another one refused the session reads it (default "the Clamp server") */
   holder?: string;
+  /** the turn's spending (a headless run brings its own, with its --max-tokens/--max-cost); absent: the store's, with the settings' limits */
+  spend?: SpendGuard;
 }
 
 /**
@@ -149,7 +153,7 @@ async function turnModel(cfg: ServerConfig, session: SessionRecord, o: SessionTu
 /** The store's host of the session with the turn's tool services, or the caller's host derived from it. */
 function turnHost(cfg: ServerConfig, db: Db, sessionId: string, services: ToolServices, o: SessionTurnOptions): AgentHost {
   // without a host of its own (a headless run brings one) the person follows the turn in the page: ask_user waits for them
-  const stored = storeHost(db, { sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir), ...services }, person: !o.host });
+  const stored = storeHost(db, { sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir), ...services, [SPEND_SERVICE]: o.spend ?? spendGuard(db, { sessionId }) }, person: !o.host });
   return o.host ? o.host(stored) : stored;
 }
 

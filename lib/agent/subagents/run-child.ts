@@ -12,6 +12,8 @@ import { awaitPerson, type Emit } from '../person';
 import { markStopped, providerErrorLine } from '../turn-messages';
 import { childRegistry, memoryChild, subagentSection } from './child-setup';
 import { ChildCard } from './child-card';
+import { spendGuardOf } from '../../contract/limits';
+import { spendStop } from '../spend-gate';
 import { hookServiceOf } from '../../contract/hooks';
 import { modelTelemetry } from '../../contract/trace';
 
@@ -173,12 +175,15 @@ function childSteps(run: ChildRun, turn: PreparedTurn, writer: UIMessageStreamWr
   const { d, card } = run;
   const b = d.budget;
   const overTokens: StopCondition<ToolSet> = () => card.view.tokens >= b.SUBAGENT_MAX_TOKENS;
+  // the session's spending limits hold for its subagents: one reached pauses the child before its next request
+  const from = { sessionId: run.host.sessionId, label: `${run.req.agent?.name ?? run.req.type}: ${run.req.description}` };
+  const overSpend = spendStop({ host: run.host, emit: d.emit, signal: run.signal, pollMs: b.WAIT_POLL_MS, from });
   return streamText({
     model: turn.model(run.model),
     system: turn.system,
     messages: input,
     tools: turn.tools,
-    stopWhen: [stepCountIs(b.SUBAGENT_MAX_STEPS), overTokens],
+    stopWhen: [stepCountIs(b.SUBAGENT_MAX_STEPS), overTokens, overSpend],
     abortSignal: run.signal,
     maxRetries: d.maxRetries,
     experimental_repairToolCall: repairMalformedCall,
@@ -219,7 +224,7 @@ function childOutcome(run: ChildRun): SubagentOutcome {
   const { card, error } = run;
   const b = run.d.budget;
   const toolCalls = card.callCount;
-  const end: SubagentOutcome['end'] = run.signal.aborted ? 'stopped' : error ? 'error' : run.lastFinish === 'tool-calls' ? (card.view.tokens >= b.SUBAGENT_MAX_TOKENS ? 'token-cap' : 'step-cap') : 'done';
+  const end: SubagentOutcome['end'] = run.signal.aborted || spendGuardOf(run.host.services)?.stoppedAt() ? 'stopped' : error ? 'error' : run.lastFinish === 'tool-calls' ? (card.view.tokens >= b.SUBAGENT_MAX_TOKENS ? 'token-cap' : 'step-cap') : 'done';
   const capNote =
     end === 'step-cap'
       ? `\n\n[The subagent used all ${b.SUBAGENT_MAX_STEPS} of its steps before it finished; the report above is its last text, not a conclusion.]`

@@ -129,24 +129,11 @@ export function parseRunArgs(argv: readonly string[]): RunArgs | 'help' {
       case '--model':
         out.model = value;
         break;
-      case '--max-steps': {
-        const n = Number(value);
-        if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-steps ${value} is not a whole number of steps of at least 1.`);
-        out.maxSteps = n;
+      case '--max-steps':
+      case '--max-tokens':
+      case '--max-cost':
+        numberFlag(out, name, value);
         break;
-      }
-      case '--max-tokens': {
-        const n = Number(value.replace(/[,_]/g, ''));
-        if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-tokens ${value} is not a whole number of tokens of at least 1.`);
-        out.maxTokens = n;
-        break;
-      }
-      case '--max-cost': {
-        const n = Number(value.replace(/^\$/, ''));
-        if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--max-cost ${value} is not an amount of US dollars above 0 (e.g. --max-cost 0.50).`);
-        out.maxCostUsd = n;
-        break;
-      }
     }
   }
   if (words.length === 0) throw new UsageError('No prompt. Give it as an argument (clamp run "fix the failing test"), or "-" to read it from stdin.');
@@ -154,6 +141,20 @@ export function parseRunArgs(argv: readonly string[]): RunArgs | 'help' {
   out.prompt = words[0];
   if (out.worktree && out.session) throw new UsageError('--worktree starts a new session on its own worktree; a session given with --session keeps the folder it works in. Leave out one of them.');
   return out;
+}
+
+/** --max-steps, --max-tokens (commas allowed: 200,000) and --max-cost (a leading $ allowed). Throws UsageError. */
+function numberFlag(out: RunArgs, name: '--max-steps' | '--max-tokens' | '--max-cost', value: string): void {
+  if (name === '--max-cost') {
+    const usd = Number(value.replace(/^\$/, ''));
+    if (!Number.isFinite(usd) || usd <= 0) throw new UsageError(`--max-cost ${value} is not an amount of US dollars above 0 (e.g. --max-cost 0.50).`);
+    out.maxCostUsd = usd;
+    return;
+  }
+  const n = Number(name === '--max-tokens' ? value.replace(/[,_]/g, '') : value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} ${value} is not a whole number of ${name === '--max-steps' ? 'steps' : 'tokens'} of at least 1.`);
+  if (name === '--max-steps') out.maxSteps = n;
+  else out.maxTokens = n;
 }
 
 /** A flag that takes no value (`--json`, `--dangerously-approve-all`), or `--worktree` whose value is optional (`--worktree=<branch>`). Throws UsageError. */

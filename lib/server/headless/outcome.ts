@@ -1,8 +1,9 @@
 import type { UIMessageChunk } from 'ai';
 import type { ToolResult } from '../../contract/types';
 import { EXIT } from './args';
+import type { LimitHit } from '../../contract/limits';
 
-export type RunEnd = 'completed' | 'provider-error' | 'denied' | 'step-limit' | 'stopped';
+export type RunEnd = 'completed' | 'provider-error' | 'denied' | 'step-limit' | 'stopped' | 'spending-limit';
 
 /** A refused call, as the summary lists it. */
 export interface RefusedCall {
@@ -24,6 +25,8 @@ export interface RunSummary {
   refused: RefusedCall[];
   /** the provider's error text, when end is provider-error */
   error?: string;
+  /** the spending limit the turn stopped at, when end is spending-limit */
+  limit?: LimitHit;
   /** the assistant's text of the last step */
   text: string;
   durationMs: number;
@@ -90,7 +93,7 @@ export class RunTracker {
   }
 
   /** The run's end and summary. `stopped`: the run was stopped by a signal (its abort chunk may not have come). */
-  summary(o: { stopped?: boolean; signalExit?: number } = {}): RunSummary {
+  summary(o: { stopped?: boolean; signalExit?: number; limit?: LimitHit | null } = {}): RunSummary {
     let end: RunEnd;
     let exitCode: number;
     if (this.aborted || o.stopped) {
@@ -99,6 +102,9 @@ export class RunTracker {
     } else if (this.errorText !== undefined) {
       end = 'provider-error';
       exitCode = EXIT.providerError;
+    } else if (o.limit) {
+      end = 'spending-limit';
+      exitCode = EXIT.limit;
     } else if (this.stepCalls > 0 && this.stepResults >= this.stepCalls) {
       // a step whose calls all have results is followed by another step, unless the step limit stopped the loop
       end = 'step-limit';
@@ -120,6 +126,7 @@ export class RunTracker {
       toolCalls: this.calls.size,
       refused: this.refusedCalls,
       ...(this.errorText !== undefined ? { error: this.errorText } : {}),
+      ...(o.limit && end === 'spending-limit' ? { limit: o.limit } : {}),
       text: this.lastText,
       durationMs: Date.now() - this.startedAt,
     };

@@ -3,6 +3,7 @@ import type { Registry } from '../../dispatch/registry';
 import type { ToolResult } from '../../contract/types';
 import { callSummary } from '../../agent/tool-summaries';
 import { headBytes } from '../../contract/text';
+import { limitText } from '../../contract/limits';
 import type { RunSummary } from './outcome';
 
 /** A transcript line's summary or first output line, at most (a terminal line, not what the model sees). */
@@ -102,6 +103,7 @@ export class Transcript {
       denied: 'done, with refused calls',
       'step-limit': 'stopped at the step limit with calls still to make (raise --max-steps, or continue with --session)',
       stopped: 'stopped',
+      'spending-limit': `${s.limit ? limitText(s.limit) : 'a spending limit was reached.'} Stopped before the next model request (raise --max-tokens/--max-cost or the settings' limit, and continue with --session)`,
     };
     return `clamp run: ${why[s.end]} · ${s.steps} step(s) · ${s.toolCalls} tool call(s)${refused} · exit ${s.exitCode} · continue with --session ${s.sessionId}\n`;
   }
