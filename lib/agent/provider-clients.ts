@@ -1,8 +1,6 @@
 import path from 'node:path';
 import type { LanguageModel } from 'ai';
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { ProviderApi, ProviderRow } from '../contract/providers';
 import { createScriptedModel, loadScript } from './scripted-model';
 
@@ -43,12 +41,48 @@ function scriptedClient(i: ClientInput): Client {
   };
 }
 
+/**
+ * The process's fetch without Next.js's instrumentation: in the server, Next wraps the global fetch (request
+ * dedupe, caching, tracing) at a cost on every request, none of which a model request uses.
+ */
+const plainFetch: typeof fetch = (input, init) => {
+  const f = globalThis.fetch as typeof fetch & { _nextOriginalFetch?: typeof fetch };
+  return (f._nextOriginalFetch ?? f)(input, init);
+};
+
+/**
+ * A model whose provider package is imported at its first request: a run loads only the SDK of the
+ * provider it uses, and only when it asks it something. `provider` is the name the SDK's model reports.
+ */
+function lazyModel(provider: string, modelId: string, load: () => Promise<LanguageModelV3>): LanguageModelV3 {
+  let model: Promise<LanguageModelV3> | null = null;
+  const get = () => (model ??= load());
+  return {
+    specificationVersion: 'v3',
+    provider,
+    modelId,
+    get supportedUrls() {
+      return get().then((m) => m.supportedUrls);
+    },
+    doGenerate: async (options) => (await get()).doGenerate(options),
+    doStream: async (options) => (await get()).doStream(options),
+  };
+}
+
 /** How each API's client is built. May throw (a script that cannot be read); resolveModel turns that into its help. */
 export const CLIENTS: Readonly<Record<ProviderApi, (i: ClientInput) => Client>> = {
-  anthropic: (i) => ({ model: createAnthropic({ apiKey: i.apiKey })(i.modelId), label: labelOf(i) }),
-  openai: (i) => ({ model: createOpenAI({ apiKey: i.apiKey })(i.modelId), label: labelOf(i) }),
+  anthropic: (i) => ({
+    model: lazyModel('anthropic.messages', i.modelId, async () => (await import('@ai-sdk/anthropic')).createAnthropic({ apiKey: i.apiKey, fetch: plainFetch })(i.modelId)),
+    label: labelOf(i),
+  }),
+  openai: (i) => ({
+    model: lazyModel('openai.responses', i.modelId, async () => (await import('@ai-sdk/openai')).createOpenAI({ apiKey: i.apiKey, fetch: plainFetch })(i.modelId)),
+    label: labelOf(i),
+  }),
   'openai-compatible': (i) => ({
-    model: createOpenAICompatible({ name: i.row.name, baseURL: i.baseUrl!, apiKey: i.apiKey, includeUsage: true })(i.modelId),
+    model: lazyModel(`${i.row.name}.chat`, i.modelId, async () =>
+      (await import('@ai-sdk/openai-compatible')).createOpenAICompatible({ name: i.row.name, baseURL: i.baseUrl!, apiKey: i.apiKey, includeUsage: true, fetch: plainFetch })(i.modelId),
+    ),
     label: labelOf(i),
   }),
   scripted: scriptedClient,

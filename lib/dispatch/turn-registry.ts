@@ -5,7 +5,7 @@ import { modeAllowsEffect } from '../policy/modes';
 import { TOOL_SEARCH_SERVICE, toolSearchTool, type DeferredToolInfo, type ToolSearchService } from '../tools/tool-search';
 import type { Registry } from './registry';
 import { describeTool, modelSchema } from './registry';
-import { definitionTokens, definitionsTokens } from './tool-cost';
+import { definitionTokens, definitionTokensBound, definitionsTokens } from './tool-cost';
 
 /**
  * The built-ins a small window may defer, in the order it defers them: those whose traits give a
@@ -40,13 +40,26 @@ export function planDeferral(o: {
   loaded: ReadonlySet<string>;
   budget: Budget;
 }): DeferralPlan {
+  const share = o.windowTokens * o.budget.BUILTIN_TOOLS_WINDOW_MAX_RATIO;
+  // no MCP tools and the built-ins' bytes (an upper bound of their tokens) within the share: nothing is
+  // deferred, whatever the exact count; it is made only when asked for (the tokenizer loads then)
+  if (o.mcp.length === 0 && o.builtins.reduce((n, t) => n + definitionTokensBound(t, o.budget), 0) <= share) {
+    let always: number | undefined;
+    return {
+      deferred: new Set(),
+      get alwaysLoadedTokens() {
+        return (always ??= definitionsTokens(o.builtins, o.budget));
+      },
+      deferredTokens: 0,
+      mcpTokens: 0,
+    };
+  }
   const cost = (t: ToolDefinition) => definitionTokens(t, o.budget);
   const deferred = new Set<string>();
   const mcpTokens = definitionsTokens(o.mcp, o.budget);
   if (mcpTokens > o.budget.MCP_TOOLS_ALWAYS_LOADED_MAX_TOKENS) for (const t of o.mcp) if (!o.loaded.has(t.name)) deferred.add(t.name);
   const searchCost = o.search ? cost(o.search) : 0;
   let always = definitionsTokens(o.builtins, o.budget) + o.mcp.filter((t) => !deferred.has(t.name)).reduce((n, t) => n + cost(t), 0) + (deferred.size ? searchCost : 0);
-  const share = o.windowTokens * o.budget.BUILTIN_TOOLS_WINDOW_MAX_RATIO;
   for (const t of deferrableBuiltins(o.builtins)) {
     if (always <= share) break;
     if (o.loaded.has(t.name)) continue;
@@ -91,9 +104,18 @@ function deferralPlanner(init: TurnToolsInit, search: ToolDefinition | undefined
   const plain = init.builtins.filter((t) => t !== search);
   let lastCtx: AvailCtx = { workspace: init.workspace, dataDir: init.dataDir, services: {} };
   let memo: { key: string; mcp: readonly ToolDefinition[]; plan: DeferralPlan } | null = null;
+  // the mode is read from the store; a listing asks once per tool in one go, so one read serves until the next microtask
+  let modeNow: PermissionMode | null = null;
+  const readMode = (): PermissionMode => {
+    if (modeNow === null) {
+      modeNow = init.mode();
+      queueMicrotask(() => (modeNow = null));
+    }
+    return modeNow;
+  };
   const planNow = (): DeferralPlan => {
     const mcp = init.mcp();
-    const mode = init.mode();
+    const mode = readMode();
     const key = `${mode}\u0000${init.loaded.size}`;
     if (memo && memo.mcp === mcp && memo.key === key) return memo.plan;
     const listed = (t: ToolDefinition) => modeAllowsEffect(mode, t.effect) && (t.available?.(lastCtx) ?? true);

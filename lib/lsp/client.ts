@@ -6,7 +6,6 @@
  * starts a new one on the next use.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
@@ -28,6 +27,9 @@ import {
 import { signalGroup, waitGroupGone } from '../exec/group';
 import { confinedCommand, sandboxArgs, withoutSecrets, type SandboxSpec } from '../exec/sandbox';
 import { RpcConnection, RpcError } from './rpc';
+import { typescriptFor, type TsSource } from './typescript';
+
+export { typescriptFor, type TsSource };
 import { answerServer, initializeParams } from './handshake';
 import { fromLsp, fromTs, type RawDiagnostic, type TsDiagnostic } from './raw-diagnostic';
 import { languageIdOf, type ServerSpec } from './servers';
@@ -45,20 +47,12 @@ export interface ClientOptions {
 }
 
 /** Where the TypeScript the built-in server runs comes from. */
-export type TsSource = 'workspace' | 'clamp';
 
 /** Documents kept open per server; the least recently checked is closed past it. */
 const OPEN_DOCUMENTS_MAX = 64;
 const STDERR_KEPT_BYTES = 4000;
 /** How long a server that closed its output or exited is given to finish exiting and writing its last words. */
 const EXIT_WORDS_WAIT_MS = 1000;
-
-/** The TypeScript the built-in server should run: the workspace's own only inside the sandbox, else Clamp's (`clampLib`). */
-export function typescriptFor(workspace: string, sandboxed: boolean, clampLib: string | undefined): { path: string; source: TsSource } | undefined {
-  const own = path.join(workspace, 'node_modules/typescript/lib');
-  if (sandboxed && fs.existsSync(path.join(own, 'tsserver.js'))) return { path: own, source: 'workspace' };
-  return clampLib && fs.existsSync(path.join(clampLib, 'tsserver.js')) ? { path: clampLib, source: 'clamp' } : undefined;
-}
 
 /** The sandbox a server runs in: read-only, no network, secrets hidden, what it runs from bound in. */
 function serverSandboxSpec(spec: ServerSpec, o: { workspace: string; dataDir: string; env: NodeJS.ProcessEnv }): SandboxSpec {

@@ -10,11 +10,12 @@ import { BUDGET, type Budget } from '../contract/budget';
 import type { DiagnosticsMeta, DiagnosticsReport, DiagnosticsService, FileBefore, FileDiagnostic, LanguageServerView } from '../contract/diagnostics';
 import { onShutdown } from '../contract/shutdown';
 import { sandboxStatus } from '../exec/sandbox';
-import { LspClient, typescriptFor } from './client';
+import type { LspClient } from './client';
 import type { RawDiagnostic } from './raw-diagnostic';
 import { reportText } from './format';
 import { newErrors } from './match';
-import { RpcError } from './rpc';
+import type { RpcError } from './rpc';
+import { typescriptFor } from './typescript';
 import { findProgram } from '../exec/programs';
 import { loadServers, matchesPatterns, type ServerList, type ServerSpec } from './servers';
 import { readConfined } from '../policy/confined-io';
@@ -43,6 +44,20 @@ interface Registry {
 function registry(): Registry {
   const g = globalThis as unknown as Record<symbol, Registry | undefined>;
   return (g[CLIENTS] ??= { clients: new Map(), last: new Map(), hooked: false });
+}
+
+/** The client modules (the language-server protocol packages with them), loaded at the first use of a server. */
+interface LspModules {
+  LspClient: typeof LspClient;
+  RpcError: typeof RpcError;
+}
+let modules: LspModules | null = null;
+let loadingModules: Promise<LspModules> | null = null;
+
+/** Load the client modules once: a run that never reads or edits a file a server covers does not load them. */
+function loadModules(): Promise<LspModules> {
+  loadingModules ??= Promise.all([import('./client'), import('./rpc')]).then(([c, r]) => (modules = { LspClient: c.LspClient, RpcError: r.RpcError }));
+  return loadingModules;
 }
 
 /** Stop every language server of a workspace (all workspaces when none is named); never throws. */
@@ -124,10 +139,15 @@ class LspDiagnostics implements DiagnosticsService {
   }
 
   covers(abs: string): boolean {
-    return this.o.enabled() && this.serverFor(abs) !== undefined;
+    const yes = this.o.enabled() && this.serverFor(abs) !== undefined;
+    // asked before a change to a covered file: the client modules load while the change is made
+    if (yes && !modules) loadModules().catch(() => undefined);
+    return yes;
   }
 
+  /** The spec's running client, or a new one; skip when it cannot run here. The client modules must be loaded (loadModules). */
   private clientFor(spec: ServerSpec): { client?: LspClient; skip?: boolean } {
+    if (!modules) return { skip: true };
     const reg = registry();
     const key = `${this.o.workspace}\u0000${spec.name}\u0000${JSON.stringify(spec)}`;
     const have = reg.clients.get(key);
@@ -135,7 +155,7 @@ class LspDiagnostics implements DiagnosticsService {
     if (have) reg.clients.delete(key); // crashed: a new one starts now
     const where = placement(spec, this.env);
     if (where.problem) return { skip: true };
-    const client = new LspClient({
+    const client = new modules.LspClient({
       spec,
       workspace: this.o.workspace,
       dataDir: this.o.dataDir,
@@ -169,6 +189,11 @@ class LspDiagnostics implements DiagnosticsService {
     const spec = this.serverFor(abs);
     const text = spec ? this.textOf(abs) : undefined;
     if (!spec || text === undefined) return;
+    if (!modules) {
+      // warming is a courtesy: it happens once the client modules are in
+      loadModules().then(() => this.warm(abs), () => undefined);
+      return;
+    }
     this.clientFor(spec).client?.prepare(abs, text);
   }
 
@@ -180,6 +205,7 @@ class LspDiagnostics implements DiagnosticsService {
   async check(files: FileBefore[], signal: AbortSignal): Promise<DiagnosticsReport | undefined> {
     if (!this.o.enabled()) return undefined;
     const started = Date.now();
+    if (!modules && files.some((f) => this.serverFor(f.abs))) await loadModules();
     const plan: Planned[] = [];
     for (const file of files) {
       const spec = this.serverFor(file.abs);
@@ -193,7 +219,7 @@ class LspDiagnostics implements DiagnosticsService {
     const own = new AbortController();
     const whole = this.checkAll(plan, started, own.signal);
     const first = await new Promise<DiagnosticsReport | 'wait' | 'stopped'>((resolve) => {
-      const timer = setTimeout(() => resolve('wait'), this.b.DIAGNOSTICS_WAIT_MS);
+      const timer = setTimeout(() => resolve('wait'), Math.max(0, this.b.DIAGNOSTICS_WAIT_MS - (Date.now() - started)));
       const onAbort = () => resolve('stopped');
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
@@ -243,7 +269,7 @@ class LspDiagnostics implements DiagnosticsService {
         preexisting += r.preexisting;
         fresh.push(...r.fresh.map((d) => ({ ...d, path: f.rel })));
       } catch (err) {
-        const e = err instanceof RpcError ? err : undefined;
+        const e = modules && err instanceof modules.RpcError ? err : undefined;
         if (e?.kind === 'timeout' || e?.kind === 'aborted' || (!client.failure && signal.aborted)) {
           state = 'not-ready';
           note = e?.kind === 'aborted' || signal.aborted ? 'the call was stopped' : !client.initialized ? 'it is still starting' : 'it is still working';

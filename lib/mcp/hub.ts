@@ -10,6 +10,7 @@ import { ServerRuntime } from './server-runtime';
 import { workspaceConfinement } from './confine';
 import { buildServerTools } from './tools';
 import { resourceTools } from './resources';
+import { loadMcpSdk, loadedMcpSdk } from './sdk';
 import type { McpServerView, McpToolInfo } from '../contract/mcp-rest';
 
 const TOOL_CACHE_KEY = 'mcp.toolCache';
@@ -94,6 +95,19 @@ export class McpHub {
       this.runtimes.set(e.name, rt);
     }
     this.bump();
+    // a server that may run needs the SDK (its tools' schemas are compiled with it): loaded now, in the background
+    if (this.runtimes.size > 0 && !loadedMcpSdk()) void this.sdkLoaded();
+  }
+
+  /** Load the SDK; once it is, the tools are built again (their schemas compiled). Never throws. */
+  private async sdkLoaded(): Promise<void> {
+    if (loadedMcpSdk()) return;
+    try {
+      await loadMcpSdk();
+      this.bump();
+    } catch (err) {
+      console.error('clamp: the MCP SDK could not be loaded:', err);
+    }
   }
 
   private onRuntimeChange(rt: ServerRuntime): void {
@@ -129,6 +143,7 @@ export class McpHub {
    * that fails shows its error on the page and offers no tools.
    */
   async prepare(): Promise<void> {
+    if (this.runtimes.size > 0) await this.sdkLoaded();
     const waits: Promise<unknown>[] = [];
     for (const rt of this.runtimes.values()) {
       if (rt.status === 'starting' || ((rt.status === 'stopped' || rt.status === 'crashed') && rt.tools.length === 0)) waits.push(rt.start().catch(() => undefined));

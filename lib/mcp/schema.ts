@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import { loadedMcpSdk } from './sdk';
 
 /** A server's input schema made fit for every provider Clamp speaks to, or why it cannot be. */
 export type ConvertedSchema = { ok: true; schema: Record<string, unknown>; repairs: string[] } | { ok: false; reason: string };
@@ -72,16 +72,26 @@ function addMissingItems(node: unknown): number {
   return n;
 }
 
-const validators = new AjvJsonSchemaValidator();
+/** The SDK's validator of a schema, or null while the SDK is not loaded. Throws when the schema does not compile. */
+function compiled(schema: Record<string, unknown>): JsonSchemaValidator<unknown> | null {
+  return loadedMcpSdk()?.validators.getValidator<unknown>(schema as JsonSchemaType) ?? null;
+}
 
 /**
  * A zod schema that validates a call against the server's own JSON Schema (the SDK's Ajv), so dispatch
- * checks MCP arguments before the call as it checks a built-in tool's. Throws when the schema does not compile.
+ * checks MCP arguments before the call as it checks a built-in tool's. Throws when the schema does not
+ * compile. The hub loads the SDK before a turn uses any server's tools; a schema built before that (the
+ * settings page listing cached tools) is compiled at its first check.
  */
 export function validatingSchema(raw: Record<string, unknown> | undefined): z.ZodType {
   const { $schema: _dialect, ...schema } = raw ?? { type: 'object' };
-  const check = validators.getValidator<unknown>(schema as JsonSchemaType);
+  let check = compiled(schema);
   return z.unknown().superRefine((value, ctx) => {
+    check ??= compiled(schema);
+    if (!check) {
+      ctx.addIssue({ code: 'custom', message: "the MCP server's schema could not be checked yet; try the call again" });
+      return;
+    }
     const r = check(value);
     if (r.valid) return;
     for (const part of r.errorMessage.split(/, (?=data[/ ])/)) {

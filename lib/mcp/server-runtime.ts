@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Budget } from '../contract/budget';
 import type { McpServerDef, McpServerEntry } from './config';
 import { confinedLaunch, type Confinement } from './confine';
+import { loadMcpSdk, type McpSdk } from './sdk';
 
 export type ServerStatus = 'stopped' | 'starting' | 'running' | 'crashed' | 'failed';
 
@@ -125,10 +124,11 @@ export class ServerRuntime {
     const sandbox = confined && 'spec' in confined ? confined : undefined;
     const where = sandbox ? ` (in the sandbox: ${sandbox.spec.level}, ${sandbox.spec.network ? 'network allowed' : 'no network'})` : '';
     this.log(`clamp: starting ${'command' in def ? [def.command, ...(def.args ?? [])].join(' ') : def.url}${where}`);
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
-    if ('command' in def) await this.connectStdio(client, def, sandbox, timeout);
-    else await this.connectHttp(client, def, timeout);
-    this.follow(client, timeout);
+    const sdk = await loadMcpSdk();
+    const client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
+    if ('command' in def) await this.connectStdio(sdk, client, def, sandbox, timeout);
+    else await this.connectHttp(sdk, client, def, timeout);
+    this.follow(sdk, client, timeout);
     this.client = client;
     try {
       this.tools = await listAllTools(client, timeout);
@@ -144,11 +144,11 @@ export class ServerRuntime {
   }
 
   /** A local server: its command (inside the sandbox when confined), its stderr appended to its log. */
-  private async connectStdio(client: Client, def: StdioDef, sandbox: Sandboxed | undefined, timeout: number): Promise<void> {
+  private async connectStdio(sdk: McpSdk, client: Client, def: StdioDef, sandbox: Sandboxed | undefined, timeout: number): Promise<void> {
     const launch = sandbox
-      ? confinedLaunch(sandbox.spec, sandbox.bwrap, def.command, def.args ?? [], getDefaultEnvironment(), def.env ?? {})
-      : { command: def.command, args: def.args ?? [], env: { ...getDefaultEnvironment(), ...(def.env ?? {}) } };
-    const t = new StdioClientTransport({ ...launch, cwd: this.o.workspace, stderr: 'pipe' });
+      ? confinedLaunch(sandbox.spec, sandbox.bwrap, def.command, def.args ?? [], sdk.getDefaultEnvironment(), def.env ?? {})
+      : { command: def.command, args: def.args ?? [], env: { ...sdk.getDefaultEnvironment(), ...(def.env ?? {}) } };
+    const t = new sdk.StdioClientTransport({ ...launch, cwd: this.o.workspace, stderr: 'pipe' });
     const log = this.openLog();
     t.stderr?.on('data', (d: Buffer) => log.write(d));
     t.stderr?.on('end', () => log.end());
@@ -157,21 +157,21 @@ export class ServerRuntime {
   }
 
   /** A remote server: Streamable HTTP, falling back to HTTP+SSE; or HTTP+SSE alone when the entry says so. */
-  private async connectHttp(client: Client, def: HttpDef, timeout: number): Promise<void> {
+  private async connectHttp(sdk: McpSdk, client: Client, def: HttpDef, timeout: number): Promise<void> {
     const url = new URL(def.url);
     const headers = def.headers ?? {};
-    if (def.type === 'sse') return client.connect(sseTransport(url, headers), { timeout });
+    if (def.type === 'sse') return client.connect(sseTransport(sdk, url, headers), { timeout });
     try {
-      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }), { timeout });
+      await client.connect(new sdk.StreamableHTTPClientTransport(url, { requestInit: { headers } }), { timeout });
     } catch (err) {
       // an older server speaks only the HTTP+SSE transport: try it before giving up
       this.log(`clamp: Streamable HTTP failed (${err instanceof Error ? err.message : String(err)}); trying SSE`);
-      await client.connect(sseTransport(url, headers), { timeout });
+      await client.connect(sseTransport(sdk, url, headers), { timeout });
     }
   }
 
   /** A dropped connection is a crash (unless it is being stopped); a changed tool list is listed again. */
-  private follow(client: Client, timeout: number): void {
+  private follow(sdk: McpSdk, client: Client, timeout: number): void {
     client.onclose = () => {
       if (this.client !== client) return;
       this.client = null;
@@ -180,7 +180,7 @@ export class ServerRuntime {
       this.log(`clamp: ${this.error}`);
       this.crashed();
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, async () => {
       this.log('clamp: the server changed its tool list');
       try {
         this.tools = await listAllTools(client, timeout);
@@ -239,6 +239,7 @@ export class ServerRuntime {
    */
   async call(name: string, args: unknown, opts: { signal: AbortSignal; timeoutMs: number; onProgress?: (text: string) => void }): Promise<CallToolResult> {
     const client = await this.connected();
+    const { CallToolResultSchema } = await loadMcpSdk();
     const r = await client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, CallToolResultSchema, {
       signal: opts.signal,
       timeout: opts.timeoutMs,
@@ -293,8 +294,8 @@ async function gone(pid: number): Promise<void> {
 const GONE_POLL_MS = 20;
 const GONE_KILL_AFTER_MS = 2000;
 
-function sseTransport(url: URL, headers: Record<string, string>): SSEClientTransport {
-  return new SSEClientTransport(url, {
+function sseTransport(sdk: McpSdk, url: URL, headers: Record<string, string>): SSEClientTransport {
+  return new sdk.SSEClientTransport(url, {
     requestInit: { headers },
     eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
   });

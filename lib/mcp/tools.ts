@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Budget } from '../contract/budget';
 import type { McpToolInfo } from '../contract/mcp-rest';
@@ -8,6 +8,7 @@ import { mcpToolName, type McpServerOptions } from './config';
 import { convertInputSchema, validatingSchema } from './schema';
 import { MODEL_TAKES_IMAGES, toolOutputOf, type McpCallMeta } from './content';
 import type { ServerRuntime } from './server-runtime';
+import { loadedMcpSdk } from './sdk';
 
 /** A server's tools as ToolDefinitions for dispatch, and every tool's line for the page. */
 export interface BuiltTools {
@@ -29,15 +30,19 @@ function summaryOf(input: unknown): string {
 /** Word an SDK failure for the model: what happened and what to do next. */
 function callError(server: ServerRuntime, clampName: string, err: unknown, timeoutMs: number): ToolError {
   const log = `its log is ${server.logPath}`;
-  if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+  // an error of the SDK's exists only once the SDK is loaded
+  const sdk = loadedMcpSdk();
+  const McpError = sdk?.McpError;
+  const ErrorCode = sdk?.ErrorCode;
+  if (McpError && ErrorCode && err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
     return new ToolError(
       `${clampName} did not answer within ${formatDuration(timeoutMs)} (MCP_CALL_TIMEOUT_MS); the call was cancelled. Try a smaller request, or ask the user to check the server (${log}).`,
     );
   }
-  if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+  if (McpError && ErrorCode && err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
     return new ToolError(`The MCP server ${server.entry.name} exited during the call to ${clampName}. Clamp restarts it; try the call once more, and if it fails again ask the user to check the server (${log}).`);
   }
-  if (err instanceof McpError) return new ToolError(`The MCP server ${server.entry.name} refused ${clampName}: ${err.message}. Check the arguments against the tool's schema.`);
+  if (McpError && err instanceof McpError) return new ToolError(`The MCP server ${server.entry.name} refused ${clampName}: ${err.message}. Check the arguments against the tool's schema.`);
   const msg = err instanceof Error ? err.message : String(err);
   return new ToolError(`The MCP server ${server.entry.name} could not run ${clampName}: ${msg}. Ask the user to check the server on the settings page (${log}).`);
 }

@@ -1,8 +1,8 @@
 import type { ModelMessage, ToolSet } from 'ai';
 import { asSchema } from 'ai';
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { Budget } from '../../contract/budget';
 import type { ContextBreakdown } from '../../contract/protocol';
+import { countTokens } from '../../dispatch/token-count';
 
 /** Tokens a chat template adds around each message (role, separators), as the usual templates do. */
 const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -28,15 +28,18 @@ export function resultText(output: unknown): string {
   return JSON.stringify(o.value ?? o);
 }
 
+/** How a text is counted: tokensOf exactly, or byteLength as an upper bound (an o200k_base token holds at least one byte). */
+export type TextCount = (text: string) => number;
+
 /** Tokens of one message, split into tool results and the rest. */
-export function messageTokens(m: ModelMessage): { conversation: number; toolResults: number } {
+export function messageTokens(m: ModelMessage, count: TextCount = tokensOf): { conversation: number; toolResults: number } {
   let conversation = MESSAGE_OVERHEAD_TOKENS;
   let toolResults = 0;
-  if (typeof m.content === 'string') return { conversation: conversation + tokensOf(m.content), toolResults };
+  if (typeof m.content === 'string') return { conversation: conversation + count(m.content), toolResults };
   for (const p of m.content as Array<{ type: string; text?: string; toolName?: string; input?: unknown; output?: unknown }>) {
-    if (p.type === 'text' || p.type === 'reasoning') conversation += tokensOf(p.text ?? '');
-    else if (p.type === 'tool-call') conversation += tokensOf(`${p.toolName ?? ''} ${JSON.stringify(p.input ?? {})}`);
-    else if (p.type === 'tool-result') toolResults += tokensOf(resultText(p.output)) + MESSAGE_OVERHEAD_TOKENS;
+    if (p.type === 'text' || p.type === 'reasoning') conversation += count(p.text ?? '');
+    else if (p.type === 'tool-call') conversation += count(`${p.toolName ?? ''} ${JSON.stringify(p.input ?? {})}`);
+    else if (p.type === 'tool-result') toolResults += count(resultText(p.output)) + MESSAGE_OVERHEAD_TOKENS;
   }
   return { conversation, toolResults };
 }
@@ -44,20 +47,24 @@ export function messageTokens(m: ModelMessage): { conversation: number; toolResu
 /** Per turn's tools (sessions running at once have their own, whose descriptions may differ under one name), per listed set. */
 const toolsCounted = new WeakMap<ToolSet, Map<string, number>>();
 
+/** One listed tool's definition as it is counted ('' for a name the set does not hold). */
+export function toolDefinitionText(tools: ToolSet, name: string): string {
+  const t = tools[name] as { description?: string; inputSchema?: unknown } | undefined;
+  if (!t) return '';
+  const schema = t.inputSchema ? asSchema(t.inputSchema as Parameters<typeof asSchema>[0]).jsonSchema : {};
+  return JSON.stringify({ type: 'function', function: { name, description: t.description ?? '', parameters: schema } });
+}
+
 /** Tokens of the tool definitions listed (name, description, JSON schema), remembered per set of a turn's tools. */
-export function toolDefinitionTokens(tools: ToolSet, active: readonly string[]): number {
+export function toolDefinitionTokens(tools: ToolSet, active: readonly string[], count: TextCount = tokensOf): number {
+  if (count !== tokensOf) return active.reduce((n, name) => n + count(toolDefinitionText(tools, name)), 0);
   const key = active.join(',');
   let counted = toolsCounted.get(tools);
   if (!counted) toolsCounted.set(tools, (counted = new Map()));
   const hit = counted.get(key);
   if (hit !== undefined) return hit;
   let n = 0;
-  for (const name of active) {
-    const t = tools[name] as { description?: string; inputSchema?: unknown } | undefined;
-    if (!t) continue;
-    const schema = t.inputSchema ? asSchema(t.inputSchema as Parameters<typeof asSchema>[0]).jsonSchema : {};
-    n += tokensOf(JSON.stringify({ type: 'function', function: { name, description: t.description ?? '', parameters: schema } }));
-  }
+  for (const name of active) n += tokensOf(toolDefinitionText(tools, name));
   if (counted.size > 50) counted.clear();
   counted.set(key, n);
   return n;
@@ -69,14 +76,14 @@ export interface RequestEstimate {
   breakdown: ContextBreakdown;
 }
 
-/** Estimate a request: system prompt (its project docs apart), tool definitions and messages. */
-export function estimateRequest(o: { system: string; projectDocs: string; toolTokens: number; messages: readonly ModelMessage[] }): RequestEstimate {
-  const docs = o.projectDocs ? tokensOf(o.projectDocs) : 0;
-  const systemAndTools = Math.max(0, tokensOf(o.system) - docs) + o.toolTokens + MESSAGE_OVERHEAD_TOKENS;
+/** Estimate a request: system prompt (its project docs apart), tool definitions and messages; with byteLength as `count`, an upper bound of it. */
+export function estimateRequest(o: { system: string; projectDocs: string; toolTokens: number; messages: readonly ModelMessage[] }, count: TextCount = tokensOf): RequestEstimate {
+  const docs = o.projectDocs ? count(o.projectDocs) : 0;
+  const systemAndTools = Math.max(0, count(o.system) - docs) + o.toolTokens + MESSAGE_OVERHEAD_TOKENS;
   let conversation = 0;
   let toolResults = 0;
   for (const m of o.messages) {
-    const t = messageTokens(m);
+    const t = messageTokens(m, count);
     conversation += t.conversation;
     toolResults += t.toolResults;
   }

@@ -2,13 +2,14 @@ import type { LanguageModel, LanguageModelUsage, ModelMessage, ToolSet } from 'a
 import type { Budget } from '../../contract/budget';
 import type { ClampMessage, CompactionInfo, ContextBreakdown, ContextInfo, ContextWindowSource, LedgerStep, ModelStatus, PrunedItem } from '../../contract/protocol';
 import type { ToolResult } from '../../contract/types';
-import type { HookNote } from '../../contract/hooks';
 import type { Registry } from '../../dispatch/registry';
 import { byteLength } from '../../contract/text';
 import { applyTurnBudget, type TurnCut } from '../turn-budget';
 import { usesCacheBreakpoints, withCacheBreakpoints } from './cache';
 import { chooseCut, fallbackSummary, writeSummary } from './compact';
-import { contextLimits, correctionRatio, estimateRequest, resultText, tokensOf, toolDefinitionTokens, type RequestEstimate } from './estimate';
+import { contextLimits, correctionRatio, estimateRequest, resultText, tokensOf, toolDefinitionText, toolDefinitionTokens, type RequestEstimate, type TextCount } from './estimate';
+import { boundCount, rememberCounts } from './count-cache';
+import { tokenizerLoaded } from '../../dispatch/token-count';
 import { contextState, costOf, inputSplit, nextRequestFloor } from './ledger';
 import { choosePrunes } from './prune';
 import { buildView, stepCount, stepNumbers, toolResults, type View } from './view';
@@ -38,7 +39,7 @@ export interface KeeperOptions {
   /** the turn's tools, whose traits say which results are never pruned */
   registry: Registry;
   /** told before a compaction is written (PreCompact hooks); never throws */
-  beforeCompact?: (trigger: CompactionInfo['trigger'], focus?: string) => Promise<HookNote[] | void>;
+  beforeCompact?: (trigger: CompactionInfo['trigger']) => Promise<void>;
 }
 
 /** Cuts the per-step budget made in earlier turns, recovered from the stored messages. */
@@ -76,6 +77,9 @@ export class ContextKeeper {
   /** the window in use: the status's, until a provider's context-length error names a smaller one */
   private window: { tokens: number; source: ContextWindowSource };
   private pending: { step: number; raw: number; shown: number; produced: number; breakdown: ContextBreakdown; meter: number } | null = null;
+  /** a step prepared on an upper bound (the tokenizer not loaded yet): its estimate and meter are made when it finishes */
+  private remembered = false;
+  private unmeasured: { step: number; view: View; active: readonly string[]; lowered: 'pruning' | 'compaction' | null; shown: number; produced: number } | null = null;
   /**
    * The meter's anchor: the last request the provider counted (Clamp's raw estimate of it and the count)
    * and what the meter showed after it. The next request is that count plus the estimate of what was
@@ -130,8 +134,8 @@ export class ContextKeeper {
     }
   }
 
-  private estimate(view: View, active: readonly string[]): RequestEstimate & { tokens: number } {
-    const e = estimateRequest({ system: this.o.system, projectDocs: this.o.projectDocs, toolTokens: toolDefinitionTokens(this.o.tools, active), messages: view.messages });
+  private estimate(view: View, active: readonly string[], count: TextCount = tokensOf): RequestEstimate & { tokens: number } {
+    const e = estimateRequest({ system: this.o.system, projectDocs: this.o.projectDocs, toolTokens: toolDefinitionTokens(this.o.tools, active, count), messages: view.messages }, count);
     return { ...e, tokens: Math.round(e.raw * this.ratio) };
   }
 
@@ -140,7 +144,9 @@ export class ContextKeeper {
     // the newest results share what the window has left, after everything before them
     let lastAssistant = v.messages.length - 1;
     while (lastAssistant >= 0 && v.messages[lastAssistant].role !== 'assistant') lastAssistant--;
-    const before = this.estimate({ ...v, messages: v.messages.slice(0, lastAssistant + 1) }, active).tokens;
+    // the budget cuts only results after the last assistant message: without any, what came before is not needed
+    const fresh = lastAssistant >= 0 && v.messages.slice(lastAssistant + 1).some((m) => m.role === 'tool');
+    const before = fresh ? this.estimate({ ...v, messages: v.messages.slice(0, lastAssistant + 1) }, active).tokens : 0;
     // a pruned result stays its stub: an earlier cut of it is not put back
     const known = new Map([...this.known].filter(([id]) => !this.pruned.has(id)));
     const applied = applyTurnBudget(v.messages, { windowTokens: this.window.tokens, usedTokens: before, dataDir: this.o.dataDir, known, budget: this.o.budget });
@@ -206,7 +212,7 @@ export class ContextKeeper {
     const limits = contextLimits(this.window.tokens, this.o.budget);
     const firstKeptStep = chooseCut(all, latestStep, this.o.budget.CONTEXT_KEEP_RECENT_STEPS, this.compaction) ?? chooseCut(all, latestStep, 1, this.compaction);
     if (firstKeptStep === null) return null;
-    const hooks = (await this.o.beforeCompact?.(trigger, focus)) || [];
+    await this.o.beforeCompact?.(trigger);
     const beforeTokens = this.estimate(this.view(all, active), active).tokens;
     const r = await writeSummary({
       model: this.o.model,
@@ -232,7 +238,6 @@ export class ContextKeeper {
       firstKeptStep,
       outcome: r.ok ? 'summary' : 'fallback-pruning',
       durationMs: 0,
-      ...(hooks.length ? { hooks } : {}),
     };
     if (!r.ok) this.prune(this.view(all, active), all, latestStep, 1, step);
     this.compaction.afterTokens = this.estimate(this.view(all, active), active).tokens;
@@ -253,11 +258,18 @@ export class ContextKeeper {
     const step = latestStep + 1;
     const keep = this.o.budget.CONTEXT_KEEP_RECENT_STEPS;
     const limits = contextLimits(this.window.tokens, this.o.budget);
+    this.unmeasured = null;
     let view = this.view(all, active);
-    let est = this.estimate(view, active);
     // what made this request smaller than the last, when Clamp did: the meter says so
     let lowered: 'pruning' | 'compaction' | null = this.compactedSinceAnchor ? 'compaction' : null;
     this.compactedSinceAnchor = false;
+    if (!this.forced && !tokenizerLoaded() && this.estimate(view, active, boundCount(this.o.dataDir)).tokens <= Math.min(limits.pruneAt, limits.compactAt, limits.hardMax)) {
+      // even the upper bound is under every threshold: the request is what it is; it is counted (the tokenizer
+      // loading then) once it has gone, when the step finishes
+      this.unmeasured = { step, view, active, lowered, ...this.resultBytes(view, all) };
+      return this.sent(view);
+    }
+    let est = this.estimate(view, active);
     if (est.tokens > limits.pruneAt || this.forced) {
       if (this.prune(view, all, latestStep, keep, step, this.forced ? undefined : { now: est.tokens, goal: limits.pruneTo })) {
         view = this.view(all, active);
@@ -287,15 +299,34 @@ export class ContextKeeper {
       est = this.estimate(view, active);
       lowered ??= 'pruning';
     }
+    this.measured(step, est, lowered, this.resultBytes(view, all), active);
+    return this.sent(view);
+  }
+
+  private sent(view: View): ModelMessage[] {
+    return usesCacheBreakpoints(this.o.status.provider) ? withCacheBreakpoints(view.messages) : view.messages;
+  }
+
+  /** Bytes of the tool results the request shows, and of the same results in full. */
+  private resultBytes(view: View, all: readonly ModelMessage[]): { shown: number; produced: number } {
     const results = toolResults(view.messages, view.steps);
     const full = new Map<string, number>();
     for (const { part } of toolResults(all, stepNumbers(all))) full.set(part.toolCallId, byteLength(resultText(part.output)));
     const shown = results.reduce((n, r) => n + byteLength(resultText(r.part.output)), 0);
     const produced = results.reduce((n, r) => n + (full.get(r.part.toolCallId) ?? 0), 0);
+    return { shown, produced };
+  }
+
+  /** A request's estimate is known: it is the step's pending ledger entry, and the meter shows it. */
+  private measured(step: number, est: RequestEstimate & { tokens: number }, lowered: 'pruning' | 'compaction' | null, bytes: { shown: number; produced: number }, active: readonly string[]): void {
+    if (!this.remembered) {
+      // once per turn: the next process bounds its first request with these exact counts
+      this.remembered = true;
+      rememberCounts(this.o.dataDir, [this.o.system, this.o.projectDocs, ...active.map((n) => toolDefinitionText(this.o.tools, n))], tokensOf);
+    }
     const m = this.meter(est, lowered);
-    this.pending = { step, raw: est.raw, shown, produced, breakdown: est.breakdown, meter: m.used };
+    this.pending = { step, raw: est.raw, ...bytes, breakdown: est.breakdown, meter: m.used };
     this.o.emit({ type: 'data-context', id: 'context', data: { ...this.info(m.used, step, true, est.breakdown, est.raw), ...(m.lowered ? { lowered: m.lowered } : {}) } });
-    return usesCacheBreakpoints(this.o.status.provider) ? withCacheBreakpoints(view.messages) : view.messages;
   }
 
   private info(usedTokens: number, step: number, estimated: boolean, b: ContextBreakdown, raw: number): ContextInfo {
@@ -313,6 +344,9 @@ export class ContextKeeper {
 
   /** After a step: its ledger entry (to be written as data-ledger), the context as the provider counted it, and the next estimate's correction. */
   finishStep(usage: LanguageModelUsage, providerMetadata?: Record<string, Record<string, unknown> | undefined>): LedgerStep | null {
+    const u = this.unmeasured;
+    this.unmeasured = null;
+    if (u) this.measured(u.step, this.estimate(u.view, u.active), u.lowered, u, u.active);
     const p = this.pending;
     if (!p) return null;
     this.pending = null;
