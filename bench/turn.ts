@@ -28,6 +28,8 @@ const CONCURRENT_MAX_RATIO = 1.5;
 /** Enter → request rounds per row: with 10 a p95 is the single slowest round; 30 make it the second slowest */
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 30);
 const TARGET_MS = 50;
+/** The realistic rows' model: this long from its request to its first chunk (the target rows' model answers at once) */
+const MODEL_FIRST_TOKEN_MS = Number(process.env.BENCH_TURN_MODEL_MS ?? 200);
 /** what Chromium sends: the server sees the page's request, compression offered included */
 const PAGE_HEADERS = { 'accept-encoding': 'gzip, deflate, br, zstd' };
 
@@ -78,8 +80,10 @@ function reply(req: FakeRequest, index: number): FakeReply {
   const { text, results } = position(req);
   const m = /steps (\d+)/.exec(text);
   const want = m ? Number(m[1]) : 0;
-  if (results < want) return { toolCalls: [{ name: 'read_file', args: { path: 'src/small.ts' }, id: `call_${index}` }] };
-  return { text: 'Done.' };
+  // "slow": a model that takes MODEL_FIRST_TOKEN_MS before its first chunk, as a real one does
+  const delayMs = text.includes('slow') ? MODEL_FIRST_TOKEN_MS : 0;
+  if (results < want) return { toolCalls: [{ name: 'read_file', args: { path: 'src/small.ts' }, id: `call_${index}` }], delayMs };
+  return { text: 'Done.', delayMs };
 }
 
 /** Per step of each session's turn: its model's reply sent → that session's next request (its tool requests, in order). */
@@ -225,6 +229,8 @@ export const turnBench: Benchmark = {
 
       log(`  one session's turn of ${CONCURRENT_STEPS} steps alone, then ${CONCURRENT_SESSIONS} sessions' at once …`);
       const concurrent = await oneVsMany(newSession, turn);
+      log(`  the same with a model that takes ${MODEL_FIRST_TOKEN_MS} ms to its first chunk …`);
+      const realistic = await oneVsMany(newSession, turn, MODEL_FIRST_TOKEN_MS);
 
       const row = (what: string, xs: number[], peer: number[] | null) => [
         what, String(xs.length), fmtMs(median(xs)), fmtMs(percentile(xs, 95)), fmtMs(Math.max(...xs)),
@@ -248,7 +254,7 @@ export const turnBench: Benchmark = {
             row('model reply sent → its tool result on the chat stream, per step', shownMs, null),
             row('tool result seen on the chat stream → next request, per step (negative: seen after it)', pageMs, null),
           ],
-        }, concurrent.table],
+        }, { ...concurrent.table, rows: [...concurrent.table.rows, ...realistic.table.rows] }],
         targets,
         notes: [
           `Server: bin/clamp.mjs (next start) with CLAMP_MODEL=openai-compatible:fake-coder against test/fake-openai.ts on loopback, default mode; the chat route is POSTed as the page does ({ sessionId, message: { id, text } }) and its stream read to the end. "Model request" is the first byte (headers) of the provider's request at the stand-in.`,
@@ -256,9 +262,10 @@ export const turnBench: Benchmark = {
           `The last two rows are the page's view: this process reads the chat route's stream as the page does, sending the page's Accept-Encoding (${PAGE_HEADERS['accept-encoding']}; the stream came back ${big.encoding ? `${big.encoding}-encoded` : 'uncompressed'}), and notes when each tool result arrived: after the model's reply that asked for it (the tool runs in between), and before the next model request (a negative value: after it, the delay being in the stream between the server and the page, not in the server's step).`,
           ...(cpuPerStepMs !== null ? [`The server process used ${fmtMs(cpuPerStepMs)} of CPU per step over the ${STEPS}-step turn (user + system time from /proc, all its threads; less sensitive to other load than the intervals above).`] : []),
           concurrent.note,
+          `The last two rows repeat that comparison with a stand-in model that takes ${MODEL_FIRST_TOKEN_MS} ms from each request to its first chunk, as a real model does; the interval measured is the same (the reply sent → the next request), so the model's time is not in it, but while one session's model thinks the others' steps run. The target is the first two rows' ratio (the model answering at once); here it is ${(median(realistic.atOnceMs) / median(realistic.aloneMs)).toFixed(2)}×.`,
           `The session of ${STEPS} steps sends a ${Math.round(longBody / 1024)} KB request body. A warm-up turn and a 3-step turn ran first (the routes' first compile is not a per-turn cost); the 3-step turn's reads of a .ts file started the TypeScript language server, and timing began once it was ${settled.text} (its cold start is the diagnostics benchmark's figure; while it starts, it competes for the 2 cores with the steps).`,
         ],
-        data: { freshMs, bareMs, longMs, longBareMs, stepMs, shownMs, pageMs, cpuPerStepMs, aloneMs: concurrent.aloneMs, atOnceMs: concurrent.atOnceMs },
+        data: { freshMs, bareMs, longMs, longBareMs, stepMs, shownMs, pageMs, cpuPerStepMs, aloneMs: concurrent.aloneMs, atOnceMs: concurrent.atOnceMs, modelMs: MODEL_FIRST_TOKEN_MS, aloneSlowModelMs: realistic.aloneMs, atOnceSlowModelMs: realistic.atOnceMs },
       };
     } finally {
       await clamp.stop();
@@ -274,8 +281,9 @@ type TurnFn = (sessionId: string, text: string) => Promise<{ requests: FakeReque
  * The per-step overhead of one session's turn alone, then of CONCURRENT_SESSIONS sessions' turns started together
  * (each reply sent → the same session's next request), and whether the stand-in saw their requests interleave.
  */
-async function oneVsMany(newSession: () => Promise<string>, turn: TurnFn): Promise<{ table: Table; target: Target; note: string; aloneMs: number[]; atOnceMs: number[] }> {
-  const text = (tag: string) => `steps ${CONCURRENT_STEPS} ${tag}`;
+async function oneVsMany(newSession: () => Promise<string>, turn: TurnFn, modelMs = 0): Promise<{ table: Table; target: Target; note: string; aloneMs: number[]; atOnceMs: number[] }> {
+  const text = (tag: string) => `steps ${CONCURRENT_STEPS} ${modelMs ? 'slow ' : ''}${tag}`;
+  const model = modelMs ? `, model ${modelMs} ms to its first chunk` : '';
   const alone = await turn(await newSession(), text('alone'));
   const aloneMs = stepIntervals(alone.requests);
   const ids = await Promise.all(Array.from({ length: CONCURRENT_SESSIONS }, () => newSession()));
@@ -291,7 +299,7 @@ async function oneVsMany(newSession: () => Promise<string>, turn: TurnFn): Promi
     table: {
       title: `Per-step overhead with ${CONCURRENT_SESSIONS} sessions running at once vs one alone (model reply sent → that session's next request), median / p95 / max`,
       head: ['sessions running', 'samples', 'median', 'p95', 'max'],
-      rows: [row('1 (alone)', aloneMs), row(`${CONCURRENT_SESSIONS} at once (every session's steps)`, atOnceMs)],
+      rows: [row(`1 (alone)${model}`, aloneMs), row(`${CONCURRENT_SESSIONS} at once (every session's steps)${model}`, atOnceMs)],
     },
     target: { what: `per-step overhead, ${CONCURRENT_SESSIONS} sessions at once ÷ one alone (medians)`, target: `≤ ${CONCURRENT_MAX_RATIO}×`, measured: `${ratio.toFixed(2)}×`, met: ratio <= CONCURRENT_MAX_RATIO },
     note: `One session's turn of ${CONCURRENT_STEPS} read_file steps ran alone, then ${CONCURRENT_SESSIONS} new sessions' turns of ${CONCURRENT_STEPS} steps were POSTed together; each interval runs from the stand-in having sent a session's reply to that session's next request. The stand-in switched from one session's request to another's ${switchesOf(all)} times in the ${all.length} requests of the three turns (one at a time would switch ${CONCURRENT_SESSIONS - 1} times).`,
