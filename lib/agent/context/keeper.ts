@@ -2,6 +2,7 @@ import type { LanguageModel, LanguageModelUsage, ModelMessage, ToolSet } from 'a
 import type { Budget } from '../../contract/budget';
 import type { ClampMessage, CompactionInfo, ContextBreakdown, ContextInfo, ContextWindowSource, LedgerStep, ModelStatus, PrunedItem } from '../../contract/protocol';
 import type { ToolResult } from '../../contract/types';
+import type { HookNote } from '../../contract/hooks';
 import type { Registry } from '../../dispatch/registry';
 import { byteLength } from '../../contract/text';
 import { applyTurnBudget, type TurnCut } from '../turn-budget';
@@ -39,7 +40,7 @@ export interface KeeperOptions {
   /** the turn's tools, whose traits say which results are never pruned */
   registry: Registry;
   /** told before a compaction is written (PreCompact hooks); never throws */
-  beforeCompact?: (trigger: CompactionInfo['trigger']) => Promise<void>;
+  beforeCompact?: (trigger: CompactionInfo['trigger'], focus?: string) => Promise<HookNote[] | void>;
 }
 
 /** Cuts the per-step budget made in earlier turns, recovered from the stored messages. */
@@ -212,7 +213,7 @@ export class ContextKeeper {
     const limits = contextLimits(this.window.tokens, this.o.budget);
     const firstKeptStep = chooseCut(all, latestStep, this.o.budget.CONTEXT_KEEP_RECENT_STEPS, this.compaction) ?? chooseCut(all, latestStep, 1, this.compaction);
     if (firstKeptStep === null) return null;
-    await this.o.beforeCompact?.(trigger);
+    const hooks = (await this.o.beforeCompact?.(trigger, focus)) || [];
     const beforeTokens = this.estimate(this.view(all, active), active).tokens;
     const r = await writeSummary({
       model: this.o.model,
@@ -238,6 +239,7 @@ export class ContextKeeper {
       firstKeptStep,
       outcome: r.ok ? 'summary' : 'fallback-pruning',
       durationMs: 0,
+      ...(hooks.length ? { hooks } : {}),
     };
     if (!r.ok) this.prune(this.view(all, active), all, latestStep, 1, step);
     this.compaction.afterTokens = this.estimate(this.view(all, active), active).tokens;
