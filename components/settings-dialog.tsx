@@ -8,7 +8,7 @@ import { HooksSettings } from './hooks-settings';
 import { FileRulesSection } from './file-rules';
 import { DiagnosticsSettings } from './diagnostics-settings';
 import { WorktreeSettings } from './worktree-settings';
-import { LimitSettingsSection } from './limit-settings';
+import { StorageSettings } from './storage-settings';
 import { btnPlainCls, SettingsForm } from './settings-form';
 
 function RulesList() {
@@ -64,7 +64,7 @@ export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () =
       <MemoriesList />
       <DiagnosticsSettings />
       <WorktreeSettings />
-      <LimitSettingsSection />
+      <StorageSettings />
     </>
   );
   return (

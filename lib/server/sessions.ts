@@ -9,6 +9,7 @@ import { lateDiagnosticsView } from './diagnostics';
 import { HttpError, json, type ServerConfig } from './http';
 import { exportJson, exportMarkdown, ImportError, importSession } from './session-io';
 import { requestWorktree } from './worktrees';
+import { cleanUpAfterSession, sessionLeftovers } from './session-cleanup';
 import { sessionEndHooks } from './hooks';
 
 /** The workspace's sessions, most recently active first. */
@@ -52,7 +53,12 @@ export function patchSession(cfg: ServerConfig, id: string, body: SessionPatchBo
 
 /** Delete a session with its messages, approvals and session rules; HttpError 404 when unknown. */
 export function removeSession(cfg: ServerConfig, id: string): void {
-  if (!deleteSession(openDb(cfg.dataDir), cfg.workspace, id)) throw new HttpError(404, `Session ${id} not found.`);
+  const db = openDb(cfg.dataDir);
+  // what only it named (logs, spills) and its checkpoint refs go with it; read before its rows are gone
+  const left = sessionLeftovers(db, cfg.dataDir, id);
+  if (!deleteSession(db, cfg.workspace, id)) throw new HttpError(404, `Session ${id} not found.`);
+  // the files go at once; the refs follow (a git run per repository holding one), never throwing
+  void cleanUpAfterSession(cfg.dataDir, left);
   // its SessionEnd hooks run on their own: a delete does not wait for them
   void sessionEndHooks(cfg, id);
 }
