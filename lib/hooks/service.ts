@@ -46,6 +46,27 @@ function workspaceSandbox(o: HookServiceOptions): { spec?: SandboxSpec; problem?
   };
 }
 
+/** Run an event's matching active hooks at once (the person's on the host, an approved workspace's in the sandbox) with Claude Code's JSON on stdin. */
+async function fireHooks(o: HookServiceOptions, budget: Budget, f: { event: HookEvent; sessionId: string | undefined; extra: Record<string, unknown>; signal: AbortSignal; names?: readonly string[] }): Promise<Ran[]> {
+  let entries: HookEntry[];
+  try {
+    entries = readHookSources(o.db, o.workspace, o.dataDir, o.env, o.home).active.filter((e) => e.event === f.event && (!f.names || matcherSelects(e.matcher, f.names)));
+  } catch {
+    return [];
+  }
+  if (!entries.length) return [];
+  const input = { session_id: f.sessionId ?? null, transcript_path: null, cwd: o.workspace, hook_event_name: f.event, ...f.extra };
+  const base: Omit<HookRunOptions, 'sandbox'> = { workspace: o.workspace, dataDir: o.dataDir, budget, signal: f.signal };
+  return Promise.all(
+    entries.map(async (entry): Promise<Ran> => {
+      if (entry.source !== 'workspace') return { entry, run: await runHook(entry, input, base) };
+      const box = workspaceSandbox(o);
+      if (box.problem) return { entry, run: { kind: 'failed', why: box.problem } };
+      return { entry, run: await runHook(entry, input, { ...base, sandbox: box.spec }) };
+    }),
+  );
+}
+
 /**
  * The hooks of one workspace as a HookService: each event reads the hook files afresh (an edit counts at once),
  * runs the matching active hooks at once (the person's on the host, an approved workspace's in the sandbox) with
@@ -58,25 +79,7 @@ export function createHookService(o: HookServiceOptions): HookService {
   const forModel = (s: string | undefined, label: string) =>
     s === undefined ? undefined : clampResult({ status: 'ok', output: s, truncation: null }, budget.HOOK_OUTPUT_MAX_BYTES, o.dataDir, label).output;
 
-  async function fire(event: HookEvent, sessionId: string | undefined, extra: Record<string, unknown>, signal: AbortSignal, names?: readonly string[]): Promise<Ran[]> {
-    let entries: HookEntry[];
-    try {
-      entries = readHookSources(o.db, o.workspace, o.dataDir, o.env, o.home).active.filter((e) => e.event === event && (!names || matcherSelects(e.matcher, names)));
-    } catch {
-      return [];
-    }
-    if (!entries.length) return [];
-    const input = { session_id: sessionId ?? null, transcript_path: null, cwd: o.workspace, hook_event_name: event, ...extra };
-    const base: Omit<HookRunOptions, 'sandbox'> = { workspace: o.workspace, dataDir: o.dataDir, budget, signal };
-    return Promise.all(
-      entries.map(async (entry): Promise<Ran> => {
-        if (entry.source !== 'workspace') return { entry, run: await runHook(entry, input, base) };
-        const box = workspaceSandbox(o);
-        if (box.problem) return { entry, run: { kind: 'failed', why: box.problem } };
-        return { entry, run: await runHook(entry, input, { ...base, sandbox: box.spec }) };
-      }),
-    );
-  }
+  const fire = (event: HookEvent, sessionId: string | undefined, extra: Record<string, unknown>, signal: AbortSignal, names?: readonly string[]) => fireHooks(o, budget, { event, sessionId, extra, signal, names });
 
   const toolFields = (c: HookCall) => ({ tool_name: c.hookName, tool_input: c.hookInput, tool_use_id: c.toolCallId ?? null, clamp_tool_name: c.toolName });
   const never = () => new AbortController().signal;
