@@ -53,7 +53,7 @@ export async function runPrompt(client: AgentContext, s: AcpSession, params: Pro
     const relay = new TurnRelay({ reg, workspace: s.cfg.workspace, send, onResult: s.onResult });
     for (;;) {
       relay.nextStream();
-      await relayStream(await turnStream(s, body, stop.signal), relay);
+      await relayStream(await turnStream(s, body, stop.signal, relay), relay);
       if (stop.signal.aborted || relay.aborted) return { stopReason: 'cancelled' };
       const pending = relay.pending();
       if (!pending.length || !relay.messageId) return { stopReason: relay.stepLimited() ? 'max_turn_requests' : 'end_turn' };
@@ -66,10 +66,24 @@ export async function runPrompt(client: AgentContext, s: AcpSession, params: Pro
   }
 }
 
+/** The session's host for one turn, telling the editor each call that is about to run (in progress) before the host's own write-ahead. */
+function runningHost(s: AcpSession, relay: TurnRelay): (stored: AgentHost) => AgentHost {
+  return (stored) => {
+    const host = s.host ? s.host(stored) : stored;
+    return {
+      ...host,
+      beforeRun: async (call) => {
+        relay.running(call.toolCallId);
+        await host.beforeRun?.(call);
+      },
+    };
+  };
+}
+
 /** The turn's stream, started as the page's route starts one; what it refuses becomes the request's error. */
-async function turnStream(s: AcpSession, body: ChatBody, signal: AbortSignal): Promise<ReadableStream<UIMessageChunk>> {
+async function turnStream(s: AcpSession, body: ChatBody, signal: AbortSignal, relay: TurnRelay): Promise<ReadableStream<UIMessageChunk>> {
   try {
-    return await startSessionTurn(s.cfg, body, { signal, abortReason: REASON_STOPPED, holder: 'clamp acp', host: s.host ?? ((stored) => stored) });
+    return await startSessionTurn(s.cfg, body, { signal, abortReason: REASON_STOPPED, holder: 'clamp acp', host: runningHost(s, relay) });
   } catch (err) {
     if (err instanceof HttpError || err instanceof StoreError) throw new RequestError(-32603, err.message);
     throw err;

@@ -138,7 +138,7 @@ export class TurnRelay {
     }
   }
 
-  /** A call that waited for approval and was allowed, or one whose output started: in progress. */
+  /** A call about to run (the host's beforeRun), allowed after waiting for approval, or whose output started: in progress. */
   running(toolCallId: string): void {
     const call = this.calls.get(toolCallId);
     if (!call || call.running) return;
@@ -147,9 +147,9 @@ export class TurnRelay {
   }
 
   private inputKnown(toolCallId: string, toolName: string, input: unknown, errorText?: string): void {
-    const known = this.calls.has(toolCallId);
+    const known = this.calls.get(toolCallId);
     this.stepCalls++;
-    this.calls.set(toolCallId, { toolName, input, running: false });
+    this.calls.set(toolCallId, { toolName, input, running: known?.running ?? false });
     const view = callView(this.t.reg, this.t.workspace, toolName, input);
     const failed = errorText ? { status: 'failed' as const, content: [{ type: 'content' as const, content: { type: 'text' as const, text: errorText } }] } : {};
     if (known) this.t.send({ sessionUpdate: 'tool_call_update', toolCallId, ...view, rawInput: input, ...failed });
