@@ -32,10 +32,13 @@ export function tracing(): InstalledTracing | undefined {
   return slot().current;
 }
 
-/** Attributes without the undefined ones (OpenTelemetry drops them with a warning). */
-function clean(attrs: Record<string, string | number | boolean | undefined>): Attributes {
+/** Attributes as Clamp gives them: an unknown value is left out. */
+export type SpanAttrs = Record<string, string | number | boolean | undefined | null>;
+
+/** Attributes without the missing ones (OpenTelemetry drops them with a warning). */
+function clean(attrs: SpanAttrs): Attributes {
   const out: Attributes = {};
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) out[k] = v;
   return out;
 }
 
@@ -43,7 +46,7 @@ function clean(attrs: Record<string, string | number | boolean | undefined>): At
  * Run fn inside a span named name (the active span while fn runs, so spans started inside nest under it). A throw
  * marks the span failed and is rethrown. Without tracing, fn runs with no span.
  */
-export async function inSpan<T>(name: string, attrs: Record<string, string | number | boolean | undefined>, fn: (span: Span | undefined) => Promise<T>): Promise<T> {
+export async function inSpan<T>(name: string, attrs: SpanAttrs, fn: (span: Span | undefined) => Promise<T>): Promise<T> {
   const t = tracing();
   if (!t) return fn(undefined);
   return t.tracer.startActiveSpan(name, { attributes: clean(attrs) }, async (span) => {
@@ -60,14 +63,14 @@ export async function inSpan<T>(name: string, attrs: Record<string, string | num
 }
 
 /** A span for something that already happened (a wait that began in one request and ended in another). */
-export function pastSpan(name: string, startMs: number, endMs: number, attrs: Record<string, string | number | boolean | undefined>): void {
+export function pastSpan(name: string, startMs: number, endMs: number, attrs: SpanAttrs): void {
   const t = tracing();
   if (!t) return;
   t.tracer.startSpan(name, { startTime: startMs, attributes: clean(attrs) }).end(endMs);
 }
 
 /** Set attributes on a span when there is one. */
-export function annotate(span: Span | undefined, attrs: Record<string, string | number | boolean | undefined>): void {
+export function annotate(span: Span | undefined, attrs: SpanAttrs): void {
   span?.setAttributes(clean(attrs));
 }
 
