@@ -9,6 +9,8 @@ import { closeDb, openDb } from '../../lib/store/db';
 import { getSession, listSessions } from '../../lib/store/sessions';
 import { listRules } from '../../lib/store/rules';
 import { getByToolCallId } from '../../lib/store/approvals';
+import { isJournaled } from '../../lib/store/tool-calls';
+import { baselineOf } from '../../lib/checkpoints/session';
 import { startFakeOpenAI, turnPosition, type FakeReply, type FakeRequest } from '../fake-openai';
 import { tempWorkspace } from '../helpers';
 
@@ -232,6 +234,9 @@ describe('clamp acp (the real bin, driven by the ACP SDK client, a stand-in mode
       expect(edit.statuses.at(-1)).toBe('completed');
       expect(edit.updates.at(-1)?.content).toEqual([{ type: 'diff', path: path.join(ws.workspace, 'notes.txt'), oldText: 'old note', newText: 'new note' }]);
       expect(e.permissions.at(-2)?.toolCall.content?.some((c) => c.type === 'diff')).toBe(true);
+      // as on the page: the call was journaled before it ran, and the session's files were checkpointed first
+      expect(isJournaled(openDb(ws.dataDir), s.sessionId, edit.id)).toBe(true);
+      expect(baselineOf(openDb(ws.dataDir), s.sessionId)).not.toBeNull();
 
       // the page lists the session like any other
       expect(listSessions(openDb(ws.dataDir), ws.workspace).map((x) => x.id)).toContain(s.sessionId);
