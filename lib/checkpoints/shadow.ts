@@ -4,6 +4,7 @@ import path from 'node:path';
 import { budgetTable, type Budget } from '../contract/budget';
 import { commandEnv, newRunId, runCommand } from '../exec/runner';
 import { execPathOf, gitProgram, readWorkspaceText, shadowSandbox, writeStandIn } from './isolation';
+import { withShadowLock } from './shadow-lock';
 
 /**
  * The shadow repository of a workspace: a git directory in the data dir with its own index, whose
@@ -145,21 +146,12 @@ export function shadowGit(s: Shadow, args: readonly string[], what: string, o: {
   return shadowScript(s, `${GIT} ${args.map(q).join(' ')}`, what, o);
 }
 
-const INIT = Symbol.for('clamp.checkpoints.init');
-
-/** Create the shadow repository when it is missing; on first use in this process, clear locks a killed git left. */
+/** Create the shadow repository when it is missing (call inside serialized(): locks a gone git left are cleared there). */
 export async function ensureShadow(s: Shadow): Promise<void> {
-  const g = globalThis as unknown as Record<symbol, Set<string> | undefined>;
-  const seen = (g[INIT] ??= new Set());
   if (!fs.existsSync(path.join(s.gitDir, 'HEAD'))) {
     fs.mkdirSync(s.gitDir, { recursive: true, mode: 0o700 });
     await shadowGit(s, ['init', '-q'], 'git init');
     for (const [k, v] of CONFIG) await shadowGit(s, ['config', k, v], 'git config');
-  }
-  if (!seen.has(s.gitDir)) {
-    // only this process uses the shadow repository: a lock left now is a dead git's
-    for (const lock of [`${s.indexFile}.lock`, path.join(s.gitDir, 'HEAD.lock')]) fs.rmSync(lock, { force: true });
-    seen.add(s.gitDir);
   }
   fs.mkdirSync(path.join(s.gitDir, 'info'), { recursive: true });
   fs.writeFileSync(path.join(s.gitDir, 'info', 'attributes'), ATTRIBUTES);
@@ -183,12 +175,15 @@ export function excludeText(workspace: string): string {
 
 const QUEUE = Symbol.for('clamp.checkpoints.queue');
 
-/** Run fn alone on its shadow repository (one index, one process): calls queue in order. */
+/**
+ * Run fn alone on its shadow repository (one index): the calls of this process queue in order, and each holds
+ * the repository's lock against other processes while it runs (shadow-lock.ts).
+ */
 export function serialized<T>(s: Shadow, fn: () => Promise<T>): Promise<T> {
   const g = globalThis as unknown as Record<symbol, Map<string, Promise<unknown>> | undefined>;
   const queues = (g[QUEUE] ??= new Map());
   const prev = queues.get(s.gitDir) ?? Promise.resolve();
-  const next = prev.catch(() => undefined).then(fn);
+  const next = prev.catch(() => undefined).then(() => withShadowLock(s, fn));
   queues.set(s.gitDir, next);
   return next;
 }

@@ -190,13 +190,17 @@ export const BUDGET = {
   SKILLS_PROMPT_MAX_BYTES: 4000,
   /** Skills: a description longer than this is cut in the listing. */
   SKILL_DESCRIPTION_MAX_BYTES: 300,
-  /** Commands from files (.claude/commands …): a larger file, or one past the count, is skipped and named with why in /help; a longer description is cut in the / menu with a note saying how much. */
+  /** Commands from files (.claude/commands …): a file larger than this is skipped; /help names it with the reason. */
   COMMAND_FILE_MAX_BYTES: 256 * 1024,
+  /** Commands from files: most offered; the rest are skipped, and /help names them. */
   COMMAND_FILES_MAX_COUNT: 200,
+  /** Commands from files: a description longer than this is cut in the / menu, with a note saying how much. */
   COMMAND_DESCRIPTION_MAX_BYTES: 300,
-  /** Agent types from files (.claude/agents …): the same caps, the description cut in the system prompt's list of types. */
+  /** Agent types from files (.claude/agents …): a file larger than this is skipped; /help names it with the reason. */
   AGENT_FILE_MAX_BYTES: 256 * 1024,
+  /** Agent types from files: most offered; the rest are skipped, and /help names them. */
   AGENT_FILES_MAX_COUNT: 50,
+  /** Agent types from files: a description longer than this is cut in the system prompt's list, with a note saying how much. */
   AGENT_DESCRIPTION_MAX_BYTES: 300,
 
   /** Tool definitions (name + description + JSON schema) listed on every request, in o200k_base tokens (agent and ask_user took it from 4,000). */
@@ -316,6 +320,12 @@ export const BUDGET = {
   CHECKPOINT_FILE_MAX_BYTES: 10 * 1024 * 1024,
   /** Checkpoints: the longest one git run of the shadow repository may take. */
   CHECKPOINT_GIT_TIMEOUT_MS: 5 * 60_000,
+  /** Checkpoints: a process using a shadow repository renews its lock file this often … */
+  CHECKPOINT_LOCK_HEARTBEAT_MS: 2000,
+  /** … and another process takes the lock over when its holder died or it was not renewed for this long. */
+  CHECKPOINT_LOCK_STALE_MS: 30_000,
+  /** Checkpoints: a lock git left in a shadow repository (index.lock, HEAD.lock) is removed only once this old, with no process using the repository. */
+  CHECKPOINT_GIT_LOCK_STALE_MS: 10_000,
   /** Rewind preview and changes view: most files given a diff (the rest are listed without one, truncated: true). */
   CHECKPOINT_DIFF_MAX_FILES: 200,
   /** … a file larger than this on either side is listed without a diff. */
