@@ -190,17 +190,13 @@ export const BUDGET = {
   SKILLS_PROMPT_MAX_BYTES: 4000,
   /** Skills: a description longer than this is cut in the listing. */
   SKILL_DESCRIPTION_MAX_BYTES: 300,
-  /** Commands from files (.claude/commands …): a file larger than this is skipped; /help names it with the reason. */
+  /** Commands from files (.claude/commands …): a larger file, or one past the count, is skipped and named with why in /help; a longer description is cut in the / menu with a note saying how much. */
   COMMAND_FILE_MAX_BYTES: 256 * 1024,
-  /** Commands from files: most offered; the rest are skipped, and /help names them. */
   COMMAND_FILES_MAX_COUNT: 200,
-  /** Commands from files: a description longer than this is cut in the / menu, with a note saying how much. */
   COMMAND_DESCRIPTION_MAX_BYTES: 300,
-  /** Agent types from files (.claude/agents …): a file larger than this is skipped; /help names it with the reason. */
+  /** Agent types from files (.claude/agents …): the same caps, the description cut in the system prompt's list of types. */
   AGENT_FILE_MAX_BYTES: 256 * 1024,
-  /** Agent types from files: most offered; the rest are skipped, and /help names them. */
   AGENT_FILES_MAX_COUNT: 50,
-  /** Agent types from files: a description longer than this is cut in the system prompt's list, with a note saying how much. */
   AGENT_DESCRIPTION_MAX_BYTES: 300,
 
   /** Tool definitions (name + description + JSON schema) listed on every request, in o200k_base tokens (agent and ask_user took it from 4,000). */
