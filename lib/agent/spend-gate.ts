@@ -49,7 +49,7 @@ export function spendStop(p: SpendPause): StopCondition<ToolSet> {
 /** The turn stops at the limit: the page (and a headless run's transcript) says which, with what to do. */
 function stopAt(p: SpendPause, guard: SpendGuard, hit: LimitHit): void {
   guard.stop(hit);
-  const next = hit.scope === 'run' ? 'Run again with a larger --max-tokens or --max-cost to go on.' : 'Raise the limit in the settings (Spending limits), then send a message to go on.';
+  const next = hit.scope === 'run' ? 'Run again with a larger --max-tokens or --max-cost to go on.' : 'Send a message to go on (you are asked for a new limit first), or raise the limit in the settings (Spending limits).';
   p.emit(notice(`limit-stop-${Date.now().toString(36)}`, 'warning', `${limitText(hit)} The turn stopped before its next model request.`, next));
 }
 

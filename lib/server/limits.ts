@@ -10,10 +10,14 @@ export interface RunLimits {
   maxCostUsd?: number;
 }
 
-/** The limits that apply to a session: its own where the person raised one, else the settings'. */
+/**
+ * The limits that apply to a session: the settings', or the session's own where the person raised it past them (a
+ * settings' limit raised later past the session's own applies; one removed in the settings removes the session's too).
+ */
 function limitsOf(db: Db, sessionId: string, settings: LimitSettings): { tokens: number | null; costUsd: number | null } {
   const own = getSessionLimits(db, sessionId);
-  return { tokens: own.tokens ?? settings.sessionTokens, costUsd: own.costUsd ?? settings.sessionCostUsd };
+  const pick = (set: number | null, raised: number | null) => (set === null ? null : Math.max(set, raised ?? 0));
+  return { tokens: pick(settings.sessionTokens, own.tokens), costUsd: pick(settings.sessionCostUsd, own.costUsd) };
 }
 
 /** The first limit reached among the run's, the session's and the day's, tokens before money. */

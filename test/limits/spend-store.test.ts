@@ -6,6 +6,7 @@ import { closeDb, openDb } from '../../lib/store/db';
 import { createSession, deleteSession } from '../../lib/store/sessions';
 import { addSpend, daySpend, getLimitSettings, getSessionLimits, sessionSpend, setLimitSettings, setSessionLimit } from '../../lib/store/spend';
 import { limitText, limitUseText, newLimitProblem } from '../../lib/contract/limits';
+import { spendGuard } from '../../lib/server/limits';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -53,5 +54,33 @@ describe('spending store', () => {
     expect(newLimitProblem({ unit: 'tokens', used: 203_114 }, '200,000')).toBe('The new limit must be above what is already used (203,114 tokens). Type a larger one, or stop.');
     expect(newLimitProblem({ unit: 'tokens', used: 1 }, 'lots')).toContain('is not a positive number of tokens');
     expect(newLimitProblem({ unit: 'tokens', used: 1 }, '400,000')).toBeNull();
+  });
+
+  it("a guard: the session's raised limit applies over the settings', a larger settings' limit over it, none when the settings remove it", () => {
+    const s = db();
+    const a = createSession(s, { workspace: '/w' }).id;
+    const step = { inputTokens: { fresh: 900, cacheRead: 50, cacheWrite: 50 }, outputTokens: 100, costUsd: 0.01 };
+    const g = spendGuard(s, { sessionId: a, now: () => new Date(2026, 11, 2, 12) });
+    g.record(step);
+    g.record(step);
+    expect(sessionSpend(s, a)).toEqual({ tokens: 2200, costUsd: 0.02 });
+    expect(daySpend(s, '2026-12-02').tokens).toBe(2200);
+    expect(g.reached()).toBeNull();
+    setLimitSettings(s, { sessionTokens: 2000 });
+    const hit = g.reached()!;
+    expect(hit).toEqual({ scope: 'session', unit: 'tokens', limit: 2000, used: 2200 });
+    g.raise(hit, 5000);
+    expect(g.reached()).toBeNull();
+    expect(getSessionLimits(s, a).tokens).toBe(5000);
+    setLimitSettings(s, { sessionTokens: 1000, sessionCostUsd: 0.02 });
+    // the raised 5,000 tokens still hold; the money limit is reached
+    expect(g.reached()).toEqual({ scope: 'session', unit: 'usd', limit: 0.02, used: 0.02 });
+    setLimitSettings(s, { sessionTokens: null, sessionCostUsd: null, dayTokens: 2100 });
+    expect(g.reached()).toEqual({ scope: 'day', unit: 'tokens', limit: 2100, used: 2200 });
+    // a run's own limit counts from the guard's start
+    const run = spendGuard(s, { sessionId: a, run: { maxTokens: 1000 }, now: () => new Date(2026, 11, 3, 12) });
+    expect(run.reached()).toBeNull();
+    run.record(step);
+    expect(run.reached()).toEqual({ scope: 'run', unit: 'tokens', limit: 1000, used: 1100 });
   });
 });
