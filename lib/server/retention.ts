@@ -59,19 +59,19 @@ export function startRetention(dataDir: string, clock: () => number = Date.now, 
 }
 
 /** GET /api/settings/storage: the data dir's size by kind, the retention settings and the latest clean-up. */
-export function storageView(cfg: Pick<ServerConfig, 'dataDir'>): StorageAnswer {
+export async function storageView(cfg: Pick<ServerConfig, 'dataDir'>): Promise<StorageAnswer> {
   const db = openDb(cfg.dataDir);
   const s = getRetentionSettings(db);
   return {
     dataDir: cfg.dataDir,
-    ...storageSizes(cfg.dataDir),
+    ...(await storageSizes(cfg.dataDir)),
     retention: { maxAgeDays: Math.max(1, Math.round(s.maxAgeMs / DAY_MS)), outputsMaxMegabytes: Math.max(1, Math.round(s.outputsMaxBytes / MIB)) },
     lastCleanup: getSetting<CleanupReport>(db, LAST_KEY) ?? null,
   };
 }
 
 /** PUT /api/settings/storage: the period in days and the size budget in MiB. */
-export function saveRetention(cfg: Pick<ServerConfig, 'dataDir'>, body: RetentionBody): StorageAnswer {
+export function saveRetention(cfg: Pick<ServerConfig, 'dataDir'>, body: RetentionBody): Promise<StorageAnswer> {
   setRetentionSettings(openDb(cfg.dataDir), {
     ...(body.maxAgeDays !== undefined ? { maxAgeMs: body.maxAgeDays * DAY_MS } : {}),
     ...(body.outputsMaxMegabytes !== undefined ? { outputsMaxBytes: body.outputsMaxMegabytes * MIB } : {}),
@@ -82,5 +82,5 @@ export function saveRetention(cfg: Pick<ServerConfig, 'dataDir'>, body: Retentio
 /** POST /api/settings/storage/cleanup: clean up now (every checkpoint repository too) and answer what it freed. */
 export async function cleanUpNow(cfg: Pick<ServerConfig, 'dataDir'>): Promise<{ report: CleanupReport; storage: StorageAnswer }> {
   const report = await runRetention(cfg.dataDir, { force: true });
-  return { report, storage: storageView(cfg) };
+  return { report, storage: await storageView(cfg) };
 }

@@ -59,7 +59,7 @@ describe('retention of logs and spills', () => {
     expect(removedNote(ws.dataDir, old[4]!)).toBe('This output was removed by retention on 2031-01-15 (older than 14 days); rerun the command to see it again.');
     expect(removedNote(ws.dataDir, today[1]!)).toBeUndefined();
     // the latest clean-up is on the storage view
-    expect(storageView({ dataDir: ws.dataDir }).lastCleanup).toMatchObject({ at: NOW, removedFiles: 5, freedBytes: 7200 });
+    expect((await storageView({ dataDir: ws.dataDir })).lastCleanup).toMatchObject({ at: NOW, removedFiles: 5, freedBytes: 7200 });
   });
 
   it('follows the period the settings give', async () => {
@@ -87,11 +87,11 @@ describe('retention of logs and spills', () => {
     expect(removedNote(ws.dataDir, b)).toContain('logs and spills were over their');
   });
 
-  it('counts a hard-linked log once and frees it only with its last name', () => {
+  it('counts a hard-linked log once and frees it only with its last name', async () => {
     const a = put('logs/run.stdout.log', 5000, 20 * DAY);
     const link = path.join(ws.dataDir, 'logs', 'run.log');
     fs.linkSync(a, link);
-    expect(storageSizes(ws.dataDir).kinds.find((k) => k.kind === 'logs')).toEqual({ kind: 'logs', bytes: 5000, files: 1 });
+    expect((await storageSizes(ws.dataDir)).kinds.find((k) => k.kind === 'logs')).toEqual({ kind: 'logs', bytes: 5000, files: 1 });
     const r = sweepOutputs(ws.dataDir, { settings: { maxAgeMs: 14 * DAY, outputsMaxBytes: 1e12 }, now: NOW, isLive: () => false });
     expect(r).toMatchObject({ removedFiles: 2, freedBytes: 5000, keptBytes: 0 });
   });
@@ -146,7 +146,7 @@ describe('retention of logs and spills', () => {
 });
 
 describe('the data dir by kind', () => {
-  it('sums what each kind holds', () => {
+  it('sums what each kind holds', async () => {
     openDb(ws.dataDir);
     put('logs/a.log', 1234, 0);
     put('logs/hooks/h.log', 66, 0);
@@ -155,7 +155,7 @@ describe('the data dir by kind', () => {
     put('worktrees/repo-1/src/x.ts', 50, 0);
     put('scratch/cache/y', 10, 0);
     put('secrets.json', 5, 0);
-    const v = storageSizes(ws.dataDir);
+    const v = await storageSizes(ws.dataDir);
     const by = Object.fromEntries(v.kinds.map((k) => [k.kind, k.bytes]));
     const dbBytes = ['clamp.db', 'clamp.db-wal', 'clamp.db-shm'].reduce((n, f) => n + (fs.existsSync(path.join(ws.dataDir, f)) ? fs.statSync(path.join(ws.dataDir, f)).size : 0), 0);
     expect(by).toEqual({ logs: 1300, spills: 4321, checkpoints: 777, database: dbBytes, worktrees: 50, other: 15 });

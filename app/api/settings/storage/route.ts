@@ -7,7 +7,7 @@ export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 /** The data dir's size by kind, the retention settings and the latest clean-up: StorageAnswer. */
-export const GET = route({}, (c): StorageAnswer => storageView(c.cfg));
+export const GET = route({}, (c): Promise<StorageAnswer> => storageView(c.cfg));
 
 /** Change the retention ({ maxAgeDays?, outputsMaxMegabytes? }); 400 naming a field out of range. */
-export const PUT = route({ body: retentionBody, maxBytes: BUDGET.API_BODY_MAX_BYTES }, (c): StorageAnswer => saveRetention(c.cfg, c.body));
+export const PUT = route({ body: retentionBody, maxBytes: BUDGET.API_BODY_MAX_BYTES }, (c): Promise<StorageAnswer> => saveRetention(c.cfg, c.body));
