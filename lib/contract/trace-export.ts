@@ -15,6 +15,13 @@ export function contentWanted(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.CLAMP_OTEL_RECORD_CONTENT === '1' || env.CLAMP_OTEL_RECORD_CONTENT === 'true';
 }
 
+/** Where spans go: the traces endpoint as given, else the general endpoint with the OTLP traces path. */
+export function tracesUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  if (traces) return traces;
+  return `${(env.OTEL_EXPORTER_OTLP_ENDPOINT ?? '').trim().replace(/\/+$/, '')}/v1/traces`;
+}
+
 let flushing: (() => Promise<void>) | undefined;
 
 /**
@@ -37,7 +44,7 @@ export async function startTracing(part: 'server' | 'run' | 'tool' | 'acp', env:
     );
     const provider = new node.NodeTracerProvider({
       resource,
-      spanProcessors: [new node.BatchSpanProcessor(new exporter.OTLPTraceExporter())],
+      spanProcessors: [new node.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url: tracesUrl(env) }))],
     });
     provider.register();
     installTracing({
