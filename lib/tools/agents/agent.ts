@@ -3,7 +3,7 @@ import { defineTool, type ToolContext, type ToolOutput } from '../../contract/ty
 import type { Budget } from '../../contract/budget';
 import { SUBAGENT_TYPES, type SubagentOutcome, type SubagentRequest, type SubagentService, type SubagentType } from '../../contract/subagents';
 import { byteLength, cutHead, fitWithNote, formatBytes, formatCount } from '../../contract/text';
-import { spillText } from '../../contract/spill';
+import { spillOrWhy } from '../../contract/spill';
 import { scanAgents } from './agent-files';
 
 const schema = z.strictObject({
@@ -39,8 +39,8 @@ export function renderReport(o: SubagentOutcome, type: string, description: stri
   const whole = `${head}\n${body}${err}`;
   const cap = budget.SUBAGENT_REPORT_MAX_BYTES;
   if (byteLength(whole) <= cap) return { text: whole, cut: false };
-  const spill = spillText(dataDir, body, `agent-report-${o.sessionId}`);
-  const where = spill ? ` The full report: ${spill} (read it with read_file).` : '';
+  const spill = spillOrWhy(dataDir, body, `agent-report-${o.sessionId}`);
+  const where = spill.path ? ` The full report: ${spill.path} (read it with read_file).` : ` ${spill.why}`;
   const total = byteLength(body);
   const fit = fitWithNote(
     cap,

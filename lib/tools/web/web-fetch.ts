@@ -20,7 +20,7 @@ import { defineTool } from '../../contract/types';
 import { ToolError, type ToolContext, type ToolOutput, type ToolResult, type Truncation } from '../../contract/types';
 import { BUDGET, type Budget } from '../../contract/budget';
 import { byteLength, clipLine, cutHead, fitWithNote, formatBytes, formatCount, formatDuration, type Cut } from '../../contract/text';
-import { spillText } from '../../contract/spill';
+import { spillOrWhy, type Spilled } from '../../contract/spill';
 import { htmlToMarkdown } from './html-to-markdown';
 import { discard, readBody, stepError, WebDeadline, type Body, type WebResponse } from './request';
 import { getPinned } from './pinned-get';
@@ -297,12 +297,13 @@ function fitPage(p: PageText, head: string, notes: string[], input: Input, ctx: 
   const most = webFetchMaxBytes(b);
   const clip = Math.min(input.max_bytes ?? most, most);
   const total = byteLength(p.text);
-  let spillPath: string | null | undefined;
-  const spill = () => (spillPath === undefined ? (spillPath = spillText(ctx.dataDir, p.text, TOOL)) : spillPath);
+  let spilled: Spilled | undefined;
+  const spill = () => (spilled ??= spillOrWhy(ctx.dataDir, p.text, TOOL));
   const clipNote = (c: Cut) => {
-    const where = spill()
-      ? `The full text is saved at ${spill()}: read it with read_file (offset=${c.shownLines + 1} to continue) or search it with grep.`
-      : 'The full text could not be saved; call web_fetch on a more specific page.';
+    const s = spill();
+    const where = s.path
+      ? `The full text is saved at ${s.path}: read it with read_file (offset=${c.shownLines + 1} to continue) or search it with grep.`
+      : `${s.why} Call web_fetch on a more specific page.`;
     return `[Text cut at ${formatCount(c.shownBytes)} of ${formatCount(total)} bytes (${formatCount(c.shownLines)} of ${formatCount(c.totalLines)} lines shown). ${where}]`;
   };
   const assemble = (c: Cut) => {
@@ -313,7 +314,7 @@ function fitPage(p: PageText, head: string, notes: string[], input: Input, ctx: 
   const fit = fitWithNote(b.TOOL_OUTPUT_MAX_BYTES, (room) => cutHead(p.text, Math.min(clip, room)), assemble);
   const c = fit.cut;
   if (!c.cut) return { text: fit.text, cut: null };
-  const saved = spill();
+  const saved = spill().path;
   return {
     text: fit.text,
     cut: { unit: 'bytes', shown: c.shownBytes, total, omittedLines: c.totalLines - c.shownLines, ...(saved ? { spillPath: saved } : {}), by: 'tool' },
