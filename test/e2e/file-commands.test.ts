@@ -11,7 +11,7 @@ import { e2eSuite } from './suite';
 
 const REVIEW = '---\ndescription: Review a file for bugs\nargument-hint: <file> [focus]\nallowed-tools: Read, Grep\nmodel: fake-reviewer\n---\n[e2e:cmd] Review $1 and look hard at $2.\n';
 
-const s = e2eSuite('clamp-e2e-cmds-', { 'README.md': '# Demo\n', '.claude/commands/review.md': REVIEW }, scriptedReplies({ cmd: [{ text: 'Reviewed.' }] }));
+const s = e2eSuite('clamp-e2e-cmds-', { 'README.md': '# Demo\n', '.claude/commands/review.md': REVIEW, '.claude/commands/too big.md': 'x\n' }, scriptedReplies({ cmd: [{ text: 'Reviewed.' }] }));
 
 const lastUser = (r: FakeRequest) => [...r.body.messages].reverse().find((m) => m.role === 'user')!;
 
@@ -36,5 +36,10 @@ describe('commands from files', () => {
     await waitIdle(page);
     await expect(page.getByText('Reviewed.').first().isVisible()).resolves.toBe(true);
     await screenshot(page, 'file-command-sent');
+    // a command file that is not offered is named, with why, in /help
+    await send(page, '/help');
+    const panel = page.getByTestId('composer-panel');
+    await expect.poll(() => panel.innerText()).toContain('1 command or agent file is not offered:');
+    await expect(panel.innerText()).resolves.toContain('too big.md: the name "too big" is not a command name');
   });
 });
