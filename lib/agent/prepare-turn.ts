@@ -9,7 +9,7 @@ import { CallScheduler } from './scheduler';
 import { buildSystemPrompt } from './system-prompt';
 import { ContextKeeper, type KeeperOptions } from './context/keeper';
 import { hookServiceOf } from '../contract/hooks';
-import { spendMetered } from './spend-gate';
+import { spendMetered, spendMeteredAny } from './spend-gate';
 import { CallIds, conversationCallIds } from './call-ids';
 import { dataPartForModel } from './data-parts';
 import { withModelContent } from './turn-messages';
@@ -76,7 +76,8 @@ export function prepareTurn(o: PrepareTurnOptions): PreparedTurn {
   });
   const sys = buildSystemPrompt({ workspace: host.workspace, dataDir: host.dataDir, extra: o.systemExtra });
   const keeper = new ContextKeeper({
-    model: o.model,
+    // a compaction's summary request counts toward the spending limits too
+    model: spendMeteredAny(o.model, host, o.status.prices),
     status: o.status,
     budget: o.budget,
     dataDir: host.dataDir,

@@ -1,4 +1,4 @@
-import { wrapLanguageModel, type StopCondition, type ToolSet, type UIMessageChunk } from 'ai';
+import { wrapLanguageModel, type LanguageModel, type StopCondition, type ToolSet, type UIMessageChunk } from 'ai';
 import type { LanguageModelV3, LanguageModelV3Usage, SharedV3ProviderMetadata } from '@ai-sdk/provider';
 import { limitAmount, limitText, parseLimit, spendGuardOf, type LimitHit, type SpendGuard } from '../contract/limits';
 import type { ApprovalInfo, ModelPrices } from '../contract/protocol';
@@ -118,4 +118,9 @@ export function spendMetered(model: LanguageModelV3, host: Pick<AgentHost, 'serv
       },
     },
   });
+}
+
+/** spendMetered for a model given as the SDK's LanguageModel (the keeper's, for a compaction's summary); a model id or an older model stays as it is. */
+export function spendMeteredAny(model: LanguageModel, host: Pick<AgentHost, 'services'>, prices: ModelPrices | null | undefined): LanguageModel {
+  return typeof model !== 'string' && model.specificationVersion === 'v3' ? spendMetered(model, host, prices) : model;
 }

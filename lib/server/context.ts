@@ -12,7 +12,8 @@ import { isTurnRunning } from './chat';
 import { HttpError, type ServerConfig } from './http';
 import { sessionPlace } from './worktrees';
 import { currentModelWithWindow } from './model';
-import { limitUses } from './limits';
+import { limitUses, spendGuard } from './limits';
+import { SPEND_SERVICE } from '../contract/limits';
 
 /**
  * POST /api/sessions/[id]/compact: summarise the session's older steps now, store the compaction
@@ -30,7 +31,7 @@ export async function compactSession(server: ServerConfig, sessionId: string, fo
   const resolved = await currentModelWithWindow(cfg);
   if (!resolved.ok) throw new HttpError(409, resolved.status.help ?? 'No model is configured.');
   const messages = loadMessages(db, sessionId);
-  const host = storeHost(db, { sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir) } });
+  const host = storeHost(db, { sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir), [SPEND_SERVICE]: spendGuard(db, { sessionId }) } });
   const r = await compactNow({ host, reg: createToolRegistry(), model: resolved.model, status: resolved.status, messages, focus });
   if (!r) throw new HttpError(409, 'Nothing to compact yet: the session has no steps before the most recent ones. Compact again after more work.');
   // appended after everything stored, so a later turn starts from it and the page shows the divider there
