@@ -106,7 +106,7 @@ export function Composer(props: ComposerProps) {
       <ComposerNotices panel={panel} onDismiss={() => setPanel(null)} problems={problems} onSendAnyway={() => void send(true)} files={files} onRemove={(id) => setFiles((l) => l.filter((x) => x.id !== id))} imageRefusal={imageRefusal} />
       <div className={`relative flex items-end gap-2 ${dragging ? 'rounded-md ring-2 ring-sky-500' : ''}`}>
         {popup && (
-          <ComposerPopup id="composer-options" title={popup.kind === 'slash' ? 'Commands (Tab or Enter to complete)' : 'Workspace files (Tab or Enter to insert)'} items={popup.items} active={completion.active} onPick={completion.pick} note={popup.kind === 'mention' ? popup.note : undefined} />
+          <ComposerPopup id="composer-options" title={popup.kind === 'slash' ? 'Commands (Tab or Enter to complete)' : 'Workspace files and MCP resources (Tab or Enter to insert)'} items={popup.items} active={completion.active} onPick={completion.pick} note={popup.kind === 'mention' ? popup.note : undefined} />
         )}
         <AttachButton disabled={!!disabled} onFiles={(l) => void addFiles(l)} />
         <MessageBox box={box} text={text} completion={completion} onChange={onChange} onKeyDown={onKey} onPaste={onPaste} placeholder={placeholderOf(props)} disabled={!!disabled} />
