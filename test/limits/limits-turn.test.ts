@@ -16,6 +16,7 @@ import { startFakeAnthropic } from '../fake-anthropic';
 import { tempWorkspace } from '../helpers';
 import { readChunks } from '../server/harness';
 import * as approvalRoute from '../../app/api/sessions/[id]/approvals/[toolCallId]/route';
+import * as limitsRoute from '../../app/api/settings/limits/route';
 
 /** Every request the stand-in answers is counted as 1,000 tokens in and 100 out. */
 const USAGE = { prompt_tokens: 1000, completion_tokens: 100 };
@@ -172,6 +173,22 @@ describe('spending limits in a turn', () => {
     expect(fake.requests.length).toBe(3);
     expect(sessionSpend(db, id).tokens).toBe(3 * PER_REQUEST);
     expect(sessionSpend(db, child.id).tokens).toBe(0);
+  });
+});
+
+describe('the settings route', () => {
+  const put = (body: unknown) => limitsRoute.PUT(new Request('http://127.0.0.1/api/settings/limits', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+  it('sets and removes limits, shows what every session spent today, refuses what is not a limit', async () => {
+    const a = await turn('steps 1 r1');
+    await a.reading;
+    const ok = await put({ dayTokens: 500_000, sessionCostUsd: 2.5 });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ limits: { sessionTokens: null, sessionCostUsd: 2.5, dayTokens: 500_000, dayCostUsd: null }, today: { tokens: 2 * PER_REQUEST, costUsd: 0 } });
+    expect((await put({ dayTokens: null })).status).toBe(200);
+    expect(getLimitSettings(openDb(ws.dataDir)).dayTokens).toBeNull();
+    for (const bad of [{ dayTokens: 0 }, { sessionTokens: 1.5 }, { dayCostUsd: -1 }, { weekTokens: 5 }]) expect((await put(bad)).status).toBe(400);
+    const got = await limitsRoute.GET(new Request('http://127.0.0.1/api/settings/limits'));
+    expect(((await got.json()) as { limits: { sessionCostUsd: number } }).limits.sessionCostUsd).toBe(2.5);
   });
 });
 
