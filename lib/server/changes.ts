@@ -14,7 +14,7 @@ import { getSandboxSettings } from '../store/settings';
 import { sandboxChoice } from '../tools/commands/sandbox-policy';
 import { getTaskManager } from '../tasks/manager';
 import { storeHost } from './agent-host';
-import { isTurnRunning } from './chat';
+import { whileHeld } from './turn-hold';
 import { HttpError, type ServerConfig } from './http';
 import { sessionPlace } from './worktrees';
 import { getWorktree } from '../store/worktrees';
@@ -127,7 +127,10 @@ export async function revertFile(server: ServerConfig, sessionId: string, p: str
   requireSession(db, sessionId, server.workspace);
   // a session on its own worktree: its checkpoints, files and git are the worktree's
   const cfg = sessionPlace(server, db, sessionId);
-  if (isTurnRunning(sessionId)) throw new HttpError(409, 'This session is working on a turn. Wait for it or press Stop, then revert.');
+  return whileHeld(db, sessionId, 'revert', () => revertHeld(db, cfg, sessionId, p));
+}
+
+async function revertHeld(db: Db, cfg: ServerConfig, sessionId: string, p: string): Promise<RevertAnswer> {
   const rel = relPath(p);
   const { baseline, changes } = await changesNow(cfg, db, sessionId);
   const change = changes.find((c) => c.path === rel);
@@ -149,7 +152,10 @@ export async function commitChanges(server: ServerConfig, sessionId: string, b: 
   requireSession(db, sessionId, server.workspace);
   // a session on its own worktree: its checkpoints, files and git are the worktree's
   const cfg = sessionPlace(server, db, sessionId);
-  if (isTurnRunning(sessionId)) throw new HttpError(409, 'This session is working on a turn. Wait for it or press Stop, then commit.');
+  return whileHeld(db, sessionId, 'commit', () => commitHeld(db, cfg, sessionId, b));
+}
+
+async function commitHeld(db: Db, cfg: ServerConfig, sessionId: string, b: CommitChangesBody): Promise<CommitChangesAnswer> {
   const target = sessionCommitTarget(cfg, db, sessionId);
   if (target.kind === 'none') throw new HttpError(409, target.reason);
   const host = storeHost(db, { sessionId, workspace: cfg.workspace, dataDir: cfg.dataDir, services: { tasks: getTaskManager(cfg.dataDir) } });

@@ -3,12 +3,12 @@ import { sessionLedger } from '../agent/context/ledger';
 import type { CompactionInfo, SessionLedger } from '../contract/protocol';
 import { createToolRegistry } from '../dispatch/all-tools';
 import { listPending } from '../store/approvals';
-import { openDb } from '../store/db';
+import { openDb, type Db } from '../store/db';
 import { loadMessages, saveMessages } from '../store/messages';
 import { requireSession } from '../store/sessions';
 import { getTaskManager } from '../tasks/manager';
 import { storeHost } from './agent-host';
-import { isTurnRunning } from './chat';
+import { whileHeld } from './turn-hold';
 import { HttpError, type ServerConfig } from './http';
 import { sessionPlace } from './worktrees';
 import { currentModelWithWindow } from './model';
@@ -18,7 +18,7 @@ import { SPEND_SERVICE } from '../contract/limits';
 /**
  * POST /api/sessions/[id]/compact: summarise the session's older steps now, store the compaction
  * (a message after the conversation, holding the data-compaction part) and return it. The stored
- * messages are never changed. Throws HttpError 409 while a turn runs or an approval waits, when no
+ * messages are never changed. Throws HttpError 409 while a turn runs (here or in another process) or an approval waits, when no
  * model is configured, or when there is nothing to compact yet.
  */
 export async function compactSession(server: ServerConfig, sessionId: string, focus?: string): Promise<CompactionInfo> {
@@ -26,7 +26,10 @@ export async function compactSession(server: ServerConfig, sessionId: string, fo
   requireSession(db, sessionId, server.workspace);
   // a session on its own worktree: its checkpoints, files and git are the worktree's
   const cfg = sessionPlace(server, db, sessionId);
-  if (isTurnRunning(sessionId)) throw new HttpError(409, 'This session is working on a turn. Wait for it or press Stop, then compact.');
+  return whileHeld(db, sessionId, 'compact', () => compactHeld(db, cfg, sessionId, focus));
+}
+
+async function compactHeld(db: Db, cfg: ServerConfig, sessionId: string, focus?: string): Promise<CompactionInfo> {
   if (listPending(db, sessionId).length > 0) throw new HttpError(409, 'A tool call is waiting for your approval. Answer it first, then compact.');
   const resolved = await currentModelWithWindow(cfg);
   if (!resolved.ok) throw new HttpError(409, resolved.status.help ?? 'No model is configured.');

@@ -5,13 +5,13 @@ import { clipLine, formatBytes } from '../contract/text';
 import { checkpointBefore, shadowOf, takeCheckpoint, viewOf } from '../checkpoints/session';
 import { currentTree, restoreTree } from '../checkpoints/snapshot';
 import { changedPaths, diffChanges } from '../checkpoints/diff';
-import { newId, stamp, openDb } from '../store/db';
+import { newId, stamp, openDb, type Db } from '../store/db';
 import { addBranch, getBranch, getCheckpoint, listBranches, listCheckpoints, retirePendingApprovals } from '../store/checkpoints';
 import { loadMessages, saveMessages } from '../store/messages';
 import { requireSession } from '../store/sessions';
 import { getTaskManager } from '../tasks/manager';
-import { isTurnRunning } from './chat';
 import { HttpError, type ServerConfig } from './http';
+import { whileHeld } from './turn-hold';
 import { sessionPlace } from './worktrees';
 
 /** Rewind: the preview, restoring code and/or conversation to before a user message, and the branches it keeps. */
@@ -90,14 +90,18 @@ function previewOf(messages: readonly ClampMessage[]): string {
  * POST /api/sessions/[id]/rewind. Code: a checkpoint of the workspace as it is comes first (so the
  * rewind can be undone), then the files of the checkpoint before M. Conversation: M and everything
  * after it move to a stored branch. Either way a data-rewind message is appended, which the model's
- * next request reads. 409 while a turn runs, and while background tasks run unless stopTasks.
+ * next request reads. 409 while a turn runs (here, or in another process: whileHeld), and while background tasks
+ * run unless stopTasks.
  */
 export async function rewind(server: ServerConfig, sessionId: string, b: RewindBody): Promise<RewindAnswer> {
   const db = openDb(server.dataDir);
   requireSession(db, sessionId, server.workspace);
   // a session on its own worktree: its checkpoints, files and git are the worktree's
   const cfg = sessionPlace(server, db, sessionId);
-  if (isTurnRunning(sessionId)) throw new HttpError(409, 'This session is working on a turn. Wait for it or press Stop, then rewind.');
+  return whileHeld(db, sessionId, 'rewind', () => rewindHeld(db, cfg, sessionId, b));
+}
+
+async function rewindHeld(db: Db, cfg: ServerConfig, sessionId: string, b: RewindBody): Promise<RewindAnswer> {
   let messages = loadMessages(db, sessionId);
   const i = b.messageId !== undefined ? userMessageIndex(messages, b.messageId) : -1;
   const target = b.checkpointId !== undefined ? getCheckpoint(db, sessionId, b.checkpointId) : b.code ? checkpointBefore(db, sessionId, messages, b.messageId!) : null;

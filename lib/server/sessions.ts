@@ -4,10 +4,11 @@ import type { SessionExport } from '../contract/session-export';
 import type { LateDiagnosticsAnswer } from '../contract/diagnostics';
 import { openDb } from '../store/db';
 import { loadSessionDetail } from '../store/session-detail';
-import { createSession, deleteSession, listSessions, updateSession } from '../store/sessions';
+import { createSession, deleteSession, listSessions, requireSession, updateSession } from '../store/sessions';
 import { lateDiagnosticsView } from './diagnostics';
 import { HttpError, json, type ServerConfig } from './http';
 import { exportJson, exportMarkdown, ImportError, importSession } from './session-io';
+import { whileHeld } from './turn-hold';
 import { requestWorktree } from './worktrees';
 import { cleanUpAfterSession, sessionLeftovers } from './session-cleanup';
 import { sessionEndHooks } from './hooks';
@@ -51,12 +52,15 @@ export function patchSession(cfg: ServerConfig, id: string, body: SessionPatchBo
   return updateSession(openDb(cfg.dataDir), cfg.workspace, id, body);
 }
 
-/** Delete a session with its messages, approvals and session rules; HttpError 404 when unknown. */
-export function removeSession(cfg: ServerConfig, id: string): void {
+/** Delete a session with its messages, approvals and session rules; HttpError 404 when unknown, 409 while a turn of it runs (here or in another process). */
+export async function removeSession(cfg: ServerConfig, id: string): Promise<void> {
   const db = openDb(cfg.dataDir);
+  requireSession(db, id, cfg.workspace);
   // what only it named (logs, spills) and its checkpoint refs go with it; read before its rows are gone
   const left = sessionLeftovers(db, cfg.dataDir, id);
-  if (!deleteSession(db, cfg.workspace, id)) throw new HttpError(404, `Session ${id} not found.`);
+  await whileHeld(db, id, 'delete it', () => {
+    if (!deleteSession(db, cfg.workspace, id)) throw new HttpError(404, `Session ${id} not found.`);
+  });
   // the files go at once; the refs follow (a git run per repository holding one), never throwing
   void cleanUpAfterSession(cfg.dataDir, left);
   // its SessionEnd hooks run on their own: a delete does not wait for them

@@ -1,7 +1,7 @@
 import type { UIMessageChunk } from 'ai';
 import { BUDGET } from '../contract/budget';
 import type { Db } from '../store/db';
-import { lockHeldText, releaseSessionLock, renewSessionLock, takeSessionLock, type LockHolder } from '../store/session-lock';
+import { lockHeldText, otherHolder, releaseSessionLock, renewSessionLock, takeSessionLock, type LockHolder } from '../store/session-lock';
 import { HttpError } from './http';
 
 const RUNNING = Symbol.for('clamp.runningTurns');
@@ -46,6 +46,8 @@ export interface HoldOptions {
   abortReason?: string;
   /** what this process is, as a refused second one reads it ("the Clamp server", "clamp run") */
   holder: string;
+  /** what a refusal says was not done (default "Nothing was run.") */
+  outcome?: string;
 }
 
 /** A session held for one turn: the turn's signal, and its release. */
@@ -66,7 +68,7 @@ export interface SessionHold {
 export function holdSession(db: Db, sessionId: string, o: HoldOptions): SessionHold {
   if (runningTurns().has(sessionId)) throw new SessionBusyError('This session is already working on a turn. Wait for it, or press Stop.');
   const taken = takeSessionLock(db, sessionId, o.holder);
-  if (!taken.ok) throw new SessionBusyError(lockHeldText(taken.holder), taken.holder);
+  if (!taken.ok) throw new SessionBusyError(lockHeldText(taken.holder, Date.now(), o.outcome), taken.holder);
   const abort = new AbortController();
   runningTurns().set(sessionId, abort);
   const onGone = () => abort.abort(new Error(o.abortReason ?? 'the page stopped the turn'));
@@ -100,4 +102,26 @@ export function holdSession(db: Db, sessionId: string, o: HoldOptions): SessionH
       return stream.pipeThrough(new TransformStream<UIMessageChunk, UIMessageChunk>({ flush: end }));
     },
   };
+}
+
+/**
+ * Change a session outside a turn (rewind, revert or commit its changes, compact it, finish its worktree, delete
+ * it) while holding it as a turn does, so no turn of this or another process starts meanwhile. Refused with
+ * SessionBusyError (409), nothing changed, while a turn of it runs here ("… then <action>") or another live
+ * process holds its lock (naming that process).
+ */
+export async function whileHeld<T>(db: Db, sessionId: string, action: string, change: () => Promise<T> | T): Promise<T> {
+  if (runningTurns().has(sessionId)) throw new SessionBusyError(`This session is working on a turn. Wait for it or press Stop, then ${action}.`);
+  const held = holdSession(db, sessionId, { signal: new AbortController().signal, holder: 'the Clamp server', outcome: 'Nothing was changed.' });
+  try {
+    return await change();
+  } finally {
+    held.end();
+  }
+}
+
+/** Refuse (SessionBusyError, 409) while another live process holds the session's lock: nothing is done then. */
+export function refuseIfHeldElsewhere(db: Db, sessionId: string, outcome: string): void {
+  const other = otherHolder(db, sessionId);
+  if (other) throw new SessionBusyError(lockHeldText(other, Date.now(), outcome), other);
 }

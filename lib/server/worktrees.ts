@@ -10,6 +10,7 @@ import { copyIncluded, type CopyReport } from './worktree-copy';
 import { gitWords, repoGit, type RepoGitPlace } from './worktree-git';
 import { HttpError, type ServerConfig } from './http';
 import { getTaskManager } from '../tasks/manager';
+import { whileHeld } from './turn-hold';
 
 /** A branch name's slug at most this long (before a "-2" that makes it unique). */
 const BRANCH_SLUG_MAX_CHARS = 48;
@@ -230,16 +231,21 @@ async function discard(cfg: ServerConfig, db: Db, sessionId: string, w: Worktree
  * uncommitted, merges its branch into the base in the main checkout (a conflict aborts the merge and names the
  * files), then removes the folder; Keep commits and removes the folder, keeping the branch; Discard removes the
  * folder and the branch (refused while uncommitted changes are there, unless confirmed). Afterwards the session
- * works in the workspace. HttpError 409 when there is nothing to finish or the session is busy.
+ * works in the workspace. HttpError 409 when there is nothing to finish or the session is busy (a turn of it runs
+ * here or in another process).
  */
 export async function finishWorktree(cfg: ServerConfig, sessionId: string, body: WorktreeFinishBody, busy: boolean): Promise<WorktreeFinishAnswer> {
   const db = openDb(cfg.dataDir);
   const session = requireSession(db, sessionId, cfg.workspace);
   const w = finishable(db, sessionId, busy);
+  return whileHeld(db, sessionId, 'finish its worktree', () => finishHeld(cfg, db, sessionId, w, session.title, body));
+}
+
+async function finishHeld(cfg: ServerConfig, db: Db, sessionId: string, w: WorktreeView, title: string, body: WorktreeFinishBody): Promise<WorktreeFinishAnswer> {
   // a background task of the session works in the folder that is about to go
   const tasks = getTaskManager(cfg.dataDir).list(sessionId).filter((t) => t.status === 'running');
   if (tasks.length > 0) throw new HttpError(409, `This session's background ${tasks.length === 1 ? 'task runs' : 'tasks run'} in the worktree (${tasks.map((t) => t.command).join('; ')}). Stop ${tasks.length === 1 ? 'it' : 'them'} in the task panel, then finish the worktree.`);
-  if (body.action === 'merge') return merge(cfg, db, sessionId, w, session.title);
-  if (body.action === 'keep') return keep(cfg, db, sessionId, w, session.title);
+  if (body.action === 'merge') return merge(cfg, db, sessionId, w, title);
+  if (body.action === 'keep') return keep(cfg, db, sessionId, w, title);
   return discard(cfg, db, sessionId, w, body.confirm === true);
 }

@@ -84,13 +84,13 @@ export function releaseSessionLock(db: Db, sessionId: string): void {
   db.prepare('DELETE FROM session_locks WHERE session_id = ? AND owner = ?').run(sessionId, bootId());
 }
 
-/** The refusal's words: which process holds the session, since when, and what to do. */
-export function lockHeldText(h: LockHolder, now = Date.now()): string {
+/** The refusal's words: which process holds the session, since when, and what to do; `outcome` says what was not done. */
+export function lockHeldText(h: LockHolder, now = Date.now(), outcome = 'Nothing was run.'): string {
   const since = Math.max(0, Math.round((now - h.takenAt) / 1000));
   const where = h.host === os.hostname() ? `pid ${h.pid}` : `pid ${h.pid} on ${h.host}`;
   const stop = h.holder === 'clamp run' ? `press Ctrl-C in its terminal (or kill ${h.pid})` : `press Stop on its page`;
   return (
     `Session ${h.sessionId} is running a turn in another Clamp process: ${h.holder} (${where}), for ${since} s. ` +
-    `Nothing was run. Wait for that turn to end, or ${stop}, then try again; a lock whose process died is taken over by itself.`
+    `${outcome} Wait for that turn to end, or ${stop}, then try again; a lock whose process died is taken over by itself.`
   );
 }
