@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ChangesAnswer, CommitChangesAnswer, CommitChangesBody, CommitTarget, RevertAnswer } from '../contract/rest';
+import type { ChangesAnswer, CommitChangesAnswer, CommitChangesBody, CommitTarget, FileChangeKind, RevertAnswer } from '../contract/rest';
+import type { WorktreeView } from '../contract/worktree';
 import { baselineOf, shadowOf, takeCheckpoint } from '../checkpoints/session';
 import { currentTree, restorePath } from '../checkpoints/snapshot';
 import { changedPaths, diffChanges, type TreeChange } from '../checkpoints/diff';
@@ -18,6 +19,8 @@ import { whileHeld } from './turn-hold';
 import { HttpError, type ServerConfig } from './http';
 import { sessionPlace } from './worktrees';
 import { getWorktree } from '../store/worktrees';
+import { shadowGit } from '../checkpoints/shadow';
+import { repoGit } from './worktree-git';
 
 /** The changes view: every file that differs from the session's first checkpoint, per-file revert, and commit-these. */
 
@@ -83,7 +86,47 @@ function sessionCommitTarget(cfg: ServerConfig, db: Db, sessionId: string): Comm
   return commitTarget(cfg.workspace, { gitOnHost: sandboxChoice(mode, undefined, process.env, getSandboxSettings(db)).level === 'off' });
 }
 
-/** GET /api/sessions/[id]/changes */
+/** `git ls-tree -r -z` output: each file's mode and blob by path. */
+function treeListing(text: string): Map<string, { mode: string; sha: string }> {
+  const out = new Map<string, { mode: string; sha: string }>();
+  for (const entry of text.split('\0')) {
+    const m = /^(\d{6}) blob ([0-9a-f]+)\t(.+)$/s.exec(entry);
+    if (m) out.set(m[3]!, { mode: m[1]!, sha: m[2]! });
+  }
+  return out;
+}
+
+/**
+ * A worktree session's changes: from the commit its branch shares with the base branch (the merge-base: the base's
+ * tip when the worktree was made, or later once the base was merged into the branch) to the worktree's files now,
+ * committed or not. Later commits on the base never show as the session's. Null when git cannot say (the view
+ * falls back to the session's first checkpoint).
+ */
+async function worktreeChanges(cfg: ServerConfig, w: WorktreeView): Promise<TreeChange[] | null> {
+  // the worktree's folder (in the data dir, which the sandbox hides otherwise) is where git runs
+  const place = { cwd: cfg.workspace, repo: w.repo, dataDir: cfg.dataDir, writable: [w.path!] };
+  const mb = await repoGit(place, ['merge-base', w.base, 'HEAD']);
+  if (!mb.ok) return null;
+  const then = await repoGit(place, ['ls-tree', '-r', '-z', mb.stdout.trim()]);
+  if (!then.ok) return null;
+  const s = shadowOf(cfg);
+  const now = await currentTree(s);
+  const before = treeListing(then.stdout);
+  const after = treeListing((await shadowGit(s, ['ls-tree', '-r', '-z', now.tree], 'listing the worktree')).stdout.toString('utf8'));
+  const out: TreeChange[] = [];
+  for (const p of [...new Set([...before.keys(), ...after.keys()])].sort()) {
+    const from = before.get(p) ?? null;
+    const to = after.get(p) ?? null;
+    if (from && to && from.sha === to.sha && from.mode === to.mode) continue;
+    // a file the snapshot leaves out (ignored, or over its size cap) but still there is not a deletion
+    if (from && !to && fs.existsSync(path.join(cfg.workspace, p))) continue;
+    const change: FileChangeKind = !from ? 'added' : !to ? 'deleted' : from.mode.slice(0, 3) !== to.mode.slice(0, 3) ? 'type' : from.sha === to.sha ? 'mode' : 'modified';
+    out.push({ path: p, change, from, to });
+  }
+  return out;
+}
+
+/** GET /api/sessions/[id]/changes: against the session's first checkpoint; in a worktree, against its merge-base with the base branch. */
 export async function sessionChanges(server: ServerConfig, sessionId: string): Promise<ChangesAnswer> {
   const db = openDb(server.dataDir);
   requireSession(db, sessionId, server.workspace);
@@ -92,7 +135,9 @@ export async function sessionChanges(server: ServerConfig, sessionId: string): P
   const commit = sessionCommitTarget(cfg, db, sessionId);
   const { baseline, changes } = await changesNow(cfg, db, sessionId);
   if (!baseline) return { baselineId: null, files: [], truncated: false, commit };
-  const d = await diffChanges(shadowOf(cfg), changes);
+  const wt = getWorktree(db, sessionId);
+  const fromBase = wt?.state === 'active' ? await worktreeChanges(cfg, wt) : null;
+  const d = await diffChanges(shadowOf(cfg), fromBase ?? changes);
   return { baselineId: baseline.id, files: d.files, truncated: d.truncated, commit };
 }
 

@@ -103,6 +103,28 @@ describe('worktrees', () => {
     expect(await sessionChanges(cfg, id)).toMatchObject({ baselineId: null, files: [] });
   });
 
+  it("shows a worktree's changes against its merge-base: its own commits count, the base's later ones do not", async () => {
+    const id = session();
+    const w = await requestWorktree(cfg, id, { name: 'against base' });
+    await takeCheckpoint(openDb(cfg.dataDir), { dataDir: cfg.dataDir, workspace: w.path! }, { sessionId: id, messageId: null, kind: 'turn' });
+    // the session changes a.txt and commits it on its branch, and leaves mine.txt uncommitted
+    fs.writeFileSync(path.join(w.path!, 'a.txt'), 'one\nfrom the session\n');
+    git(w.path!, 'commit', '-q', '-am', 'session work');
+    fs.writeFileSync(path.join(w.path!, 'mine.txt'), 'mine\n');
+    // main moves on, and its commit is merged into the session's branch (as resolving a conflict does)
+    ws.write('later.txt', 'later on main\n');
+    git(ws.workspace, 'add', 'later.txt');
+    git(ws.workspace, 'commit', '-q', '-m', 'later on main');
+    git(w.path!, 'merge', '-q', '--no-edit', 'main');
+    expect(fs.existsSync(path.join(w.path!, 'later.txt'))).toBe(true);
+    const view = await sessionChanges(cfg, id);
+    expect(view.files.map((f) => [f.path, f.change])).toEqual([
+      ['a.txt', 'modified'],
+      ['mine.txt', 'added'],
+    ]);
+    expect(view.files[0]!.diff).toContain('+from the session');
+  });
+
   it('reports a conflict with its files, aborts the merge and loses nothing', async () => {
     const id = session();
     const w = await requestWorktree(cfg, id, { name: 'conflicting' });
