@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compilePattern } from '../../lib/tools/grep/grep';
 import { search, type SearchRequest } from '../../lib/tools/grep/engine';
 import { globToRegExp } from '../../lib/tools/grep/ignore';
@@ -8,10 +8,11 @@ import { tempWorkspace } from '../helpers';
 /**
  * The worker threads must give exactly the main thread's answer: the same lines, counts, skips and
  * stop, whatever the pattern, mode, include, caps and odd files. Each query runs three ways: on the
- * main thread only, with the workers taking over at once, and taking over part-way.
+ * main thread only, with the workers taking over at once, and taking over part-way. A search only reads, so
+ * the 1,200-file workspace is written once for all the cases.
  */
 let ws: ReturnType<typeof tempWorkspace>;
-beforeEach(() => {
+beforeAll(() => {
   ws = tempWorkspace('clamp-grep-workers-');
   for (let i = 0; i < 1200; i++) {
     const hit = i % 41 === 0 ? `x\nneedle ${i}\nmore\r\nNEEDLE again ${i}\n` : i % 97 === 0 ? '\uFEFFneedle after a BOM\n' : 'nothing here\n';
@@ -24,7 +25,7 @@ beforeEach(() => {
   ws.write('p5/locked.ts', 'needle locked\n');
   fs.chmodSync(`${ws.workspace}/p5/locked.ts`, 0);
 });
-afterEach(() => ws.cleanup());
+afterAll(() => ws.cleanup());
 
 const run = (over: Partial<SearchRequest>) =>
   search({
