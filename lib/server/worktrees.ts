@@ -5,7 +5,7 @@ import type { WorktreeFinishAnswer, WorktreeFinishBody, WorktreeRequest, Worktre
 import { shadowFor } from '../checkpoints/shadow';
 import { openDb, type Db } from '../store/db';
 import { requireSession } from '../store/sessions';
-import { finishWorktreeRow, getWorktree, getWorktreeSettings, putWorktree, sessionRoot, setWorktreeSettings, worktreeBranches } from '../store/worktrees';
+import { activeWorktreePaths, finishWorktreeRow, getWorktree, getWorktreeSettings, putWorktree, sessionRoot, setWorktreeSettings, worktreeBranches } from '../store/worktrees';
 import { copyIncluded, type CopyReport } from './worktree-copy';
 import { gitWords, repoGit, type RepoGitPlace } from './worktree-git';
 import { HttpError, type ServerConfig } from './http';
@@ -162,11 +162,16 @@ async function commitAll(cfg: ServerConfig, w: WorktreeView, title: string): Pro
 }
 
 /** Remove the worktree's folder (git's record of it too), and the checkpoints' shadow repository of it. */
-async function removeFolder(cfg: ServerConfig, w: WorktreeView): Promise<void> {
+async function removeFolder(cfg: ServerConfig, db: Db, w: WorktreeView): Promise<void> {
   const folder = path.dirname(w.path!);
   const rm = await repoGit(place(cfg, w.repo, w.repo, [folder]), ['worktree', 'remove', '--force', '--force', w.path!]);
   if (!rm.ok && fs.existsSync(w.path!)) throw new HttpError(409, `git could not remove the worktree ${w.path}: ${gitWords(rm)}`);
-  await repoGit(place(cfg, w.repo, w.repo), ['worktree', 'prune']);
+  if (!rm.ok) {
+    // the folder was gone already: git's record of it goes with a prune, which must see every other worktree's
+    // folder (the sandbox shows only what it is given), or it would forget the other sessions' worktrees too
+    const others = activeWorktreePaths(db, w.repo).map((p) => path.dirname(p));
+    await repoGit(place(cfg, w.repo, w.repo, [...new Set([folder, ...others])]), ['worktree', 'prune']);
+  }
   fs.rmSync(shadowFor(cfg.dataDir, w.path!).gitDir, { recursive: true, force: true });
 }
 
@@ -198,7 +203,7 @@ async function merge(cfg: ServerConfig, db: Db, sessionId: string, w: WorktreeVi
     }
     return { ok: false, worktree: w, message: `git did not merge ${w.branch} into ${w.base}: ${gitWords(m)}. Nothing was changed; the worktree and its branch are kept.` };
   }
-  await removeFolder(cfg, w);
+  await removeFolder(cfg, db, w);
   const del = await repoGit(main, ['branch', '-d', w.branch!]);
   const done: WorktreeView = { ...w, state: 'merged', path: null };
   finishWorktreeRow(db, sessionId, done);
@@ -207,7 +212,7 @@ async function merge(cfg: ServerConfig, db: Db, sessionId: string, w: WorktreeVi
 
 async function keep(cfg: ServerConfig, db: Db, sessionId: string, w: WorktreeView, title: string): Promise<WorktreeFinishAnswer> {
   await commitAll(cfg, w, title);
-  await removeFolder(cfg, w);
+  await removeFolder(cfg, db, w);
   const done: WorktreeView = { ...w, state: 'kept', path: null };
   finishWorktreeRow(db, sessionId, done);
   return { ok: true, worktree: done, message: `Kept the branch ${w.branch} (the session's changes committed on it); its worktree folder is removed.` };
@@ -218,7 +223,7 @@ async function discard(cfg: ServerConfig, db: Db, sessionId: string, w: Worktree
   if (dirty.length > 0 && !confirm) {
     return { ok: false, worktree: w, uncommitted: dirty, message: `The worktree has ${dirty.length} uncommitted ${dirty.length === 1 ? 'file' : 'files'} (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ' …' : ''}). Discard removes them for good: confirm to go on, or Keep the branch instead.` };
   }
-  await removeFolder(cfg, w);
+  await removeFolder(cfg, db, w);
   const del = await repoGit(place(cfg, w.repo, w.repo), ['branch', '-D', w.branch!]);
   if (!del.ok) throw new HttpError(409, `The worktree's folder is removed, but git could not delete the branch ${w.branch}: ${gitWords(del)}`);
   const done: WorktreeView = { ...w, state: 'discarded', path: null };

@@ -40,6 +40,11 @@ export function finishWorktreeRow(db: Db, sessionId: string, w: WorktreeView): v
   })();
 }
 
+/** The folders of a repository's active worktrees. */
+export function activeWorktreePaths(db: Db, repo: string): string[] {
+  return (db.prepare("SELECT path FROM session_worktrees WHERE repo = ? AND state = 'active' AND path IS NOT NULL").all(repo) as { path: string }[]).map((r) => r.path);
+}
+
 /** The branches the store gives to worktrees of a repository (pending ones have none). */
 export function worktreeBranches(db: Db, repo: string): string[] {
   return (db.prepare("SELECT branch FROM session_worktrees WHERE repo = ? AND branch IS NOT NULL AND state != 'discarded'").all(repo) as { branch: string }[]).map((r) => r.branch);

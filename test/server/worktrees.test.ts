@@ -184,6 +184,20 @@ describe('worktrees', () => {
     expect((await finishWorktree(cfg, id, { action: 'discard', confirm: true }, false)).ok).toBe(true);
   });
 
+  it("finishing one worktree leaves the other sessions' worktrees working", async () => {
+    const one = session();
+    const two = session();
+    const w1 = await requestWorktree(cfg, one, { name: 'first' });
+    const w2 = await requestWorktree(cfg, two, { name: 'second' });
+    fs.writeFileSync(path.join(w2.path!, 'two.txt'), 'two\n');
+    expect((await finishWorktree(cfg, one, { action: 'discard', confirm: true }, false)).ok).toBe(true);
+    expect(fs.existsSync(w1.path!)).toBe(false);
+    expect(git(ws.workspace, 'worktree', 'list')).toContain(w2.path!);
+    expect(git(w2.path!, 'status', '--porcelain')).toContain('two.txt');
+    const r = await finishWorktree(cfg, two, { action: 'discard' }, false);
+    expect(r.uncommitted).toEqual(['two.txt']);
+  });
+
   it('refuses to finish while a turn runs', async () => {
     const id = session();
     await requestWorktree(cfg, id, { name: 'busy' });
