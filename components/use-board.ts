@@ -3,6 +3,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import type { BoardAnswer, ContinueAnswer } from '@/lib/contract/board';
+import { sharedEventSource } from '@/lib/ui/shared-events';
 import { withWorkspace } from '@/lib/ui/workspace';
 import { fetchJson, queryKeys } from './api';
 
@@ -15,18 +16,17 @@ export function useBoard() {
 
 /**
  * Keep the board live for the whole page: /api/board/events sends it at once and whenever it changes (the
- * browser reconnects the stream by itself); the sessions list is read again when a session's state changes.
+ * browser reconnects the stream by itself; the page's tabs share one stream); the sessions list is read again when a session's state changes.
  * Mounted once, by the page.
  */
 export function useBoardFeed(): void {
   const qc = useQueryClient();
   useEffect(() => {
-    const es = new EventSource(withWorkspace('/api/board/events'));
     let states = '';
-    es.onmessage = (e: MessageEvent<string>) => {
+    const onMessage = (data: string) => {
       let board: BoardAnswer;
       try {
-        board = JSON.parse(e.data) as BoardAnswer;
+        board = JSON.parse(data) as BoardAnswer;
       } catch {
         return;
       }
@@ -35,7 +35,8 @@ export function useBoardFeed(): void {
       if (states && now !== states) void qc.invalidateQueries({ queryKey: queryKeys.sessions });
       states = now;
     };
-    return () => es.close();
+    // one stream for every tab of the page (each message is the whole board, so a tab that joins is given the last)
+    return sharedEventSource(withWorkspace('/api/board/events'), { onMessage }, { replay: true });
   }, [qc]);
 }
 

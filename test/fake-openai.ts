@@ -15,6 +15,8 @@ export interface FakeReply {
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** delay before the first chunk */
   delayMs?: number;
+  /** hold the reply until this settles (e.g. until other requests have arrived), then send it */
+  hold?: Promise<unknown>;
 }
 
 export interface FakeRequest {
@@ -134,6 +136,7 @@ export async function startFakeOpenAI(replies: FakeReply[] | ((req: FakeRequest,
         return;
       }
       const reply = typeof replies === 'function' ? replies(fr, index) : (replies[index] ?? { text: '(the fake model has no more replies)' });
+      if (reply.hold) await reply.hold;
       if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
       if (reply.failStatus) {
         res.writeHead(reply.failStatus, { 'content-type': 'application/json' });

@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { TaskStreamEvent, TaskSummary } from '@/lib/contract/protocol';
+import { sharedEventSource } from './shared-events';
 import { parseTaskEvent, upsertTask } from './task-events';
 import { TASKS_KEY } from './tasks-api';
 
@@ -12,10 +13,10 @@ export type FeedState = 'connecting' | 'live' | 'reconnecting';
 const RETRY_MAX_MS = 15_000;
 
 /**
- * Follow GET /api/tasks/events: every event updates the ['tasks'] query cache and is handed to
- * onEvent (for live tails). EventSource reconnects by itself after a dropped connection; when the
- * server refuses the stream (EventSource gives up), this retries with a growing delay. After each
- * reconnection the list is fetched again, since events may have been missed meanwhile.
+ * Follow GET /api/tasks/events (one stream shared by the page's tabs): every event updates the ['tasks']
+ * query cache and is handed to onEvent (for live tails). EventSource reconnects by itself after a dropped
+ * connection; when the server refuses the stream (EventSource gives up), it is retried with a growing delay.
+ * After each reconnection the list is fetched again, since events may have been missed meanwhile.
  */
 export function useTaskFeed(onEvent?: (e: TaskStreamEvent) => void): FeedState {
   const qc = useQueryClient();
@@ -26,40 +27,28 @@ export function useTaskFeed(onEvent?: (e: TaskStreamEvent) => void): FeedState {
   }, [onEvent]);
 
   useEffect(() => {
-    let es: EventSource | null = null;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let attempts = 0;
     let opened = false;
-    let stopped = false;
-    const connect = () => {
-      es = new EventSource('/api/tasks/events');
-      es.onopen = () => {
-        if (opened) void qc.invalidateQueries({ queryKey: TASKS_KEY });
-        opened = true;
-        attempts = 0;
-        setState('live');
-      };
-      es.onmessage = (m: MessageEvent<string>) => {
-        const e = parseTaskEvent(m.data);
-        if (!e) return;
-        const had = qc.getQueryData<TaskSummary[]>(TASKS_KEY);
-        if (had) qc.setQueryData<TaskSummary[]>(TASKS_KEY, upsertTask(had, e.task));
-        else void qc.invalidateQueries({ queryKey: TASKS_KEY });
-        handler.current?.(e);
-      };
-      es.onerror = () => {
-        setState('reconnecting');
-        if (es?.readyState !== EventSource.CLOSED || stopped) return;
-        es.close();
-        timer = setTimeout(connect, Math.min(RETRY_MAX_MS, 1000 * 2 ** attempts++));
-      };
-    };
-    connect();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-      es?.close();
-    };
+    // one stream for every tab of the page (lib/ui/shared-events.ts); it reopens by itself
+    return sharedEventSource(
+      '/api/tasks/events',
+      {
+        onOpen: () => {
+          if (opened) void qc.invalidateQueries({ queryKey: TASKS_KEY });
+          opened = true;
+          setState('live');
+        },
+        onMessage: (data) => {
+          const e = parseTaskEvent(data);
+          if (!e) return;
+          const had = qc.getQueryData<TaskSummary[]>(TASKS_KEY);
+          if (had) qc.setQueryData<TaskSummary[]>(TASKS_KEY, upsertTask(had, e.task));
+          else void qc.invalidateQueries({ queryKey: TASKS_KEY });
+          handler.current?.(e);
+        },
+        onError: () => setState('reconnecting'),
+      },
+      { retryMaxMs: RETRY_MAX_MS },
+    );
   }, [qc]);
 
   return state;
