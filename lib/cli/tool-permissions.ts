@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Approver } from '../dispatch/dispatch';
 import type { ToolServices } from '../contract/types';
-import { READ_GUARD_SERVICE } from '../contract/permission-rest';
+import { READ_GUARD_SERVICE, SANDBOX_RULES_SERVICE } from '../contract/permission-rest';
 import { HOOKS_SERVICE } from '../contract/hooks';
 import { claudeUserSettingsPath, personHooksPath, WORKSPACE_HOOK_FILES } from '../hooks/sources';
 
@@ -15,9 +15,14 @@ import { claudeUserSettingsPath, personHooksPath, WORKSPACE_HOOK_FILES } from '.
 export async function toolPermissions(workspace: string, dataDir: string): Promise<{ services: ToolServices; rule?: Approver['rule'] }> {
   const files = [personHooksPath(dataDir), claudeUserSettingsPath(), ...WORKSPACE_HOOK_FILES.map((f) => path.join(workspace, f))];
   if (!files.some((f) => fs.existsSync(f))) return { services: {} };
-  const [{ openDb }, { fileRuleVerdict, readGuardFor }, { createHookService }] = await Promise.all([import('../store/db'), import('../hooks/permission-verdict'), import('../hooks/service')]);
+  const [{ openDb }, { fileRuleVerdict, readGuardFor }, { createHookService }, { sandboxRulesFor }] = await Promise.all([
+    import('../store/db'),
+    import('../hooks/permission-verdict'),
+    import('../hooks/service'),
+    import('../hooks/sandbox-rules'),
+  ]);
   const db = openDb(dataDir);
   const place = { workspace, dataDir, home: workspace };
-  const services = { [READ_GUARD_SERVICE]: readGuardFor(db, place), [HOOKS_SERVICE]: createHookService({ db, workspace, dataDir }) };
+  const services = { [READ_GUARD_SERVICE]: readGuardFor(db, place), [SANDBOX_RULES_SERVICE]: sandboxRulesFor(db, place), [HOOKS_SERVICE]: createHookService({ db, workspace, dataDir }) };
   return { services, rule: (t, input, d, paths) => fileRuleVerdict(db, place, t, input, d, paths) };
 }

@@ -52,3 +52,28 @@ export function readGuardOf(services: Record<string, unknown> | undefined): Read
   const s = services?.[READ_GUARD_SERVICE];
   return typeof s === 'function' ? (s as () => ReadGuard | undefined)() : undefined;
 }
+
+/** The services key under which a call finds what the settings files' rules change in the sandbox. */
+export const SANDBOX_RULES_SERVICE = 'sandboxRules';
+
+/**
+ * What the settings files' rules (when they are read) change in a command's sandbox: the workspace's paths a Read
+ * deny rule matches, hidden (found when the command starts); the rules' own files and settings folders, read-only;
+ * the pathspecs that keep the denied paths out of the git tools' output; a note when not every path could be hidden.
+ */
+export interface SandboxRules {
+  /** absolute paths in the workspace to hide (a folder hides everything below it) */
+  hide: string[];
+  /** absolute paths in the workspace a command may not change */
+  readOnly: string[];
+  /** git pathspecs (`:(exclude…)…`, relative to the workspace) that leave the denied paths out */
+  gitExcludes: string[];
+  /** what the person and the model should know (the walk stopped at its bound) */
+  note?: string;
+}
+
+/** The rules' share of a call's sandbox, read once per call (undefined: the rules are off, nothing changes). */
+export function sandboxRulesOf(services: Record<string, unknown> | undefined): SandboxRules | undefined {
+  const s = services?.[SANDBOX_RULES_SERVICE];
+  return typeof s === 'function' ? (s as () => SandboxRules | undefined)() : undefined;
+}

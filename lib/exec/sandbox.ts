@@ -47,6 +47,16 @@ export interface SandboxSpec {
   hide?: readonly string[];
   /** more paths under HOME to show, read-only (settings, CLAMP_SANDBOX_SHOW) */
   show?: readonly string[];
+  /**
+   * Paths inside the workspace a command may not change even where the workspace is writable (the settings files
+   * permission rules come from, while those rules are read); bound read-only before the hidden paths, so a
+   * secret inside one stays hidden. Paths outside the workspace are read-only already and are left alone.
+   */
+  readOnly?: readonly string[];
+  /** git pathspecs the git tools add, so what the rules hide stays out of git's output too (not used by bwrap) */
+  gitExcludes?: readonly string[];
+  /** what the command's result tells about this sandbox (not used to confine it) */
+  notes?: readonly string[];
   /** the limits on processes, memory and file size (default: the budget's, changed by CLAMP_SANDBOX_LIMITS) */
   limits?: SandboxLimits;
   /**
@@ -213,6 +223,7 @@ export function sandboxArgs(spec: SandboxSpec, cwd: string, env: NodeJS.ProcessE
   for (const s of plan.shown) args.push(...(s.link ? ['--symlink', s.real, s.at] : ['--ro-bind', s.real, s.at]));
   for (const p of spec.runsFrom ?? []) args.push('--ro-bind', p, p);
   args.push(spec.level === 'workspace-write' ? '--bind' : '--ro-bind', spec.workspace, spec.workspace);
+  for (const p of spec.readOnly ?? []) if (spec.level === 'workspace-write' && inside(p, spec.workspace) && p !== spec.workspace && exists(p)) args.push('--ro-bind', p, p);
   // after the workspace: a secret inside it (a workspace that is HOME) stays hidden. A hidden folder is an empty
   // read-only one bound over it (one mount), or, where Clamp binds a folder of its own inside it (the scratch folder
   // in the data dir), a tmpfs made read-only once that is bound

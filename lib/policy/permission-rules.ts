@@ -19,7 +19,7 @@ export type PermissionAction = 'allow' | 'ask' | 'deny';
 type Spec =
   | { kind: 'any' }
   | { kind: 'command'; form: 'prefix' | 'exact' | 'wildcard'; text: string; re?: RegExp }
-  | { kind: 'path'; family: 'read' | 'write'; glob: string; exact: RegExp; folded: RegExp }
+  | { kind: 'path'; family: 'read' | 'write'; glob: string; exact: RegExp; folded: RegExp; anchored: string[] }
   | { kind: 'domain'; domain: string }
   | { kind: 'agent'; type: string };
 
@@ -110,7 +110,7 @@ function anchoredGlobs(raw: string, where: RuleRoots): string[] {
 function pathSpec(tool: string, raw: string, where: RuleRoots): Spec {
   const globs = anchoredGlobs(raw, where);
   const source = `^(?:${globs.map(pathGlobSource).join('|')})$`;
-  return { kind: 'path', family: READ_NAMES.has(tool) ? 'read' : 'write', glob: raw.trim(), exact: new RegExp(source), folded: new RegExp(source, 'i') };
+  return { kind: 'path', family: READ_NAMES.has(tool) ? 'read' : 'write', glob: raw.trim(), exact: new RegExp(source), folded: new RegExp(source, 'i'), anchored: globs };
 }
 
 function commandSpec(raw: string): Spec {
@@ -306,4 +306,15 @@ export function permissionVerdict<R extends { action: PermissionAction; rule: Pe
  */
 export function readWithheld(rules: readonly PermissionRule[], abs: string, isDir: boolean): PermissionRule | undefined {
   return rules.find((r) => r.spec.kind === 'path' && r.spec.family === 'read' && (r.spec.folded.test(abs) || (isDir && r.spec.folded.test(`${abs}/`))));
+}
+
+/**
+ * A Read rule's pattern as globs relative to `root` (git's glob pathspec grammar: `**`, `*`, `?`, `[…]`), for the
+ * patterns anchored inside it. A pattern with `{a,b}` has no git form and is left out (its concrete paths are not).
+ */
+export function relativeGlobs(rule: PermissionRule, root: string): string[] {
+  const s = rule.spec;
+  if (s.kind !== 'path') return [];
+  const base = root.replace(/\/+$/, '');
+  return s.anchored.filter((g) => g.startsWith(`${base}/`) && !/[{}]/.test(g)).map((g) => g.slice(base.length + 1));
 }

@@ -19,7 +19,8 @@ import { sessionHome } from '../store/worktrees';
 import { HOOKS_SERVICE } from '../contract/hooks';
 import { hookServiceFor } from './hooks';
 import { fileRuleVerdict, readGuardFor, strongerRule } from '../hooks/permission-verdict';
-import { READ_GUARD_SERVICE } from '../contract/permission-rest';
+import { READ_GUARD_SERVICE, SANDBOX_RULES_SERVICE } from '../contract/permission-rest';
+import { sandboxRulesFor } from '../hooks/sandbox-rules';
 
 /** The approval id Clamp's store uses for a tool call of a session (the page answers by tool call id). */
 export function approvalKey(sessionId: string, toolCallId: string): string {
@@ -57,6 +58,8 @@ export function storeHost(db: Db, o: { sessionId: string; workspace: string; dat
       [HOOKS_SERVICE]: hookServiceFor(db, { workspace: o.workspace, dataDir: o.dataDir, sessionId: rulesOf }),
       // the settings files' Read deny and ask rules: what searches and listings withhold
       [READ_GUARD_SERVICE]: readGuardFor(db, { ...place, home }),
+      // and in the sandbox: Read-denied paths hidden from commands and git, the rules' files read-only
+      [SANDBOX_RULES_SERVICE]: sandboxRulesFor(db, { ...place, home }),
       ...(o.services ?? {}),
     },
     mode: () => getSessionMode(db, rulesOf) ?? 'default',

@@ -13,7 +13,8 @@ import { dispatch, type Approver } from '../dispatch/dispatch';
 import { HOOKS_SERVICE, type HookService } from '../contract/hooks';
 import { openDb, type Db } from '../store/db';
 import { sessionHome } from '../store/worktrees';
-import { READ_GUARD_SERVICE } from '../contract/permission-rest';
+import { READ_GUARD_SERVICE, SANDBOX_RULES_SERVICE } from '../contract/permission-rest';
+import { sandboxRulesFor } from '../hooks/sandbox-rules';
 import { fileRuleVerdict, readGuardFor } from '../hooks/permission-verdict';
 import { hookServiceFor, promptHookParts, type HookContextPart } from './hooks';
 import { listSkills } from '../tools/skills/skills';
@@ -60,7 +61,7 @@ async function mentionParts(text: string, o: AttachOptions, hooks: HookService, 
   const reg = createToolRegistry();
   const place = { workspace: o.workspace, dataDir: o.dataDir, home: sessionHome(db, o.sessionId) ?? o.workspace };
   // the person's hooks see these reads as any read_file call (a PreToolUse hook can refuse one), and so do the settings files' permission rules
-  const ctx = createContext({ workspace: o.workspace, dataDir: o.dataDir, mode: o.mode, signal: o.signal, sessionId: o.sessionId, services: { [HOOKS_SERVICE]: hooks, [READ_GUARD_SERVICE]: readGuardFor(db, place) } });
+  const ctx = createContext({ workspace: o.workspace, dataDir: o.dataDir, mode: o.mode, signal: o.signal, sessionId: o.sessionId, services: { [HOOKS_SERVICE]: hooks, [READ_GUARD_SERVICE]: readGuardFor(db, place), [SANDBOX_RULES_SERVICE]: sandboxRulesFor(db, place) } });
   const approver: Approver = { rule: (t, input, d, paths) => fileRuleVerdict(db, place, t, input, d, paths) };
   return Promise.all(
     mentions.map(async (m, i) => {

@@ -134,7 +134,7 @@ async function prepareLaunch(input: Input, ctx: ToolContext): Promise<Launch> {
   const { timeoutMs, note } = resolveTimeout(input.timeout_ms, ctx.budget, input.background === true);
   const choice = withApprovedNetwork(sandboxChoice(ctx.mode, input.sandbox, process.env, savedSandboxSettings(ctx)), ctx);
   const sandbox = sandboxSpecFor(choice, ctx);
-  const notes = [...(note ? [note] : []), ...sandboxNotes(choice)];
+  const notes = [...(note ? [note] : []), ...sandboxNotes(choice), ...(sandbox?.notes ?? [])];
   // the call got here with its allow_hosts approved (or already allowed): they stay allowed for the session
   const granted = sandbox && !sandbox.network ? hostsToGrant(input.allow_hosts ?? [], ctx) : [];
   if (granted.length) {

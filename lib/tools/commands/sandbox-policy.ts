@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { PolicyDecision, ToolContext } from '../../contract/types';
 import type { SandboxSettings } from '../../contract/protocol';
+import { sandboxRulesOf } from '../../contract/permission-rest';
 import type { CommandAssessment } from '../../policy/command-safety';
 import { parseSandboxLevel, sandboxLevelFor, sandboxStatus, type SandboxLevel, type SandboxSpec } from '../../exec/sandbox';
 import { splitList } from '../../exec/sandbox-env';
@@ -86,6 +87,8 @@ function both(saved: readonly string[] | undefined, env: string | undefined): st
 export function sandboxSpecFor(choice: SandboxChoice, ctx: ToolContext, env: NodeJS.ProcessEnv = process.env): SandboxSpec | undefined {
   if (choice.level === 'off' || choice.escalation === 'off' || choice.unavailable) return undefined;
   const saved = savedSandboxSettings(ctx);
+  // the settings files' rules, while they are read: Read-denied paths hidden, the rules' own files read-only
+  const rules = sandboxRulesOf(ctx.services);
   return {
     level: choice.level,
     workspace: ctx.workspace,
@@ -93,9 +96,11 @@ export function sandboxSpecFor(choice: SandboxChoice, ctx: ToolContext, env: Nod
     scratchDir: path.join(ctx.dataDir, 'scratch'),
     network: choice.network,
     passEnv: both(saved?.passEnv, env.CLAMP_SANDBOX_ENV),
-    hide: both(saved?.hide, env.CLAMP_SANDBOX_HIDE),
+    hide: [...both(saved?.hide, env.CLAMP_SANDBOX_HIDE), ...(rules?.hide ?? [])],
     show: both(saved?.show, env.CLAMP_SANDBOX_SHOW),
     limits: sandboxLimitsOrDefault(env),
+    ...(rules ? { readOnly: rules.readOnly, gitExcludes: rules.gitExcludes } : {}),
+    ...(rules?.note ? { notes: [rules.note] } : {}),
   };
 }
 

@@ -43,18 +43,18 @@ export const gitCommitTool = defineTool({
     // its hooks run too, confined like the rest of git: the workspace writable, nothing else
     const sandbox = gitSandbox(ctx, { tool: 'git_commit', writes: true, command: gitCommandText(['commit', '-m', message, ...only]) });
     if (only.length) {
-      const add = await runGit(['add', '-A', ...only], ctx, { readOnly: false, sandbox });
+      const add = await runGit(['add', '-A', ...only], ctx, { readOnly: false, sandbox, exclude: true });
       if (!gitOk(add)) throw gitFailure('git_commit', 'git add', add, ctx, 'Check the paths with git_status and call git_commit again.');
     }
     // exit 1 means something is staged; 0 means the index matches HEAD (or the empty tree before the first commit)
-    const check = await runGit(['diff', '--cached', '--quiet', '--no-ext-diff', ...only], ctx, { readOnly: true, sandbox });
+    const check = await runGit(['diff', '--cached', '--quiet', '--no-ext-diff', ...only], ctx, { readOnly: true, sandbox, exclude: only.length > 0 });
     if (check.r.exitCode === 0 && check.r.killedBy === null) {
       const step = 'Stage the files to commit with run_command (git add <paths>), check them with git_status, then call git_commit again.';
       throw new ToolError(`Nothing is staged, so there is nothing to commit. ${step}`, step);
     }
     if (check.r.exitCode !== 1 || check.r.killedBy !== null) throw await diffFailure('git_commit', 'git commit', check, ctx, AGAIN);
 
-    const g = await runGit(['commit', '--no-edit', '-m', message, ...only], ctx, { readOnly: false, sandbox });
+    const g = await runGit(['commit', '--no-edit', '-m', message, ...only], ctx, { readOnly: false, sandbox, exclude: only.length > 0 });
     if (!gitOk(g)) throw gitFailure('git_commit', 'git commit', g, ctx, AGAIN);
     const head = await runGit(['log', '-1', '--format=%H%x09%h%x09%s'], ctx, { readOnly: true, sandbox });
     const [hash = '', short = '', subject = ''] = gitOk(head) ? head.stdout.trim().split('\t') : [];

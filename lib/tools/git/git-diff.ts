@@ -37,7 +37,7 @@ export const gitDiffTool = defineTool({
     const staged = input.staged === true;
     const args = ['diff', '--no-color', '--no-ext-diff', '--relative', ...(staged ? ['--cached'] : []), ...(rel ? ['--', rel] : [])];
     const sandbox = gitSandbox(ctx, { tool: 'git_diff', writes: false, command: gitCommandText(args.filter((a) => a !== '--no-color' && a !== '--no-ext-diff')) });
-    const g = await runGit(args, ctx, { readOnly: true, sandbox });
+    const g = await runGit(args, ctx, { readOnly: true, sandbox, exclude: true });
     if (!gitOk(g)) throw await diffFailure('git_diff', 'git diff', g, ctx, 'Fix what git reported (check the path with git_status), then call git_diff again.');
     const where = rel && rel !== '.' ? ` in ${rel}` : '';
     const total = g.r.stdout.totalBytes;

@@ -36,7 +36,7 @@ export const gitStatusTool = defineTool({
     const b = ctx.budget;
     const args = ['status', '--short', '--branch', '--untracked-files=normal', '--', '.'];
     const sandbox = gitSandbox(ctx, { tool: 'git_status', writes: false, command: gitCommandText(['status', '--short', '--branch']) });
-    const g = await runGit(args, ctx, { readOnly: true, sandbox });
+    const g = await runGit(args, ctx, { readOnly: true, sandbox, exclude: true });
     if (!gitOk(g)) throw gitFailure('git_status', 'git status', g, ctx, 'Fix what git reported, then call git_status again.');
     const lines = g.stdout.split('\n').filter((l) => l !== '');
     const branch = branchWords(lines[0]);

@@ -43,19 +43,35 @@ export function gitCommandText(args: readonly string[]): string {
 }
 
 /**
+ * The arguments with the sandbox's excluding pathspecs (what the permission rules hide) after `--`: the paths given
+ * there become `:(literal)…`, since pathspec magic is then on. Unchanged when nothing is excluded.
+ */
+export function withExcludes(args: readonly string[], excludes: readonly string[] | undefined): { args: string[]; magic: boolean } {
+  if (!excludes?.length) return { args: [...args], magic: false };
+  const dash = args.indexOf('--');
+  const head = dash === -1 ? args : args.slice(0, dash);
+  const paths = dash === -1 ? [] : args.slice(dash + 1).map((p) => `:(literal)${p}`);
+  return { args: [...head, '--', ...paths, ...excludes], magic: true };
+}
+
+/**
  * Run `git <args>` in the workspace, confined by `sandbox` (from gitSandbox; absent only when the sandbox is
  * off). Never throws for git's own failures (see r.exitCode); readOnly runs take no optional locks, so a status
- * never fights the user's own git for index.lock.
+ * never fights the user's own git for index.lock. `exclude`: the sandbox's excluding pathspecs are added (a diff,
+ * a status or a commit leaves out what the permission rules hide).
  */
-export async function runGit(args: readonly string[], ctx: ToolContext, opts: { readOnly: boolean; sandbox: SandboxSpec | undefined }): Promise<GitRun> {
+export async function runGit(args: readonly string[], ctx: ToolContext, opts: { readOnly: boolean; sandbox: SandboxSpec | undefined; exclude?: boolean }): Promise<GitRun> {
   const b = ctx.budget;
+  const ex = withExcludes(args, opts.exclude ? opts.sandbox?.gitExcludes : undefined);
+  args = ex.args;
   // set in the script, not the environment, so they hold inside the sandbox whatever environment it passes:
   // git's messages in English (the checks below read them; the user's LANG stays for hooks), the repository
   // found above the workspace as on the host (the workspace is a mount of its own inside the sandbox), a path
-  // argument is a file name (never a glob or pathspec magic), and a look takes no optional locks
+  // argument is a file name (never a glob or pathspec magic: `:(literal)` when Clamp's excludes need magic), and a
+  // look takes no optional locks
   // the person's choice of configuration files (the server's environment) holds there too
   const chosen = CONFIG_VARS.filter((k) => process.env[k] !== undefined).map((k) => `${k}=${shellQuote(process.env[k]!)}`);
-  const vars = ['LC_MESSAGES=C', 'GIT_DISCOVERY_ACROSS_FILESYSTEM=1', 'LANGUAGE=C', 'GIT_LITERAL_PATHSPECS=1', ...(opts.readOnly ? ['GIT_OPTIONAL_LOCKS=0'] : []), ...chosen];
+  const vars = ['LC_MESSAGES=C', 'GIT_DISCOVERY_ACROSS_FILESYSTEM=1', 'LANGUAGE=C', ...(ex.magic ? [] : ['GIT_LITERAL_PATHSPECS=1']), ...(opts.readOnly ? ['GIT_OPTIONAL_LOCKS=0'] : []), ...chosen];
   // an absolute git, so a PATH entry relative to the workspace (`.`) cannot name the workspace's own `git`
   const git = findProgram('git') ?? 'git';
   const r = await runCommand({
