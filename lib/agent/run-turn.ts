@@ -304,7 +304,7 @@ async function streamAttempt(run: TurnRun, turn: PreparedTurn, models: TurnModel
     system: a.system,
     messages: a.input.slice(lead.length),
     tools: turn.tools,
-    stopWhen: [stepCountIs(a.stepsLeft), steered(o.host.sessionId), spendStop(spendPause(run))],
+    stopWhen: [stepCountIs(a.stepsLeft), steered(o.host.sessionId), spendStop(spendPause(run), a.stepsLeft)],
     abortSignal: o.signal,
     // retried by the model's own middleware (turnModels), so the page hears of each retry
     maxRetries: 0,

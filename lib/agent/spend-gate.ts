@@ -41,9 +41,12 @@ export async function spendGate(p: SpendPause): Promise<boolean> {
   }
 }
 
-/** spendGate as a stopWhen condition: checked by the SDK after a step's calls have all run, before the next request. */
-export function spendStop(p: SpendPause): StopCondition<ToolSet> {
-  return async () => !(await spendGate(p));
+/**
+ * spendGate as a stopWhen condition: checked by the SDK after a step's calls have all run, before the next request.
+ * At `maxSteps` the step limit ends the loop anyway: nobody is asked about a request that will not be sent.
+ */
+export function spendStop(p: SpendPause, maxSteps?: number): StopCondition<ToolSet> {
+  return async ({ steps }) => (maxSteps !== undefined && steps.length >= maxSteps) || !(await spendGate(p));
 }
 
 /** The turn stops at the limit: the page (and a headless run's transcript) says which, with what to do. */

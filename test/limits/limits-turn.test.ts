@@ -137,6 +137,15 @@ describe('spending limits in a turn', () => {
     expect(requestsOf('t2b')).toBe(0);
   });
 
+  it('at the step limit nobody is asked: the turn ends there', async () => {
+    setLimitSettings(openDb(ws.dataDir), { sessionTokens: 2000 });
+    process.env.CLAMP_MAX_STEPS = '2';
+    const { id, reading } = await turn('steps 3 m1');
+    expect((await reading).at(-1)).toMatchObject({ type: 'finish' });
+    expect(requestsOf('m1')).toBe(2);
+    expect(loadSessionDetail(openDb(ws.dataDir), ws.workspace, id).pendingApprovals).toEqual([]);
+  });
+
   it('a daily limit counts every session of the data dir', async () => {
     setLimitSettings(openDb(ws.dataDir), { dayTokens: 3000 });
     const a = await turn('steps 1 d1');

@@ -177,7 +177,7 @@ function childSteps(run: ChildRun, turn: PreparedTurn, writer: UIMessageStreamWr
   const overTokens: StopCondition<ToolSet> = () => card.view.tokens >= b.SUBAGENT_MAX_TOKENS;
   // the session's spending limits hold for its subagents: one reached pauses the child before its next request
   const from = { sessionId: run.host.sessionId, label: `${run.req.agent?.name ?? run.req.type}: ${run.req.description}` };
-  const overSpend = spendStop({ host: run.host, emit: d.emit, signal: run.signal, pollMs: b.WAIT_POLL_MS, from });
+  const overSpend = spendStop({ host: run.host, emit: d.emit, signal: run.signal, pollMs: b.WAIT_POLL_MS, from }, b.SUBAGENT_MAX_STEPS);
   return streamText({
     model: turn.model(run.model),
     system: turn.system,
