@@ -2,15 +2,16 @@ import type { TaskSummary } from '@/lib/contract/protocol';
 import type { TaskAnswer } from '@/lib/contract/rest';
 import { fetchPage, responseMessage, type PageSource } from './file-page';
 import { readTaskList } from './task-events';
+import { withWorkspace } from './workspace';
 
 /** The page's calls to the task routes. Each throws an Error with the server's message on failure. */
 
 /** The React Query key of the task list, shared by the panel, the viewer and the SSE feed. */
 export const TASKS_KEY = ['tasks'] as const;
 
-/** GET /api/tasks: every task the server knows, newest first. */
+/** GET /api/tasks: the tasks of the page's workspace, newest first. */
 export async function fetchTasks(): Promise<TaskSummary[]> {
-  const res = await fetch('/api/tasks', { headers: { accept: 'application/json' } });
+  const res = await fetch(withWorkspace('/api/tasks'), { headers: { accept: 'application/json' } });
   if (!res.ok) throw new Error(await responseMessage(res));
   return readTaskList(await res.json());
 }

@@ -6,6 +6,7 @@ import type { TaskStreamEvent, TaskSummary } from '@/lib/contract/protocol';
 import { sharedEventSource } from './shared-events';
 import { parseTaskEvent, upsertTask } from './task-events';
 import { TASKS_KEY } from './tasks-api';
+import { withWorkspace } from './workspace';
 
 export type FeedState = 'connecting' | 'live' | 'reconnecting';
 
@@ -30,7 +31,7 @@ export function useTaskFeed(onEvent?: (e: TaskStreamEvent) => void): FeedState {
     let opened = false;
     // one stream for every tab of the page (lib/ui/shared-events.ts); it reopens by itself
     return sharedEventSource(
-      '/api/tasks/events',
+      withWorkspace('/api/tasks/events'),
       {
         onOpen: () => {
           if (opened) void qc.invalidateQueries({ queryKey: TASKS_KEY });
