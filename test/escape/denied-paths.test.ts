@@ -31,6 +31,8 @@ async function plantSecret(host: Host, o: { committed?: boolean } = {}): Promise
       'mkdir -p secrets .claude',
       ...(o.committed ? ['echo old-text > secrets/key', 'git add secrets/key', 'git commit -q -m "add key"'] : []),
       `echo "key ${CANARY}" > secrets/key`,
+      // a link made on the host before the command, into the denied folder
+      'ln -s secrets/key planted-link',
       `printf '%s\\n' '${RULES}' > .claude/settings.json`,
     ].join('\n'),
   );
@@ -51,6 +53,8 @@ const READS = [
   'cat secrets/*',
   'find . -path ./.git -prune -o -type f -exec cat {} +',
   'ln -s secrets/key x && cat x',
+  'cat planted-link',
+  'cat "$(readlink -f planted-link)"',
   'cp -r secrets /tmp/y && cat /tmp/y/key',
   'grep -r CANARY . --exclude-dir=.git',
   'tar cf - secrets | tar xOf -',
