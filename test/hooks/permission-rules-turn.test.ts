@@ -1,3 +1,4 @@
+import { execSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -185,6 +186,26 @@ describe('Read rules', () => {
     const text = out.join('');
     expect(text).not.toContain(CANARY);
     expect(text).toContain('denies it');
+  }, 60_000);
+
+  it('Read(./secrets/**) holds for commands, a background task and git_diff in the sandbox: the canary never reaches the model', async () => {
+    secrets();
+    const git = (args: string) => execSync(`git ${args}`, { cwd: ws.workspace, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' }, stdio: 'ignore' });
+    git('init -q -b main');
+    git('-c user.name=T -c user.email=t@example.com commit -q --allow-empty -m first');
+    saveFileRules(cfg, { on: true });
+    calls([
+      { name: 'run_command', args: { command: 'cat secrets/key.txt; cat docs/link.txt; cat docs/secrets-dir/*; grep -r token . || true' } },
+      { name: 'run_command', args: { command: 'cat secrets/key.txt; echo started', background: true } },
+      { name: 'git_diff', args: {} },
+      { name: 'run_command', args: { command: 'echo "{}" > .claude/settings.json' } },
+    ]);
+    await send('show me the secrets', 'auto');
+    expect(toolTexts().length).toBe(4);
+    expect(everything()).not.toContain(CANARY);
+    expect(toolTexts()[3]).toMatch(/Read-only file system/);
+    expect(ws.read('.claude/settings.json')).toContain('Read(./secrets/**)');
+    expect(ws.read('secrets/key.txt')).toContain(CANARY);
   }, 60_000);
 });
 
