@@ -14,7 +14,7 @@ import { tempWorkspace } from '../helpers';
  */
 const BARE_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLAMP_|ANTHROPIC_|OPENAI_|INIT_CWD$)/.test(k))) as Record<string, string>;
 const TRACE = path.join(ROOT, 'test/cli/trace-loads.mjs');
-const LAZY = ['@modelcontextprotocol/sdk', '/ajv/', 'vscode-languageserver-protocol', 'vscode-jsonrpc', '@ai-sdk/anthropic', '@ai-sdk/openai/'];
+const LAZY = ['@modelcontextprotocol/sdk', '/ajv/', 'vscode-languageserver-protocol', 'vscode-jsonrpc', '@ai-sdk/anthropic', '@ai-sdk/openai/', '@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/otlp-'];
 
 let ws: ReturnType<typeof tempWorkspace>;
 let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
