@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { PERMISSION_MODES } from '@/lib/contract/types';
 import { fetchTasks, TASKS_KEY } from '@/lib/ui/tasks-api';
+import { useWorktree } from './worktree-api';
 import type { PermissionMode, SessionSummary } from '@/lib/contract/protocol';
 import type { StatusAnswer } from '@/lib/contract/rest';
 import { ContextMeter, type ContextView } from './context-meter';
@@ -86,6 +87,18 @@ function SandboxBadge({ status }: { status: StatusAnswer | undefined }) {
       className="shrink-0 rounded bg-red-100 px-1.5 py-0.5 text-xs text-red-900 dark:bg-red-950 dark:text-red-200"
     >
       {off ? 'sandbox off' : 'no sandbox'}
+    </span>
+  );
+}
+
+/** Where the session works: its own worktree's folder and branch while it has one, else the workspace. */
+function WorkspacePath({ status, session }: { status: StatusAnswer | undefined; session: SessionSummary | null }) {
+  const wt = useWorktree(session?.id ?? null).data;
+  const inTree = wt?.state === 'active' && wt.path ? wt : null;
+  const text = inTree ? `${inTree.path} (worktree, branch ${inTree.branch})` : (status?.workspace ?? '…');
+  return (
+    <span data-testid="header-workspace" className="min-w-0 truncate font-mono text-xs text-zinc-600 max-sm:hidden dark:text-zinc-400" title={inTree ? `${text}, from ${inTree.base} in ${inTree.repo}` : status?.workspace}>
+      {text}
     </span>
   );
 }
@@ -182,9 +195,7 @@ export function Header({
         <span aria-hidden="true" className="inline-block h-2.5 w-2.5 rounded-sm bg-sky-600" />
         Clamp
       </span>
-      <span className="min-w-0 truncate font-mono text-xs text-zinc-600 max-sm:hidden dark:text-zinc-400" title={status?.workspace}>
-        {status?.workspace ?? '…'}
-      </span>
+      <WorkspacePath status={status} session={session} />
       <ModelBadge status={status} session={session} />
       <SandboxBadge status={status} />
       <div className="ml-auto flex shrink-0 items-center gap-2 max-sm:min-w-0 max-sm:shrink max-sm:flex-wrap max-sm:justify-end sm:gap-4">

@@ -127,6 +127,10 @@ describe('three sessions at once on worktrees of one repository', () => {
     expect(git('status', '--porcelain')).toBe('');
     expect(ws.read('hello.txt')).toBe(ORIGINAL);
     expect(fs.existsSync(path.join(ws.workspace, 'b-notes.txt'))).toBe(false);
+    // each tab's header names its session's worktree and branch
+    for (const t of tabs) {
+      await expect.poll(() => t.page.getByTestId('header-workspace').innerText(), { timeout: 15_000 }).toBe(`${trees[t.tag].path} (worktree, branch ${trees[t.tag].branch})`);
+    }
     const listed = git('worktree', 'list');
     for (const w of Object.values(trees)) expect(listed).toContain(w.path!);
 
