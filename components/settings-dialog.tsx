@@ -9,6 +9,7 @@ import { FileRulesSection } from './file-rules';
 import { DiagnosticsSettings } from './diagnostics-settings';
 import { WorktreeSettings } from './worktree-settings';
 import { StorageSettings } from './storage-settings';
+import { LimitSettingsSection } from './limit-settings';
 import { btnPlainCls, SettingsForm } from './settings-form';
 
 function RulesList() {
@@ -65,6 +66,7 @@ export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () =
       <DiagnosticsSettings />
       <WorktreeSettings />
       <StorageSettings />
+      <LimitSettingsSection />
     </>
   );
   return (
