@@ -38,9 +38,31 @@ interface Walked {
   cut?: string;
 }
 
+/**
+ * Which folders the walk must enter: every one when a pattern starts with a wildcard (`**\/.env`), else only those
+ * on the way to or below a pattern's literal folders (`./secrets/**` needs only the top; case folded, as matching is).
+ */
+function entered(rules: readonly PermissionRule[], root: string): (rel: string[]) => boolean {
+  const prefixes: string[][] = [];
+  for (const r of rules) {
+    if (r.spec.kind !== 'path') continue;
+    for (const g of r.spec.anchored) {
+      if (!g.startsWith(`${root}/`)) continue;
+      const dirs = g.slice(root.length + 1).split('/').slice(0, -1);
+      const literal = dirs.findIndex((c) => /[*?[{]/.test(c));
+      const lit = (literal === -1 ? dirs : dirs.slice(0, literal)).map((c) => c.toLowerCase());
+      if (!lit.length) return () => true;
+      prefixes.push(lit);
+    }
+  }
+  const starts = (a: string[], b: string[]) => b.length <= a.length && b.every((c, i) => a[i] === c);
+  return (rel) => prefixes.some((p) => starts(p, rel) || starts(rel, p));
+}
+
 /** The workspace's paths the deny rules match, breadth first (`.git` is not entered: its objects are a limit, see SECURITY.md). */
 export function deniedPaths(root: string, rules: readonly PermissionRule[], max = { entries: DENY_WALK_MAX_ENTRIES, paths: DENY_HIDE_MAX_PATHS }): Walked {
   const out: Walked = { hide: [] };
+  const enter = entered(rules, root);
   const queue = [root];
   let seen = 0;
   for (let i = 0; i < queue.length; i++) {
@@ -63,7 +85,7 @@ export function deniedPaths(root: string, rules: readonly PermissionRule[], max 
           return out;
         }
         out.hide.push(abs);
-      } else if (dir && e.name !== '.git') queue.push(abs);
+      } else if (dir && e.name !== '.git' && enter(path.relative(root, abs).toLowerCase().split('/'))) queue.push(abs);
     }
   }
   return out;

@@ -63,3 +63,11 @@ describe('git pathspecs', () => {
     expect(withExcludes(['diff', '--', 'a'], [])).toEqual({ args: ['diff', '--', 'a'], magic: false });
   });
 });
+
+describe('the walk enters only what a pattern can reach', () => {
+  it('./a/secrets/** looks only on the way to a/secrets (in any case); **/x everywhere', () => {
+    const root = workspace(['A/Secrets/k', 'a/other/k', 'node_modules/p/secrets/k', 'b/a/secrets/k']);
+    expect(deniedPaths(root, [rule('Read(./a/secrets/**)', root)], { entries: 6, paths: 10 })).toEqual({ hide: [path.join(root, 'A/Secrets')] });
+    expect(deniedPaths(root, [rule('Read(secrets)', root)]).hide.sort()).toEqual(['A/Secrets', 'b/a/secrets', 'node_modules/p/secrets'].map((p) => path.join(root, p)));
+  });
+});
