@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { budgetTable, type Budget } from '../contract/budget';
 import type { ToolDefinition } from '../contract/types';
@@ -21,7 +22,9 @@ export type McpServerState = Omit<McpServerView, 'tokens'>;
 /**
  * The MCP servers of one workspace: which are configured (the settings page, CLAMP_MCP_CONFIG, the
  * workspace's .mcp.json), which may run (a workspace's server only once the person approved its exact
- * definition), their runtimes, and their tools as Clamp tools. Nothing here starts a server on its own
+ * definition), their runtimes, and their tools as Clamp tools. A session's own worktree has a hub of its own:
+ * its servers start in the worktree folder and read its .mcp.json, while the approvals are the home
+ * workspace's (`home`), so an approved server of the repository runs in its worktrees in exactly that definition. Nothing here starts a server on its own
  * except startAtLaunch() and a turn's prepare(); reading the configuration never runs a program.
  */
 export class McpHub {
@@ -39,6 +42,8 @@ export class McpHub {
     readonly workspace: string,
     private readonly env: NodeJS.ProcessEnv = process.env,
     budget: Partial<Budget> = {},
+    /** the workspace whose approvals hold here: the folder itself, or for a worktree the workspace it was made from */
+    readonly home: string = workspace,
   ) {
     this.budget = budgetTable(budget);
     this.reload();
@@ -127,7 +132,7 @@ export class McpHub {
   /** Enabled, and for a workspace's server, approved in exactly this definition. */
   private mayRun(e: McpServerEntry): boolean {
     if (!serverOptions(this.db, e.name).enabled) return false;
-    return e.source !== 'workspace' || isApproved(this.db, this.workspace, e);
+    return e.source !== 'workspace' || isApproved(this.db, this.home, e);
   }
 
   /** Start the enabled, runnable servers set to start at launch (in the background; failures show on the page). */
@@ -195,7 +200,7 @@ export class McpHub {
     return this.entries.map((e) => {
       const rt = this.runtimes.get(e.name);
       const options = serverOptions(this.db, e.name);
-      const approved = e.source !== 'workspace' || isApproved(this.db, this.workspace, e);
+      const approved = e.source !== 'workspace' || isApproved(this.db, this.home, e);
       const status: McpServerView['status'] = !options.enabled ? 'disabled' : !approved ? 'needs-approval' : (rt?.status ?? 'stopped');
       const d = e.def;
       return {
@@ -224,17 +229,31 @@ export class McpHub {
 
 const KEY = Symbol.for('clamp.mcpHubs');
 
-/** The process-wide hub of a data dir and workspace (created on first use; stopped with the launcher). */
-export function getMcpHub(dataDir: string, workspace: string, env: NodeJS.ProcessEnv = process.env): McpHub {
+function hubs(): Map<string, McpHub> {
   const g = globalThis as unknown as Record<symbol, Map<string, McpHub> | undefined>;
-  const hubs = (g[KEY] ??= new Map());
-  const k = `${dataDir}\u0000${workspace}`;
-  let h = hubs.get(k);
+  return (g[KEY] ??= new Map());
+}
+
+/**
+ * The process-wide hub of a data dir and folder (created on first use; stopped with the launcher). `home` is
+ * the workspace whose approvals hold: give it for a session's worktree folder (it defaults to the folder).
+ */
+export function getMcpHub(dataDir: string, workspace: string, env: NodeJS.ProcessEnv = process.env, home: string = workspace): McpHub {
+  const k = `${dataDir}\u0000${workspace}\u0000${home}`;
+  let h = hubs().get(k);
   if (!h) {
-    h = new McpHub(dataDir, workspace, env);
-    hubs.set(k, h);
+    h = new McpHub(dataDir, workspace, env, {}, home);
+    hubs().set(k, h);
     const hub = h;
     onShutdown(() => hub.shutdown());
   }
   return h;
+}
+
+/** Stop and forget the hubs of a folder and the folders in it (a worktree being finished: its servers must not outlive it). Never throws. */
+export async function closeMcpHubs(dataDir: string, folder: string): Promise<void> {
+  const inside = (h: McpHub) => h.dataDir === dataDir && (h.workspace === folder || h.workspace.startsWith(folder + path.sep));
+  const gone = [...hubs()].filter(([, h]) => inside(h));
+  for (const [k] of gone) hubs().delete(k);
+  await Promise.all(gone.map(([, h]) => h.shutdown()));
 }

@@ -6,6 +6,8 @@ import type { ToolContext } from '../contract/types';
 import { dispatch } from '../dispatch/dispatch';
 import { createRegistry } from '../dispatch/registry';
 import { getMcpHub } from '../mcp/hub';
+import { openDb } from '../store/db';
+import { sessionHome } from '../store/worktrees';
 import { readerOf, resourceItems } from '../mcp/resource-mentions';
 import type { ServerConfig } from './http';
 import { checkMention, completePaths } from './mention-paths';
@@ -61,7 +63,9 @@ type AttachmentPart = { type: 'data-attachment'; id: string; data: ClampDataPart
 export async function resourceMentionParts(text: string, ctx: ToolContext): Promise<AttachmentPart[]> {
   const mentions = parseMentions(text, BUDGET.MENTION_MAX_COUNT).filter((m) => resourceMention(m.path));
   if (mentions.length === 0) return [];
-  const hub = getMcpHub(ctx.dataDir, ctx.workspace);
+  // the turn's hub: a worktree session's servers run in its folder, under its home workspace's approvals
+  const home = ctx.sessionId ? sessionHome(openDb(ctx.dataDir), ctx.sessionId) : undefined;
+  const hub = getMcpHub(ctx.dataDir, ctx.workspace, process.env, home ?? ctx.workspace);
   await hub.prepare().catch(() => undefined);
   const reg = createRegistry(hub.tools());
   return Promise.all(

@@ -115,15 +115,16 @@ export function modelTakesImages(status: Pick<ModelStatus, 'provider' | 'imageIn
 }
 
 /**
- * A turn's tools: the built-ins and the MCP servers' tools (first-use servers started, the
+ * A turn's tools: the built-ins and the MCP servers' tools of the folder the session works in (first-use servers started, the
  * configuration read again), with deferral for the model's window. Pass reg to the loop, services into
  * the host's services, systemExtra into the system prompt.
  */
 export async function turnTools(
   cfg: ServerConfig,
-  o: { sessionId: string; status: ModelStatus; mode: () => PermissionMode; budget?: Budget },
+  o: { sessionId: string; status: ModelStatus; mode: () => PermissionMode; budget?: Budget; home?: string },
 ): Promise<{ reg: Registry; services: ToolServices; systemExtra: string[] }> {
-  const hub = hubOf(cfg);
+  // a session on its own worktree: cfg.workspace is that folder (its servers start there), the approvals are home's
+  const hub = getMcpHub(cfg.dataDir, cfg.workspace, process.env, o.home ?? cfg.workspace);
   try {
     hub.reload();
     await hub.prepare();

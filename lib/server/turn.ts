@@ -101,7 +101,7 @@ async function setUpTurn(cfg: ServerConfig, db: Db, session: SessionRecord, body
   // a session on its own worktree works there (a pending one is made now, its branch named from this message)
   const here = await turnPlace(cfg, db, body);
   // built-ins and MCP tools (with deferral for the window), read afresh for every turn
-  const tools = await turnTools(cfg, { sessionId: body.sessionId, status: model.resolved.status, mode: () => getSessionMode(db, body.sessionId) ?? 'default' });
+  const tools = await turnTools(here, { sessionId: body.sessionId, status: model.resolved.status, mode: () => getSessionMode(db, body.sessionId) ?? 'default', home: cfg.workspace });
   const host = turnHost(here, db, body.sessionId, tools.services, o);
   const messages = await storeIncoming(here, db, session, body, host, model.resolved.status, signal, command);
   return runTurn({

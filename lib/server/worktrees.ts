@@ -11,6 +11,7 @@ import { gitWords, repoGit, type RepoGitPlace } from './worktree-git';
 import { HttpError, type ServerConfig } from './http';
 import { getTaskManager } from '../tasks/manager';
 import { whileHeld } from './turn-hold';
+import { closeMcpHubs } from '../mcp/hub';
 
 /** A branch name's slug at most this long (before a "-2" that makes it unique). */
 const BRANCH_SLUG_MAX_CHARS = 48;
@@ -250,6 +251,8 @@ async function finishHeld(cfg: ServerConfig, db: Db, sessionId: string, w: Workt
   // a background task of the session works in the folder that is about to go
   const tasks = getTaskManager(cfg.dataDir).list(sessionId).filter((t) => t.status === 'running');
   if (tasks.length > 0) throw new HttpError(409, `This session's background ${tasks.length === 1 ? 'task runs' : 'tasks run'} in the worktree (${tasks.map((t) => t.command).join('; ')}). Stop ${tasks.length === 1 ? 'it' : 'them'} in the task panel, then finish the worktree.`);
+  // so do its MCP servers (started in the worktree's folder): stopped before it goes
+  await closeMcpHubs(cfg.dataDir, w.path!);
   if (body.action === 'merge') return merge(cfg, db, sessionId, w, title);
   if (body.action === 'keep') return keep(cfg, db, sessionId, w, title);
   return discard(cfg, db, sessionId, w, body.confirm === true);
