@@ -4,7 +4,7 @@ import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { BoardAnswer } from '@/lib/contract/board';
 import { attentionEvents, titleWithCount, type AttentionEvent } from '@/lib/ui/attention';
 import { setFaviconBadge } from '@/lib/ui/favicon';
-import { notificationsOn } from './use-notify-setting';
+import { loadNotifySetting, notificationsOn } from './use-notify-setting';
 
 function subscribeVisibility(onChange: () => void): () => void {
   document.addEventListener('visibilitychange', onChange);
@@ -45,6 +45,8 @@ export function useAttention(board: BoardAnswer | undefined, onScreenId: string 
   useEffect(() => {
     open.current = onOpen;
   });
+  // the setting is the server's: read it before anything is notified
+  useEffect(() => void loadNotifySetting(), []);
 
   useEffect(() => {
     if (!board) return;

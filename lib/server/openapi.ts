@@ -10,6 +10,7 @@ import { sessionExportSchema } from '../contract/session-export';
 import { diagnosticsSettingsBody } from '../contract/diagnostics';
 import { worktreeFinishBody, worktreeSettingsBody } from '../contract/worktree';
 import { limitSettingsBody } from '../contract/limits';
+import { notifySettingsBody } from '../contract/notify';
 import { retentionBody } from '../contract/storage';
 import { workspaceOpenBody } from '../contract/workspace';
 import * as A from '../contract/rest-answers';
@@ -43,6 +44,7 @@ export const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   WorktreeFinishBody: worktreeFinishBody,
   WorktreeSettingsBody: worktreeSettingsBody,
   LimitSettingsBody: limitSettingsBody,
+  NotifySettingsBody: notifySettingsBody,
   RetentionBody: retentionBody,
   SettingsUpdate: settingsUpdateBody,
   ModelCheckRequest: modelCheckBody,
@@ -258,6 +260,10 @@ export const API_ROUTES: Record<string, Partial<Record<Method, Operation>>> = {
   '/api/settings/limits': {
     get: { tag: 'settings', summary: "The spending limits (per session and per day, tokens and US dollars) and today's spending", answer: { described: 'LimitSettingsView (lib/contract/limits.ts)' } },
     put: { tag: 'settings', summary: 'Change any spending limit (null removes one)', body: 'LimitSettingsBody', answer: { described: 'LimitSettingsView (lib/contract/limits.ts)' } },
+  },
+  '/api/settings/notifications': {
+    get: { tag: 'settings', summary: 'Whether the page shows browser notifications (on unless turned off; the same in every browser)', answer: { described: 'NotifySettings (lib/contract/notify.ts)' } },
+    put: { tag: 'settings', summary: 'Turn browser notifications on or off', body: 'NotifySettingsBody', answer: { described: 'NotifySettings (lib/contract/notify.ts)' } },
   },
   '/api/settings/worktrees': {
     get: { tag: 'settings', summary: 'Where new worktrees go and the files copied into them', answer: { described: 'WorktreeSettings (lib/contract/worktree.ts)' } },

@@ -1,11 +1,12 @@
 import { BUDGET } from '../contract/budget';
 import type { DiagnosticsSettingsUpdate, DiagnosticsSettingsView } from '../contract/diagnostics';
+import type { NotifySettings } from '../contract/notify';
 import type { SettingsView } from '../contract/protocol';
 import type { MemoryListAnswer, RuleListAnswer, SettingsUpdate, SkillListAnswer } from '../contract/rest';
 import { openDb } from '../store/db';
 import { deleteMemory, listMemories, searchMemories } from '../store/memories';
 import { deleteRule, listRules } from '../store/rules';
-import { settingsView, updateSettings } from '../store/settings';
+import { getNotifySettings, setNotifySettings, settingsView, updateSettings } from '../store/settings';
 import { listSkills } from '../tools/skills/skills';
 import { fileCommandScan } from './file-commands';
 import { scanAgents } from '../tools/agents/agent-files';
@@ -25,6 +26,16 @@ export function settingsOf(cfg: ServerConfig): SettingsView {
 /** Save any subset of the settings and keys (a key set to null is removed): the new view. */
 export function saveSettings(cfg: ServerConfig, body: SettingsUpdate): SettingsView {
   return updateSettings(openDb(cfg.dataDir), cfg.dataDir, body, cfg.mode);
+}
+
+/** GET /api/settings/notifications: on unless turned off (the same in every browser). */
+export function notifySettingsOf(cfg: ServerConfig): NotifySettings {
+  return getNotifySettings(openDb(cfg.dataDir));
+}
+
+/** PUT /api/settings/notifications: turn notifications on or off. */
+export function saveNotifySettings(cfg: ServerConfig, body: NotifySettings): NotifySettings {
+  return setNotifySettings(openDb(cfg.dataDir), body);
 }
 
 /** Diagnostics after edits: on or off (and whether CLAMP_DIAGNOSTICS decides), and the language servers' states. */

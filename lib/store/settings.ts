@@ -1,11 +1,13 @@
 import path from 'node:path';
 import type { ModelSettings, SandboxSettings, SettingsUpdate, SettingsView } from '../contract/protocol';
+import type { NotifySettings } from '../contract/notify';
 import type { PermissionMode } from '../contract/types';
 import type { Db } from './db';
 import { envSecretStatus, SECRETS_FILE_NAME, secretStatus, writeSecrets } from './secrets';
 
 const MODEL_SETTINGS_KEY = 'model';
 const SANDBOX_SETTINGS_KEY = 'sandbox';
+const NOTIFY_SETTINGS_KEY = 'notifications';
 export { SANDBOX_SETTING_LEVELS } from '../contract/rest';
 
 /** A stored JSON setting, or undefined. */
@@ -40,6 +42,17 @@ export function setModelSettings(db: Db, patch: Partial<ModelSettings>, defaultM
     setSetting(db, MODEL_SETTINGS_KEY, next);
     return getModelSettings(db, defaultMode);
   })();
+}
+
+/** The notification setting (on unless turned off). */
+export function getNotifySettings(db: Db): NotifySettings {
+  return { on: getSetting<Partial<NotifySettings>>(db, NOTIFY_SETTINGS_KEY)?.on !== false };
+}
+
+/** Turn notifications on or off; returns the result. */
+export function setNotifySettings(db: Db, next: NotifySettings): NotifySettings {
+  setSetting(db, NOTIFY_SETTINGS_KEY, { on: next.on });
+  return getNotifySettings(db);
 }
 
 /** The saved sandbox settings over the defaults (by mode, no network). */
