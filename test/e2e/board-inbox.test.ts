@@ -3,12 +3,13 @@
  * the header's inbox with the approval bar's own item, and its turn then runs on the server (the file is
  * written); with notification permission granted and the page hidden, a new waiting call and a turn that ends
  * fire browser notifications and the tab's title and icon carry the count; the board shows two sessions' states
- * live (one working on a slow step, one waiting for the person) and a click opens one.
+ * live (one working on a slow step, one waiting for the person) and a click opens one. The notification setting is
+ * the server's: turned off in one browser, a fresh browser (its own storage) shows it off and notifies nothing.
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { BoardAnswer, BoardSession } from '../../lib/contract/board';
-import { createSession, screenshot } from './browser';
+import { createSession, openClamp, screenshot } from './browser';
 import { scriptedReplies } from './scenarios';
 import { e2eSuite } from './suite';
 
@@ -118,6 +119,62 @@ describe('notifications', () => {
     await chatTurn(quiet, '[e2e:notify-t] Look around.');
     await page.waitForTimeout(2500);
     expect((await notes()).length).toBe(before);
+  });
+});
+
+describe('the notification setting', () => {
+  it('turned off in one browser is off in a fresh one, which then notifies nothing', { timeout: 180_000 }, async () => {
+    const first = await s.browser.newContext();
+    await first.grantPermissions(['notifications'], { origin: s.clamp.base });
+    const a = await openClamp(first, s.clamp);
+    await a.page.getByRole('button', { name: 'Board', exact: true }).click();
+    const toggleA = a.page.getByTestId('notify-toggle');
+    await expect.poll(() => toggleA.isChecked(), { timeout: 30_000 }).toBe(true);
+    await toggleA.uncheck();
+    try {
+      await expect.poll(async () => (await (await s.clamp.api('/api/settings/notifications')).json()) as unknown, { timeout: 10_000 }).toEqual({ on: false });
+      await first.close();
+      // another browser: nothing in its storage, permission granted
+      const second = await s.browser.newContext();
+      await second.grantPermissions(['notifications'], { origin: s.clamp.base });
+      const b = await openClamp(second, s.clamp);
+      expect(await b.page.evaluate(() => localStorage.getItem('clamp.notifications'))).not.toBe('on');
+      await b.page.getByRole('button', { name: 'Board', exact: true }).click();
+      await expect.poll(() => b.page.getByTestId('notify-toggle').isChecked(), { timeout: 30_000 }).toBe(false);
+      await screenshot(b.page, 'notify-setting-off-elsewhere');
+      await b.page.evaluate(() => {
+        const notes: string[] = [];
+        (window as unknown as { __notes: typeof notes }).__notes = notes;
+        const Real = window.Notification;
+        class Captured {
+          static get permission() {
+            return Real.permission;
+          }
+          static requestPermission() {
+            return Real.requestPermission();
+          }
+          onclick: (() => void) | null = null;
+          constructor(title: string) {
+            notes.push(title);
+          }
+          close() {}
+        }
+        (window as unknown as { Notification: unknown }).Notification = Captured;
+        Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+        Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      });
+      const waiting = await createSession(s.clamp, 'quietly waits');
+      await chatTurn(waiting, '[e2e:notify-w] Write it.');
+      // the page saw the call wait (the title counts it) and showed no notification
+      const waits = (await board()).inbox.length;
+      await expect.poll(() => b.page.title(), { timeout: 30_000 }).toBe(`(${waits}) Clamp`);
+      expect(await b.page.evaluate(() => (window as unknown as { __notes: string[] }).__notes)).toEqual([]);
+      expect(b.errors).toEqual([]);
+      await second.close();
+    } finally {
+      await s.clamp.api('/api/settings/notifications', { method: 'PUT', json: { on: true } });
+    }
   });
 });
 
