@@ -192,7 +192,7 @@ describe('/api/sessions/[id]', () => {
     expect(await read(await sessionRoute.DELETE(send(`/sessions/${id}`, 'DELETE'), params(id)))).toEqual({ status: 200, body: { deleted: id } });
     expect(await read(await sessionRoute.DELETE(send(`/sessions/${id}`, 'DELETE'), params(id)))).toEqual({
       status: 404,
-      body: { error: `Session ${id} not found.` },
+      body: { error: `Session ${id} not found. List the sessions with GET /api/sessions.` },
     });
     expect((await sessionRoute.GET(send(`/sessions/${id}`, 'GET'), params(id))).status).toBe(404);
   });
