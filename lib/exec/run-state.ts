@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import { createRequire } from 'node:module';
-import type { ResultPromise } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import type { Readable } from 'node:stream';
 import { closeFd, openPipes, readerOf } from './fifo';
 import { groupAlive, signalGroup, signalGroupExcept, waitGroupGone } from './group';
@@ -36,14 +35,7 @@ export interface SpawnSpec {
 
 type Child = ResultPromise<{ buffer: false; encoding: 'buffer' }>;
 
-type Execa = typeof import('execa').execa;
-let execaFn: Execa | null = null;
 
-/** execa, loaded at the first command: a process that runs none (a headless run's first request, a read) does not load it. */
-const execa = ((...args: unknown[]) => {
-  execaFn ??= (createRequire(import.meta.url)('execa') as typeof import('execa')).execa;
-  return (execaFn as unknown as (...a: unknown[]) => unknown)(...args);
-}) as Execa;
 
 /**
  * One command from spawn to reaped. execa starts the process (its own group: detached, so one
