@@ -77,7 +77,7 @@ function RetentionForm({ v }: { v: StorageAnswer }) {
           <input type="number" min={1} value={mib} onChange={(e) => setMib(e.target.value)} className={inputCls} data-retention-mib />
         </label>
         <button type="button" className={btnCls} disabled={save.isPending} onClick={() => save.mutate({ maxAgeDays: Number(days), outputsMaxMegabytes: Number(mib) })}>
-          {save.isPending ? 'Saving…' : 'Save'}
+          {save.isPending ? 'Saving…' : 'Save data dir settings'}
         </button>
         <button type="button" className={btnCls} disabled={clean.isPending} onClick={() => clean.mutate()} data-cleanup-now>
           {clean.isPending ? 'Cleaning up…' : 'Clean up now'}
