@@ -82,6 +82,8 @@ export function useComposerCompletion(h: CompletionHost): Completion {
   function pick(i: number) {
     const item = popup?.items[i];
     if (!popup || !item) return;
+    // a completion still on its way was asked for the text before this choice: it must not reopen the list
+    abort();
     const el = h.box.current;
     if (popup.kind === 'slash') {
       const value = `/${item.key} `;
@@ -120,11 +122,12 @@ export function useComposerCompletion(h: CompletionHost): Completion {
     }
     if (e.key === 'Escape' && popup) {
       e.preventDefault();
+      abort();
       setPopup(null);
       return true;
     }
     return false;
   }
 
-  return { popup, active, refresh, pick, close: () => setPopup(null), abort, onKey };
+  return { popup, active, refresh, pick, close: () => (abort(), setPopup(null)), abort, onKey };
 }

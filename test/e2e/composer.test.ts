@@ -19,6 +19,7 @@ const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEUlEQVR4nGO4
 
 const scripts = {
   mention: [{ text: 'I read the attached file.' }],
+  late: [{ text: 'Sent after the late completion.' }],
   missing: [{ text: 'That file is not there.' }],
   image: [{ text: 'A small red square.' }],
   first: [{ text: 'First answer.' }],
@@ -75,6 +76,26 @@ describe('the composer', () => {
     await attached.locator('summary').click();
     await expect(attached.innerText()).resolves.toContain('export function greet');
     await screenshot(page, 'composer-mention-attached');
+  });
+
+  it('a completion answered after the choice was taken does not reopen the list: Enter then sends', { timeout: 120_000 }, async () => {
+    const { page } = await s.start('late');
+    // one more letter is typed while the list is open; its answer comes late, after the listed choice was taken
+    await page.route(/\/api\/paths\?q=src%2Fapp(&|$)/, async (route) => {
+      await new Promise((r) => setTimeout(r, 2_000));
+      await route.continue().catch(() => undefined);
+    });
+    await page.locator('#chat-input').pressSequentially('[e2e:late] explain @src/ap');
+    await page.getByRole('option', { name: 'src/app.ts' }).waitFor({ timeout: 15_000 });
+    await page.press('#chat-input', 'p');
+    await page.press('#chat-input', 'Tab');
+    await expect(page.locator('#chat-input').inputValue()).resolves.toBe('[e2e:late] explain @src/app.ts ');
+    await page.waitForTimeout(3_000);
+    await expect(page.getByRole('option', { name: 'src/app.ts' }).count()).resolves.toBe(0);
+    await page.press('#chat-input', 'Enter');
+    await page.getByText('Sent after the late completion.').waitFor({ timeout: 30_000 });
+    expect(messageText(lastUser(requestsOf('late')[0]))).toContain('The user attached @src/app.ts (read_file result):');
+    await page.unroute(/\/api\/paths/);
   });
 
   it('a mention of a missing file: the page says so before sending; sent anyway, the model reads the error', { timeout: 120_000 }, async () => {
