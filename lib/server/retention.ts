@@ -11,11 +11,13 @@ import type { ServerConfig } from './http';
 /**
  * The data dir's retention: logs and spills past the period or the size budget removed (never a file a command or
  * task of this process still writes), checkpoint repositories collected (deleted sessions' refs dropped, what is
- * unreachable past the period pruned). Runs at the server's start, then every RETENTION_SWEEP_INTERVAL_MS, and
- * when the settings page's "Clean up now" asks. The clock is injectable.
+ * unreachable past the period pruned). Runs at the server's start, then every RETENTION_SWEEP_INTERVAL_MS, at the
+ * end of a headless run when one is due, and when the settings page's "Clean up now" asks. The clock is injectable.
  */
 
 const LAST_KEY = 'retention-last';
+/** when a process that does not stay (a headless run) first found the data dir never cleaned up */
+const FIRST_SEEN_KEY = 'retention-first-seen';
 const DAY_MS = 24 * 60 * 60_000;
 const MIB = 1024 * 1024;
 const RUNNING = Symbol.for('clamp.retention.running');
@@ -56,6 +58,28 @@ export function startRetention(dataDir: string, clock: () => number = Date.now, 
   const timer = setInterval(tick, intervalMs);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/**
+ * The clean-up of a process that does not stay (`clamp run`, called in loops by scripts): it runs when the latest
+ * one, by any process, is at least `intervalMs` old, so a loop of runs cleans up about as often as the server
+ * does and a data dir only scripts use still stays bounded. A data dir never cleaned up is first cleaned one
+ * interval after the first such run. Undefined when it was not due; never throws (a failure is said on stderr).
+ */
+export async function runRetentionIfDue(dataDir: string, now: number = Date.now(), intervalMs: number = BUDGET.RETENTION_SWEEP_INTERVAL_MS): Promise<CleanupReport | undefined> {
+  try {
+    const db = openDb(dataDir);
+    const last = getSetting<CleanupReport>(db, LAST_KEY)?.at ?? getSetting<number>(db, FIRST_SEEN_KEY);
+    if (last === undefined) {
+      setSetting(db, FIRST_SEEN_KEY, now);
+      return undefined;
+    }
+    if (now - last < intervalMs) return undefined;
+    return await runRetention(dataDir, { now });
+  } catch (err) {
+    process.stderr.write(`clamp: clean-up of the data dir failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    return undefined;
+  }
 }
 
 /** GET /api/settings/storage: the data dir's size by kind, the retention settings and the latest clean-up. */

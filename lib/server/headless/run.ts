@@ -20,6 +20,7 @@ import { Transcript } from './transcript';
 import { requestWorktree } from '../worktrees';
 import { spendGuard } from '../limits';
 import type { SpendGuard } from '../../contract/limits';
+import { runRetentionIfDue } from '../retention';
 
 export interface RunIo {
   stdin: NodeJS.ReadableStream;
@@ -113,6 +114,8 @@ export async function runHeadless(argv: readonly string[], io: RunIo = { stdin: 
     stop.dispose();
     // background tasks the run started stop with it, as they do with the server
     await stopEverything();
+    // the data dir stays bounded for people who only run headless: cleaned up when the latest clean-up is old enough
+    await runRetentionIfDue(prep.cfg.dataDir);
     closeDb(prep.cfg.dataDir);
   }
 }
