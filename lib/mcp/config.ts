@@ -25,6 +25,8 @@ export interface McpServerEntry {
   hash: string;
   /** where it was read from (a file path, or "settings") */
   origin: string;
+  /** runs in the sandbox though it needs no approval: a server an editor handed over (it may come from the project's settings) */
+  confined?: boolean;
 }
 
 const record = z.record(z.string(), z.string());

@@ -20,7 +20,7 @@ export type Confinement =
  * The confinement of a repository's server from the sandbox settings: the environment's CLAMP_SANDBOX and
  * CLAMP_SANDBOX_NETWORK when set, else the settings page's. Never throws (an invalid CLAMP_SANDBOX is not off).
  */
-export function workspaceConfinement(o: { workspace: string; dataDir: string; settings?: Pick<SandboxSettings, 'level' | 'network'>; env?: NodeJS.ProcessEnv }): Confinement {
+export function workspaceConfinement(o: { workspace: string; dataDir: string; settings?: Pick<SandboxSettings, 'level' | 'network'>; env?: NodeJS.ProcessEnv; what?: string }): Confinement {
   const env = o.env ?? process.env;
   let fromEnv: string | undefined;
   try {
@@ -32,7 +32,7 @@ export function workspaceConfinement(o: { workspace: string; dataDir: string; se
   if (level === 'off') return { unconfined: true };
   const st = sandboxStatus(env);
   if (!st.available) {
-    return { problem: `it is a repository's server (.mcp.json), which runs only inside the sandbox, and ${st.problem}` };
+    return { problem: `it is ${o.what ?? "a repository's server (.mcp.json)"}, which runs only inside the sandbox, and ${st.problem}` };
   }
   const netEnv = env.CLAMP_SANDBOX_NETWORK;
   const network = netEnv !== undefined && netEnv !== '' ? netEnv === '1' || netEnv === 'true' : o.settings?.network === true;

@@ -69,6 +69,7 @@ export class McpHub {
       }
     };
     if (file) read(file, 'file', false);
+    all.push(...(editorServers().get(this.workspace) ?? []));
     read(workspaceConfigPath(this.workspace), 'workspace', true);
     const seen = new Map<string, McpServerEntry>();
     for (const e of all) {
@@ -89,8 +90,9 @@ export class McpHub {
     for (const e of this.entries) {
       if (this.runtimes.has(e.name) || !this.mayRun(e)) continue;
       // a repository's server runs in the sandbox, with the sandbox settings of the moment it starts
-      const confine = () => workspaceConfinement({ workspace: this.workspace, dataDir: this.dataDir, settings: getSandboxSettings(this.db), env: this.env });
-      const rt = new ServerRuntime(e, { dataDir: this.dataDir, workspace: this.workspace, budget: this.budget, ...(e.source === 'workspace' ? { confine } : {}) });
+      const what = e.confined ? `a server the editor handed over (${e.origin})` : undefined;
+      const confine = () => workspaceConfinement({ workspace: this.workspace, dataDir: this.dataDir, settings: getSandboxSettings(this.db), env: this.env, ...(what ? { what } : {}) });
+      const rt = new ServerRuntime(e, { dataDir: this.dataDir, workspace: this.workspace, budget: this.budget, ...(e.source === 'workspace' || e.confined ? { confine } : {}) });
       const cached = cache[e.name];
       if (cached && cached.hash === e.hash) {
         rt.tools = cached.tools;
@@ -228,6 +230,26 @@ export class McpHub {
 }
 
 const KEY = Symbol.for('clamp.mcpHubs');
+const EDITOR_KEY = Symbol.for('clamp.mcpEditorServers');
+
+/** The servers editors handed over, by folder (ACP's session/new and session/load). */
+function editorServers(): Map<string, McpServerEntry[]> {
+  const g = globalThis as unknown as Record<symbol, Map<string, McpServerEntry[]> | undefined>;
+  return (g[EDITOR_KEY] ??= new Map());
+}
+
+/**
+ * The MCP servers an editor hands over for a folder (ACP's session/new or session/load): the person's editor's,
+ * so they run without asking, but a program among them runs in the sandbox as a repository's does — the editor
+ * may have read it from the project's own settings. Replaces what was handed over for the folder before; the
+ * folder's hub takes them in at once (a server of the same name from the settings page or CLAMP_MCP_CONFIG wins).
+ */
+export function setEditorMcpServers(dataDir: string, workspace: string, entries: McpServerEntry[]): McpHub {
+  editorServers().set(workspace, entries.map((e) => ({ ...e, confined: 'command' in e.def })));
+  const hub = getMcpHub(dataDir, workspace);
+  hub.reload();
+  return hub;
+}
 
 function hubs(): Map<string, McpHub> {
   const g = globalThis as unknown as Record<symbol, Map<string, McpHub> | undefined>;

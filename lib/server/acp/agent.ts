@@ -1,4 +1,4 @@
-import type { AgentContext, ClientCapabilities, InitializeResponse, SessionModeState, SessionUpdate } from '@agentclientprotocol/sdk';
+import type { AgentContext, ClientCapabilities, InitializeResponse, NewSessionRequest, NewSessionResponse, SessionModeState, SessionUpdate } from '@agentclientprotocol/sdk';
 import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp } from '@agentclientprotocol/sdk';
 import { PERMISSION_MODES, type PermissionMode } from '../../contract/types';
 import { createToolRegistry } from '../../dispatch/all-tools';
@@ -11,6 +11,7 @@ import { currentModel } from '../model';
 import { openWorkspace } from '../workspaces';
 import { availableCommands } from './commands';
 import { editorSession } from './editor-fs';
+import { takeEditorServers } from './mcp-servers';
 import { runPrompt, type AcpSession } from './prompt-turn';
 import { replayUpdates } from './replay';
 
@@ -82,12 +83,17 @@ function advertiseCommands(client: AgentContext, s: AcpSession): void {
   });
 }
 
-/** What Clamp says it can do: load its sessions, and take text, embedded files and (when the model does) images. */
+/** The editor's MCP servers join the folder's; what cannot be taken is said on stderr (the session starts anyway). */
+function editorServers(base: ServerConfig, workspace: string, servers: Parameters<typeof takeEditorServers>[2]): void {
+  for (const p of takeEditorServers(base.dataDir, workspace, servers)) process.stderr.write(`clamp acp: ${p}\n`);
+}
+
+/** What Clamp says it can do: load its sessions, take text, embedded files and (when the model does) images, and the editor's MCP servers over stdio, HTTP and SSE. */
 function initialized(c: Connection): InitializeResponse {
   const image = currentModel(c.base).status.imageInput?.accepted === true;
   return {
     protocolVersion: PROTOCOL_VERSION,
-    agentCapabilities: { loadSession: true, promptCapabilities: { image, audio: false, embeddedContext: true } },
+    agentCapabilities: { loadSession: true, promptCapabilities: { image, audio: false, embeddedContext: true }, mcpCapabilities: { http: true, sse: true } },
     agentInfo: { name: 'clamp', title: 'Clamp', version: process.env.npm_package_version || '0.1.0' },
     authMethods: [],
   };
@@ -107,6 +113,18 @@ export function clampAgent(base: ServerConfig): ClampAgent {
   return { app: handlers(c), windDown };
 }
 
+/** `session/new`: a session of the store in the folder the editor opens (opened as a workspace), with the editor's MCP servers. */
+function newSession(c: Connection, client: AgentContext, params: NewSessionRequest): NewSessionResponse {
+  const { base } = c;
+  const workspace = openWorkspace(base, params.cwd).path;
+  editorServers(base, workspace, params.mcpServers);
+  const db = openDb(base.dataDir);
+  const id = createSession(db, { workspace }, base.mode).id;
+  const s = attach(c, client, id, workspace);
+  advertiseCommands(client, s);
+  return { sessionId: id, modes: modeState(getSession(db, id)?.mode ?? base.mode) };
+}
+
 /** The requests and notifications Clamp answers. */
 function handlers(c: Connection): AgentApp {
   const { base } = c;
@@ -118,22 +136,14 @@ function handlers(c: Connection): AgentApp {
       c.caps = params.clientCapabilities ?? {};
       return initialized(c);
     })
-    .onRequest(methods.agent.session.new, ({ params, client }) =>
-      guarded(() => {
-        const workspace = openWorkspace(base, params.cwd).path;
-        const db = openDb(base.dataDir);
-        const id = createSession(db, { workspace }, base.mode).id;
-        const s = attach(c, client, id, workspace);
-        advertiseCommands(client, s);
-        return { sessionId: id, modes: modeState(getSession(db, id)?.mode ?? base.mode) };
-      }),
-    )
+    .onRequest(methods.agent.session.new, ({ params, client }) => guarded(() => newSession(c, client, params)))
     .onRequest(methods.agent.session.load, ({ params, client }) =>
       guarded(async () => {
         const db = openDb(base.dataDir);
         const session = requireSession(db, params.sessionId);
         if (session.parentId) throw new HttpError(400, `Session ${params.sessionId} is a subagent's transcript; load its parent session instead.`);
         const workspace = sessionHome(db, params.sessionId) ?? session.workspace;
+        editorServers(base, workspace, params.mcpServers);
         const s = attach(c, client, session.id, workspace);
         for (const update of replayUpdates(loadMessages(db, session.id), createToolRegistry(), workspace)) {
           await client.notify(methods.client.session.update, { sessionId: session.id, update });

@@ -1,0 +1,131 @@
+/**
+ * The MCP servers an editor hands over in session/new (ACP's `mcpServers`): Clamp says it takes stdio, HTTP and
+ * SSE servers; the session's turns can call their tools through dispatch; a program among them runs in the
+ * sandbox (the editor may have read it from the project's own settings), so its process has bwrap above it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { Readable, Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as acp from '@agentclientprotocol/sdk';
+import { ROOT } from '../../lib/server/build';
+import { closeDb } from '../../lib/store/db';
+import { startFakeOpenAI, turnPosition, type FakeRequest, type FakeReply } from '../fake-openai';
+import { tempWorkspace } from '../helpers';
+import { BIN } from '../mcp/hub-bed';
+
+const BARE_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLAMP_|ANTHROPIC_|OPENAI_|INIT_CWD$)/.test(k))) as NodeJS.ProcessEnv;
+
+let ws: ReturnType<typeof tempWorkspace>;
+let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
+/** the server's process chains seen while its tool ran (each: the command lines from the process up) */
+const chains: string[][] = [];
+
+function reply(req: FakeRequest): FakeReply {
+  const { results } = turnPosition(req);
+  if (results === 0) {
+    chains.push(...serverChains());
+    return { toolCalls: [{ name: 'mcp__editor_everything__echo', args: { message: 'hello from the editor' } }] };
+  }
+  return { text: 'Echoed.' };
+}
+
+function cmdline(pid: string): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+  } catch {
+    return '';
+  }
+}
+
+function parent(pid: string): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a process was given the test's marker in its environment (the server definition's own env). */
+function marked(pid: string): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`CLAMP_TEST_FOLDER=${ws.workspace}`);
+  } catch {
+    return false;
+  }
+}
+
+/** Every running everything server this test handed over, as its chain of command lines up to init. */
+function serverChains(): string[][] {
+  const pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d) && /mcp-server-everything stdio/.test(cmdline(d)) && !/bwrap/.test(cmdline(d)) && marked(d));
+  return pids.map((pid) => {
+    const chain: string[] = [];
+    for (let p: string | undefined = pid; p && p !== '0' && chain.length < 20; p = parent(p)) chain.push(cmdline(p));
+    return chain;
+  });
+}
+
+beforeAll(async () => {
+  ws = tempWorkspace('clamp-acp-mcp-');
+  ws.write('README.md', '# demo\n');
+  fake = await startFakeOpenAI(reply);
+});
+afterAll(async () => {
+  await fake?.close();
+  closeDb(ws.dataDir);
+  ws.cleanup();
+});
+
+describe("clamp acp and the editor's MCP servers", () => {
+  it('a stdio server from session/new: its tool is called through dispatch, and it runs in the sandbox', { timeout: 120_000 }, async () => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/clamp.mjs'), 'acp'], {
+      cwd: ws.workspace,
+      env: { ...BARE_ENV, CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake-coder', CLAMP_BASE_URL: fake.url, CLAMP_MODE: 'auto' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    const updates: acp.SessionNotification[] = [];
+    const app = acp
+      .client({ name: 'test editor' })
+      .onNotification(acp.methods.client.session.update, ({ params }) => void updates.push(params))
+      .onRequest(acp.methods.client.session.requestPermission, () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } }));
+    const conn = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
+    try {
+      const init = await conn.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+      expect(init.agentCapabilities?.mcpCapabilities).toEqual({ http: true, sse: true });
+      const s = await conn.agent.request(acp.methods.agent.session.new, {
+        cwd: ws.workspace,
+        mcpServers: [
+          { name: 'editor_everything', command: BIN('mcp-server-everything'), args: ['stdio'], env: [{ name: 'CLAMP_TEST_FOLDER', value: ws.workspace }] },
+          { name: 'bad name!', command: 'true', args: [], env: [] },
+        ],
+      });
+      const done = await conn.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'echo something' }] });
+      expect(done.stopReason, stderr).toBe('end_turn');
+
+      // the model was offered the tool, called it, and read its result
+      const first = fake.requests[0];
+      const offered = (first.body.tools ?? []).map((t) => t.function.name);
+      const system = JSON.stringify(first.body.messages[0]);
+      expect(offered.includes('mcp__editor_everything__echo') || system.includes('mcp__editor_everything__echo')).toBe(true);
+      const last = JSON.stringify(fake.requests.at(-1)!.body.messages);
+      expect(last).toContain('Echo: hello from the editor');
+      const call = updates.map((u) => u.update).find((u) => u.sessionUpdate === 'tool_call') as acp.ToolCall | undefined;
+      expect(call?.title).toContain('mcp__editor_everything__echo');
+
+      // the server's process: inside bwrap, never started bare on the host
+      expect(chains.length).toBeGreaterThan(0);
+      for (const chain of chains) expect(chain.some((l) => l.includes('bwrap')), chain.join('\n')).toBe(true);
+      // the server whose name cannot be a tool's name was refused, and said so
+      expect(stderr).toContain('The editor\'s MCP server "bad name!" is skipped');
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      conn.close();
+      child.stdin!.end();
+      await exited;
+    }
+  });
+});
