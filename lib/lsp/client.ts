@@ -150,7 +150,9 @@ export class LspClient {
       const ts = typescriptFor(workspace, this.sandboxed, spec.typescriptLib);
       if (!ts) throw this.fail('Clamp cannot find its own TypeScript (the typescript package); reinstall Clamp with npm ci');
       this.tsSource = ts.source;
-      initializationOptions = { ...initializationOptions, tsserver: { path: ts.path }, disableAutomaticTypingAcquisition: true, hostInfo: 'clamp' };
+      // one tsserver: the second one typescript-language-server starts by default (syntax only, for an editor's quick
+      // answers while the project loads) answers nothing Clamp asks, and cost a third of the server's CPU at every start
+      initializationOptions = { ...initializationOptions, tsserver: { path: ts.path, useSyntaxServer: 'never' }, disableAutomaticTypingAcquisition: true, hostInfo: 'clamp' };
     }
     if (this.o.bwrap) {
       // the same confinement as a command's: the sandbox's mounts, its system-call filter and its resource limits

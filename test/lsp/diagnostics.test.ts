@@ -22,6 +22,27 @@ let enabled = true;
 // cold start (test/lsp/late.test.ts has results that go back before it)
 const budget: Partial<Budget> = { DIAGNOSTICS_TIMEOUT_MS: 3 * DIAGNOSTICS_COLD_START_FIGURE_MS, DIAGNOSTICS_WAIT_MS: 3 * DIAGNOSTICS_COLD_START_FIGURE_MS };
 
+/** The pids below pid (children, their children …), read from /proc. */
+function descendants(pid: number): number[] {
+  const parent = new Map<number, number>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const at = queue.shift()!;
+    for (const [child, p] of parent) if (p === at) (found.push(child), queue.push(child));
+  }
+  return found;
+}
+
 function bed(extraBudget: Partial<Budget> = {}) {
   const b = { ...budget, ...extraBudget };
   const diagnostics = createDiagnostics({ workspace: ws.workspace, dataDir: ws.dataDir, enabled: () => enabled, budget: b });
@@ -71,6 +92,16 @@ describe('diagnostics after edits: TypeScript', () => {
     expect(r.status).toBe('ok');
     expect(r.output).not.toContain('Diagnostics');
     expect(diag(r)).toMatchObject({ state: 'checked', newErrors: [], preexisting: 0 });
+  });
+
+  it('the built-in server runs one tsserver, not a second syntax-only one beside it', () => {
+    // the server of the calls above is still up: every tsserver this test process started, seen from /proc
+    const modes = descendants(process.pid)
+      .map((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'))
+      .filter((argv) => argv.some((a) => a.endsWith('tsserver.js')))
+      .map((argv) => (argv.includes('--serverMode') ? argv[argv.indexOf('--serverMode') + 1] : 'semantic'));
+    expect(modes.length).toBeGreaterThan(0);
+    expect(modes.filter((m) => m === 'partialSemantic')).toEqual([]);
   });
 
   it('a pre-existing error is not reported as new, also when the edit moves it down', async () => {
