@@ -4,18 +4,13 @@
  * sandbox (the editor may have read it from the project's own settings), so its process has bwrap above it.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as acp from '@agentclientprotocol/sdk';
-import { ROOT } from '../../lib/server/build';
 import { closeDb } from '../../lib/store/db';
 import { startFakeOpenAI, turnPosition, type FakeRequest, type FakeReply } from '../fake-openai';
 import { tempWorkspace } from '../helpers';
 import { BIN } from '../mcp/hub-bed';
-
-const BARE_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLAMP_|ANTHROPIC_|OPENAI_|INIT_CWD$)/.test(k))) as NodeJS.ProcessEnv;
+import { startTestEditor } from './editor-client';
 
 let ws: ReturnType<typeof tempWorkspace>;
 let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
@@ -80,31 +75,20 @@ afterAll(async () => {
 
 describe("clamp acp and the editor's MCP servers", () => {
   it('a stdio server from session/new: its tool is called through dispatch, and it runs in the sandbox', { timeout: 120_000 }, async () => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/clamp.mjs'), 'acp'], {
-      cwd: ws.workspace,
-      env: { ...BARE_ENV, CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake-coder', CLAMP_BASE_URL: fake.url, CLAMP_MODE: 'auto' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-    const updates: acp.SessionNotification[] = [];
-    const app = acp
-      .client({ name: 'test editor' })
-      .onNotification(acp.methods.client.session.update, ({ params }) => void updates.push(params))
-      .onRequest(acp.methods.client.session.requestPermission, () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } }));
-    const conn = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
+    const e = startTestEditor({ workspace: ws.workspace, dataDir: ws.dataDir, modelUrl: fake.url, env: { CLAMP_MODE: 'auto' } });
+    const { updates } = e;
     try {
-      const init = await conn.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+      const init = await e.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
       expect(init.agentCapabilities?.mcpCapabilities).toEqual({ http: true, sse: true });
-      const s = await conn.agent.request(acp.methods.agent.session.new, {
+      const s = await e.agent.request(acp.methods.agent.session.new, {
         cwd: ws.workspace,
         mcpServers: [
           { name: 'editor_everything', command: BIN('mcp-server-everything'), args: ['stdio'], env: [{ name: 'CLAMP_TEST_FOLDER', value: ws.workspace }] },
           { name: 'bad name!', command: 'true', args: [], env: [] },
         ],
       });
-      const done = await conn.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'echo something' }] });
-      expect(done.stopReason, stderr).toBe('end_turn');
+      const done = await e.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'echo something' }] });
+      expect(done.stopReason, e.stderr()).toBe('end_turn');
 
       // the model was offered the tool, called it, and read its result
       const first = fake.requests[0];
@@ -120,12 +104,9 @@ describe("clamp acp and the editor's MCP servers", () => {
       expect(chains.length).toBeGreaterThan(0);
       for (const chain of chains) expect(chain.some((l) => l.includes('bwrap')), chain.join('\n')).toBe(true);
       // the server whose name cannot be a tool's name was refused, and said so
-      expect(stderr).toContain('The editor\'s MCP server "bad name!" is skipped');
+      expect(e.stderr()).toContain('The editor\'s MCP server "bad name!" is skipped');
     } finally {
-      const exited = new Promise((r) => child.once('exit', r));
-      conn.close();
-      child.stdin!.end();
-      await exited;
+      await e.close();
     }
   });
 });

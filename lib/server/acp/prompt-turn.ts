@@ -10,6 +10,7 @@ import { HttpError, type ServerConfig } from '../http';
 import { startSessionTurn } from '../turn';
 import { commandMessage } from './commands';
 import type { OnResult } from './editor-fs';
+import { editorAsk } from './ask';
 import { answerOf, permissionRequest } from './permission';
 import { promptMessage } from './prompt-blocks';
 import { TurnRelay, type PendingCall } from './relay';
@@ -53,7 +54,7 @@ export async function runPrompt(client: AgentContext, s: AcpSession, params: Pro
     const relay = new TurnRelay({ reg, workspace: s.cfg.workspace, send, onResult: s.onResult });
     for (;;) {
       relay.nextStream();
-      await relayStream(await turnStream(s, body, stop.signal, relay), relay);
+      await relayStream(await turnStream(client, s, body, stop.signal, relay), relay);
       if (stop.signal.aborted || relay.aborted) return { stopReason: 'cancelled' };
       const pending = relay.pending();
       if (!pending.length || !relay.messageId) return { stopReason: relay.stepLimited() ? 'max_turn_requests' : 'end_turn' };
@@ -66,12 +67,14 @@ export async function runPrompt(client: AgentContext, s: AcpSession, params: Pro
   }
 }
 
-/** The session's host for one turn, telling the editor each call that is about to run (in progress) before the host's own write-ahead. */
-function runningHost(s: AcpSession, relay: TurnRelay): (stored: AgentHost) => AgentHost {
+/** The session's host for one turn: ask_user asks the editor, and the editor hears of each call about to run (in progress) before the host's own write-ahead. */
+function runningHost(client: AgentContext, s: AcpSession, relay: TurnRelay): (stored: AgentHost) => AgentHost {
   return (stored) => {
     const host = s.host ? s.host(stored) : stored;
     return {
       ...host,
+      // ask_user's questions go to the editor (a person is there, answering through the protocol)
+      services: { ...host.services, ask: editorAsk(client, s.id) },
       beforeRun: async (call) => {
         relay.running(call.toolCallId);
         await host.beforeRun?.(call);
@@ -81,9 +84,9 @@ function runningHost(s: AcpSession, relay: TurnRelay): (stored: AgentHost) => Ag
 }
 
 /** The turn's stream, started as the page's route starts one; what it refuses becomes the request's error. */
-async function turnStream(s: AcpSession, body: ChatBody, signal: AbortSignal, relay: TurnRelay): Promise<ReadableStream<UIMessageChunk>> {
+async function turnStream(client: AgentContext, s: AcpSession, body: ChatBody, signal: AbortSignal, relay: TurnRelay): Promise<ReadableStream<UIMessageChunk>> {
   try {
-    return await startSessionTurn(s.cfg, body, { signal, abortReason: REASON_STOPPED, holder: 'clamp acp', host: runningHost(s, relay) });
+    return await startSessionTurn(s.cfg, body, { signal, abortReason: REASON_STOPPED, holder: 'clamp acp', host: runningHost(client, s, relay) });
   } catch (err) {
     if (err instanceof HttpError || err instanceof StoreError) throw new RequestError(-32603, err.message);
     throw err;
