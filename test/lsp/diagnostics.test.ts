@@ -38,7 +38,9 @@ function descendants(pid: number): number[] {
   const queue = [pid];
   while (queue.length > 0) {
     const at = queue.shift()!;
-    for (const [child, p] of parent) if (p === at) (found.push(child), queue.push(child));
+    const children = [...parent].filter(([, p]) => p === at).map(([child]) => child);
+    found.push(...children);
+    queue.push(...children);
   }
   return found;
 }
