@@ -9,11 +9,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist', 'cli');
 
-/** The manifest when every input still matches it; undefined when the bundle is missing or stale. */
-function freshManifest() {
+/** The manifest of the bundle in `dir` when every input still matches it; undefined when it is missing or stale. */
+export function freshManifest(dir = DIST) {
   let manifest;
   try {
-    manifest = JSON.parse(fs.readFileSync(path.join(DIST, 'manifest.json'), 'utf8'));
+    manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
   } catch {
     return undefined;
   }

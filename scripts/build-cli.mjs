@@ -2,10 +2,13 @@
 // Builds Clamp's command-line entry points (the launcher with `clamp run`, and the tool CLI) into one ESM
 // bundle under dist/cli/, with a manifest of every source it was built from (size and mtime) so the bin
 // scripts can tell cheaply whether it is still fresh. Packages stay external (Node loads them as
-// installed: native modules, WASM files and the workers' sources work as from the sources).
+// installed: native modules, WASM files and the workers' sources work as from the sources), but for
+// INLINE: plain JavaScript the tool CLI loads at a command or a search, whose hundreds of small files cost
+// more to resolve and compile one by one than their code does in one chunk.
 // Usage: node scripts/build-cli.mjs [--quiet] [--soft: exit 0 when the build fails, for npm's postinstall]
 //        [--if-idle: skip when another --if-idle build is under way, for the bin scripts' background rebuild]
 import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,31 +17,56 @@ const OUT = path.join(ROOT, 'dist', 'cli');
 export const ENTRIES = { launch: 'lib/server/launch.ts', 'run-args': 'lib/server/headless/args.ts', 'tool-cli': 'lib/cli/tool-cli.ts', 'tool-usage': 'lib/cli/tool-usage.ts' };
 
 /**
- * Node's ESM resolver wants full paths inside a package without an "exports" map: a deep extensionless
- * import of a CommonJS package (`fast-glob/out/settings`) is rewritten to the file that exists.
+ * Packages built into the bundle, with what they import. Each is plain JavaScript with no native module, no file
+ * found next to its code and no state another package shares (zod stays out: the ai SDK converts the tools'
+ * schemas with its own copy).
  */
-const deepImports = {
-  name: 'deep-imports',
+export const INLINE = ['execa', 'fast-glob', 'diff', 'ignore'];
+
+/** The package a bare import names (`@scope/name` or `name`), or undefined for a relative path or a builtin. */
+function packageOf(spec) {
+  if (/^(\.|\/|node:)/.test(spec)) return undefined;
+  const parts = spec.split('/');
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/**
+ * Which packages are bundled: an INLINE package and whatever it imports (its importer is in node_modules) go in;
+ * every other package stays external.
+ */
+const inlinePackages = {
+  name: 'inline-packages',
   setup(build) {
-    build.onResolve({ filter: /^(@[^/]+\/)?[^./][^/]*\/.+/ }, (args) => {
-      if (path.extname(args.path)) return { path: args.path, external: true };
-      const parts = args.path.split('/');
-      const pkgLen = parts[0].startsWith('@') ? 2 : 1;
-      const pkgDir = path.join(ROOT, 'node_modules', ...parts.slice(0, pkgLen));
-      let pkg;
-      try {
-        pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
-      } catch {
-        return { path: args.path, external: true };
-      }
-      if (pkg.exports) return { path: args.path, external: true };
-      const rest = path.join(pkgDir, ...parts.slice(pkgLen));
-      if (fs.existsSync(rest + '.js')) return { path: args.path + '.js', external: true };
-      if (fs.existsSync(path.join(rest, 'index.js'))) return { path: args.path + '/index.js', external: true };
-      return { path: args.path, external: true };
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      const pkg = packageOf(args.path);
+      if (!pkg || isBuiltin(args.path)) return undefined;
+      if (INLINE.includes(pkg) || args.importer.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+      return { path: deepImport(args.path) ?? args.path, external: true };
     });
   },
 };
+
+/**
+ * Node's ESM resolver wants full paths inside a package without an "exports" map: a deep extensionless
+ * import of a CommonJS package (`fast-glob/out/settings`) is rewritten to the file that exists.
+ */
+function deepImport(spec) {
+  if (!/^(@[^/]+\/)?[^./][^/]*\/.+/.test(spec) || path.extname(spec)) return undefined;
+  const parts = spec.split('/');
+  const pkgLen = parts[0].startsWith('@') ? 2 : 1;
+  const pkgDir = path.join(ROOT, 'node_modules', ...parts.slice(0, pkgLen));
+  let pkg;
+  try {
+    pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (pkg.exports) return undefined;
+  const rest = path.join(pkgDir, ...parts.slice(pkgLen));
+  if (fs.existsSync(rest + '.js')) return spec + '.js';
+  if (fs.existsSync(path.join(rest, 'index.js'))) return spec + '/index.js';
+  return undefined;
+}
 
 /** A chunk no build has written for this long goes: a process started from an older bundle may still import it lazily. */
 const OLD_CHUNK_MS = 24 * 3600 * 1000;
@@ -51,30 +79,32 @@ function writeWhole(file, contents) {
 }
 
 /**
- * Build into dist/cli/ in place: chunks are named by their content, so a running Clamp started from the
- * previous bundle still finds the chunks it imports later; entries and the manifest are replaced whole,
- * the manifest last. Chunks no build has written for OLD_CHUNK_MS are removed.
+ * Build into dist/cli/ (or `out`, for other `entries`) in place: chunks are named by their content, so a running
+ * Clamp started from the previous bundle still finds the chunks it imports later; entries and the manifest are
+ * replaced whole, the manifest last. Chunks no build has written for OLD_CHUNK_MS are removed. The manifest lists
+ * every source with `alsoInputs` (files whose change makes the bundle stale too).
  */
-export async function buildCli({ quiet = false } = {}) {
+export async function buildCli({ quiet = false, entries = ENTRIES, out = OUT, alsoInputs = ['scripts/build-cli.mjs', 'package.json'] } = {}) {
   const { build } = await import('esbuild');
   const started = Date.now();
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: ENTRIES,
-    outdir: OUT,
+    entryPoints: entries,
+    outdir: out,
     write: false,
     bundle: true,
     splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
+    // CommonJS code built in (fast-glob's) requires Node's builtins: `require` is made for it
+    banner: { js: "import { createRequire as __clampRequire } from 'node:module'; const require = __clampRequire(import.meta.url);" },
     outExtension: { '.js': '.mjs' },
     metafile: true,
     logLevel: 'error',
-    plugins: [deepImports],
+    plugins: [inlinePackages],
   });
-  fs.mkdirSync(OUT, { recursive: true });
+  fs.mkdirSync(out, { recursive: true });
   const written = new Set(['manifest.json']);
   const now = new Date();
   for (const f of result.outputFiles) {
@@ -84,17 +114,17 @@ export async function buildCli({ quiet = false } = {}) {
     else writeWhole(f.path, f.contents);
   }
   const inputs = {};
-  for (const rel of [...Object.keys(result.metafile.inputs), 'scripts/build-cli.mjs', 'package.json']) {
+  for (const rel of [...Object.keys(result.metafile.inputs), ...alsoInputs]) {
     const st = fs.statSync(path.join(ROOT, rel));
     inputs[rel] = [st.size, st.mtimeMs];
   }
-  const entries = Object.fromEntries(Object.keys(ENTRIES).map((k) => [k, `${k}.mjs`]));
-  writeWhole(path.join(OUT, 'manifest.json'), JSON.stringify({ builtAt: now.toISOString(), entries, inputs }));
-  for (const name of fs.readdirSync(OUT)) {
-    const file = path.join(OUT, name);
+  const names = Object.fromEntries(Object.keys(entries).map((k) => [k, `${k}.mjs`]));
+  writeWhole(path.join(out, 'manifest.json'), JSON.stringify({ builtAt: now.toISOString(), entries: names, inputs }));
+  for (const name of fs.readdirSync(out)) {
+    const file = path.join(out, name);
     if (!written.has(name) && Date.now() - fs.statSync(file).mtimeMs > OLD_CHUNK_MS) fs.rmSync(file, { force: true });
   }
-  if (!quiet) process.stderr.write(`clamp: built the CLI bundle in dist/cli/ (${Object.keys(inputs).length} sources, ${Date.now() - started} ms)\n`);
+  if (!quiet) process.stderr.write(`clamp: built the CLI bundle in ${path.relative(ROOT, out)}/ (${Object.keys(inputs).length} sources, ${Date.now() - started} ms)\n`);
 }
 
 const LOCK = path.join(ROOT, 'dist', '.cli-build.lock');

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import { execa, type ResultPromise } from 'execa';
+import { createRequire } from 'node:module';
+import type { ResultPromise } from 'execa';
 import type { Readable } from 'node:stream';
 import { closeFd, openPipes, readerOf } from './fifo';
 import { groupAlive, signalGroup, signalGroupExcept, waitGroupGone } from './group';
@@ -35,7 +36,23 @@ export interface SpawnSpec {
 
 type Child = ResultPromise<{ buffer: false; encoding: 'buffer' }>;
 
+type Execa = typeof import('execa').execa;
+let execaFn: Execa | undefined;
 
+/**
+ * Load the process starter (execa) before the first command: a process that runs none (a read, a headless run's
+ * first request) never loads it. runCommand and run_command await it; it is an import(), which works under tsx too
+ * (a require of the ESM package does not there: 'No exports main defined in unicorn-magic').
+ */
+export async function loadRunner(): Promise<void> {
+  execaFn ??= (await import('execa')).execa;
+}
+
+/** execa, loaded already (loadRunner) or now; the synchronous load serves a direct startCommand outside tsx. */
+const execa = ((...args: unknown[]) => {
+  execaFn ??= (createRequire(import.meta.url)('execa') as typeof import('execa')).execa;
+  return (execaFn as unknown as (...a: unknown[]) => unknown)(...args);
+}) as Execa;
 
 /**
  * One command from spawn to reaped. execa starts the process (its own group: detached, so one

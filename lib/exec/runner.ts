@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { CommandRun, type SpawnSpec } from './run-state';
+import { CommandRun, loadRunner, type SpawnSpec } from './run-state';
 import { spawnTurn } from './spawn-turn';
 import { sandboxArgs, sandboxStatus, withoutSecrets, type SandboxSpec } from './sandbox';
 import { openSeccompFd } from './seccomp';
@@ -18,6 +18,7 @@ import type { RunHandle, RunOptions, RunResult } from './run-types';
  */
 
 export type { KillReason, RunHandle, RunOptions, RunResult, StreamName } from './run-types';
+export { loadRunner };
 
 /** The shell commands run through: bash when present, else sh. */
 export function shellPath(): string {
@@ -165,6 +166,6 @@ function sandboxedSpec(o: RunOptions, s: { sandbox: SandboxSpec; bwrap: string; 
 
 /** Run a command to the end (the foreground path: start + await). Never throws. */
 export async function runCommand(o: RunOptions): Promise<RunResult> {
-  await spawnTurn();
+  await Promise.all([loadRunner(), spawnTurn()]);
   return startCommand(o).done;
 }

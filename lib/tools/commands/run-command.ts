@@ -7,7 +7,7 @@ import type { Budget } from '../../contract/budget';
 import { clipLine, formatBytes, formatCount, formatDuration } from '../../contract/text';
 import { confinedPath } from '../../contract/paths';
 import { assessCommand } from '../../policy/command-safety';
-import { callRunPrefix, commandEnv, newRunId, runCommand } from '../../exec/runner';
+import { callRunPrefix, commandEnv, loadRunner, newRunId, runCommand } from '../../exec/runner';
 import { sandboxNote } from '../../exec/sandbox-note';
 import type { SandboxSpec } from '../../exec/sandbox';
 import { sandboxChoice, sandboxSpecFor, savedSandboxSettings, withApprovedNetwork, withSandbox, type SandboxChoice } from './sandbox-policy';
@@ -142,6 +142,8 @@ async function prepareLaunch(input: Input, ctx: ToolContext): Promise<Launch> {
     notes.push(`the sandbox's proxy allows ${granted.join(', ')} for the rest of this session (approved by the person).`);
   }
   const { join: net, problem: noNet } = sandbox ? await joinSessionNet(ctx, sandbox) : {};
+  // a background task starts synchronously (tasksFor(ctx).start): the runner is loaded before
+  await loadRunner();
   if (noNet && input.allow_hosts?.length) notes.push(`no host can be reached: ${noNet}.`);
   return { cwd, timeoutMs, sandbox, net, noNet, notes };
 }
