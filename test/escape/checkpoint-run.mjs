@@ -5,12 +5,9 @@
 // (the whole tree), then the second's <file> alone. Prints one JSON object: what each step saw, or the error.
 import fs from 'node:fs';
 import path from 'node:path';
-import { register } from 'tsx/esm/api';
+import { loadLib } from './load-lib.mjs';
 
-register();
-const { shadowFor } = await import('../../lib/checkpoints/shadow.ts');
-const { restorePath, restoreTree, takeSnapshot } = await import('../../lib/checkpoints/snapshot.ts');
-const { changedPaths } = await import('../../lib/checkpoints/diff.ts');
+const { shadowFor, restorePath, restoreTree, takeSnapshot, changedPaths } = await loadLib('checkpoint-run');
 
 const [workspace, dataDir, file] = process.argv.slice(2);
 const abs = path.join(workspace, file);

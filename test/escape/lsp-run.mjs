@@ -5,13 +5,9 @@
 // runs from bound in); `command`: those of a read-only command in the same workspace, for comparison. Prints one JSON
 // object: the script's exit code, stdout and stderr, and the folders bound in.
 import { spawnSync } from 'node:child_process';
-import { register } from 'tsx/esm/api';
+import { loadLib } from './load-lib.mjs';
 
-register();
-const { serverSandboxArgs } = await import('../../lib/lsp/client.ts');
-const { runsFrom } = await import('../../lib/lsp/runs-from.ts');
-const { typescriptServer } = await import('../../lib/lsp/servers.ts');
-const { sandboxArgs, sandboxStatus, withoutSecrets } = await import('../../lib/exec/sandbox.ts');
+const { serverSandboxArgs, runsFrom, typescriptServer, sandboxArgs, sandboxStatus, withoutSecrets } = await loadLib('lsp-run');
 
 const [root, workspace, dataDir, kind, script] = process.argv.slice(2);
 const spec = typescriptServer(root);

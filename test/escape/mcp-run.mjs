@@ -3,12 +3,9 @@
 //   node test/escape/mcp-run.mjs <workspace> <data dir> <tool> '<json args>'
 // Approves every server the workspace's .mcp.json defines (as the person would on the settings page), starts
 // them, calls <tool> on the first, and stops them all. Prints one JSON object: the servers' states and the answer.
-import { register } from 'tsx/esm/api';
+import { loadLib } from './load-lib.mjs';
 
-register();
-const { McpHub } = await import('../../lib/mcp/hub.ts');
-const { approveServer } = await import('../../lib/mcp/store.ts');
-const { openDb } = await import('../../lib/store/db.ts');
+const { McpHub, approveServer, openDb } = await loadLib('mcp-run');
 
 const [workspace, dataDir, tool, json = '{}'] = process.argv.slice(2);
 const out = {};

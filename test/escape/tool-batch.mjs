@@ -4,14 +4,9 @@
 //   node test/escape/tool-batch.mjs <calls.json>   (calls: [{ "name": …, "args": … }, …])
 // Prints one JSON array: each call's name, status and output.
 import fs from 'node:fs';
-import { register } from 'tsx/esm/api';
+import { loadLib } from './load-lib.mjs';
 
-register();
-const { loadConfig } = await import('../../lib/config.ts');
-const { createContext } = await import('../../lib/dispatch/context.ts');
-const { dispatch } = await import('../../lib/dispatch/dispatch.ts');
-const { createToolRegistry } = await import('../../lib/dispatch/all-tools.ts');
-const { runShutdownHooks } = await import('../../lib/contract/shutdown.ts');
+const { loadConfig, createContext, dispatch, createToolRegistry, runShutdownHooks } = await loadLib('tool-batch');
 
 const calls = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const cfg = loadConfig();
