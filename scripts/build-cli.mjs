@@ -82,9 +82,10 @@ function writeWhole(file, contents) {
  * Build into dist/cli/ (or `out`, for other `entries`) in place: chunks are named by their content, so a running
  * Clamp started from the previous bundle still finds the chunks it imports later; entries and the manifest are
  * replaced whole, the manifest last. Chunks no build has written for OLD_CHUNK_MS are removed. The manifest lists
- * every source with `alsoInputs` (files whose change makes the bundle stale too).
+ * every source with `alsoInputs` (files whose change makes the bundle stale too); the INLINE packages' files are not
+ * listed but package-lock.json is (an install that changes them changes it), so a start checks half as many files.
  */
-export async function buildCli({ quiet = false, entries = ENTRIES, out = OUT, alsoInputs = ['scripts/build-cli.mjs', 'package.json'] } = {}) {
+export async function buildCli({ quiet = false, entries = ENTRIES, out = OUT, alsoInputs = ['scripts/build-cli.mjs', 'package.json', 'package-lock.json'] } = {}) {
   const { build } = await import('esbuild');
   const started = Date.now();
   const result = await build({
@@ -114,7 +115,7 @@ export async function buildCli({ quiet = false, entries = ENTRIES, out = OUT, al
     else writeWhole(f.path, f.contents);
   }
   const inputs = {};
-  for (const rel of [...Object.keys(result.metafile.inputs), ...alsoInputs]) {
+  for (const rel of [...Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/')), ...alsoInputs]) {
     const st = fs.statSync(path.join(ROOT, rel));
     inputs[rel] = [st.size, st.mtimeMs];
   }

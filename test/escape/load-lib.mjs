@@ -26,5 +26,5 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const { buildCli } = await import('../../scripts/build-cli.mjs');
   if (!freshManifest()) await buildCli({ quiet: true });
   // not made stale by the build script's mtime, which test/cli/bundle.test.ts moves to make dist/cli/ stale
-  if (!freshManifest(DIST)) await buildCli({ quiet: true, entries: ENTRIES, out: DIST, alsoInputs: ['package.json'] });
+  if (!freshManifest(DIST)) await buildCli({ quiet: true, entries: ENTRIES, out: DIST, alsoInputs: ['package.json', 'package-lock.json'] });
 }
