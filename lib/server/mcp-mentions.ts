@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { BUDGET } from '../contract/budget';
 import { parseMentions, resourceMention } from '../contract/mentions';
 import type { ClampDataParts } from '../contract/protocol';
@@ -6,6 +7,7 @@ import type { ToolContext } from '../contract/types';
 import { dispatch } from '../dispatch/dispatch';
 import { createRegistry } from '../dispatch/registry';
 import { getMcpHub } from '../mcp/hub';
+import { readGuardFor } from '../hooks/permission-verdict';
 import { openDb } from '../store/db';
 import { sessionHome } from '../store/worktrees';
 import { readerOf, resourceItems } from '../mcp/resource-mentions';
@@ -28,10 +30,10 @@ function score(item: { server: string; uri: string; name: string }, q: string): 
 }
 
 /** GET /api/paths?q=: workspace paths, then MCP resources matching (only resources once the query names a server and a colon). */
-export async function completeMentions(cfg: ServerConfig, workspace: string, query: string): Promise<PathCompletionAnswer> {
+export async function completeMentions(cfg: ServerConfig, workspace: string, query: string, home: string = cfg.workspace): Promise<PathCompletionAnswer> {
   const q = query.toLowerCase();
   const serverPart = /^[a-z0-9_.-]+:/.test(q);
-  const paths = serverPart ? { items: [], more: false, scanCapped: false } : completePaths(workspace, query);
+  const paths = serverPart ? { items: [], more: false, scanCapped: false } : withoutWithheld(cfg, { workspace, home }, completePaths(workspace, query));
   const max = BUDGET.MENTION_COMPLETIONS_MAX_ITEMS;
   const room = max - paths.items.length;
   if (room <= 0) return paths;
@@ -42,6 +44,13 @@ export async function completeMentions(cfg: ServerConfig, workspace: string, que
     .sort((a, b) => a.s - b.s);
   const found = ranked.slice(0, room).map((x) => ({ path: `${x.r.server}:${x.r.uri}`, dir: false }));
   return { items: [...paths.items, ...found], more: paths.more || ranked.length > room || (found.length > 0 && more), scanCapped: paths.scanCapped };
+}
+
+/** Completions without the paths a Read deny or ask rule of the settings files withholds (as searches and listings leave them out). */
+function withoutWithheld(cfg: ServerConfig, at: { workspace: string; home: string }, r: PathCompletionAnswer): PathCompletionAnswer {
+  const guard = readGuardFor(openDb(cfg.dataDir), { ...at, dataDir: cfg.dataDir })();
+  if (!guard) return r;
+  return { ...r, items: r.items.filter((i) => guard(path.join(at.workspace, i.path), i.dir) === undefined) };
 }
 
 /** GET /api/paths?check=: a resource mention names a running server that offers resources; a path is checked in the workspace. */

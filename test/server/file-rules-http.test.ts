@@ -83,4 +83,15 @@ describe('permission rules from settings files over HTTP', () => {
     expect(everything()).toContain('the rule Read(./secrets/**) in .claude/settings.json denies it');
     expect(everything()).not.toContain(CANARY);
   }, 60_000);
+
+  it('@ completion leaves out what a Read deny withholds (and offers it again once the rules are off)', async () => {
+    ws.write('secrets-notes.md', 'not secret\n');
+    const names = async () => ((await (await clamp.api('/api/paths?q=secr')).json()) as { items: { path: string }[] }).items.map((i) => i.path);
+    const on = await names();
+    expect(on).toContain('secrets-notes.md');
+    expect(on.filter((p) => p === 'secrets' || p.startsWith('secrets/'))).toEqual([]);
+    expect((await put({ on: false })).status).toBe(200);
+    expect((await names()).some((p) => p === 'secrets' || p.startsWith('secrets/'))).toBe(true);
+    expect((await put({ on: true })).status).toBe(200);
+  }, 60_000);
 });

@@ -11,10 +11,12 @@ export const dynamic = 'force-dynamic';
 export const GET = route({}, async (c): Promise<MentionCheckAnswer | PathCompletionAnswer> => {
   // ?session=<id>: the session's folder (its own worktree, when it has one)
   const session = c.url.searchParams.get('session');
-  const workspace = session ? sessionFolder(c.forSession(session), session) : c.cfg.workspace;
+  const cfg = session ? c.forSession(session) : c.cfg;
+  const workspace = session ? sessionFolder(cfg, session) : c.cfg.workspace;
   const check = c.url.searchParams.get('check');
   if (check !== null) return checkAnyMention(c.cfg, workspace, check.slice(0, 4096));
   const q = c.url.searchParams.get('q');
   if (q === null) throw new HttpError(400, 'Ask with ?q=<the text after @> for completions, or ?check=<path> to check a mention.');
-  return completeMentions(c.cfg, workspace, q.slice(0, 4096));
+  // the settings files' rules are the session's workspace's (a worktree's are its repository's)
+  return completeMentions(c.cfg, workspace, q.slice(0, 4096), cfg.workspace);
 });
