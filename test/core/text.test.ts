@@ -141,3 +141,11 @@ describe('the one duration wording', () => {
     expect([0, 400, 4_900, 65_000, 2 * 3_600_000 + 3 * 60_000].map((ms) => formatDuration(ms, { wholeSeconds: true }))).toEqual(['0 s', '0 s', '4 s', '1 m 05 s', '2 h 03 m']);
   });
 });
+
+describe('formatCount', () => {
+  it('groups thousands as en-US does, without Intl for whole numbers', () => {
+    const values = [0, 7, 999, 1_000, 12_345, 123_456, 1_234_567, -1_234_567, 10 ** 15, Number.MAX_SAFE_INTEGER, 2.5, 1234.5678, 1e21];
+    expect(values.map(formatCount)).toEqual(values.map((n) => n.toLocaleString('en-US')));
+    expect(formatCount(1_234_567)).toBe('1,234,567');
+  });
+});
