@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { LanguageModelV3Content, LanguageModelV3Middleware, LanguageModelV3Prompt, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { tapStream } from '../contract/stream-tap';
 
 /**
  * Tool-call ids Clamp can key by. Approvals, the write-ahead journal, summaries, subagent links and the
@@ -138,7 +139,7 @@ export function callIdMiddleware(ids: CallIds): LanguageModelV3Middleware {
     wrapStream: async ({ doStream }) => {
       const { stream, ...rest } = await doStream();
       const a = answerIds(ids);
-      return { ...rest, stream: stream.pipeThrough(new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({ transform: (p, c) => c.enqueue(mapPart(p, a)) })) };
+      return { ...rest, stream: tapStream(stream, (p: LanguageModelV3StreamPart) => mapPart(p, a)) };
     },
   };
 }

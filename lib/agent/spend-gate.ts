@@ -2,6 +2,7 @@ import { wrapLanguageModel, type LanguageModel, type StopCondition, type ToolSet
 import type { LanguageModelV3, LanguageModelV3Usage, SharedV3ProviderMetadata } from '@ai-sdk/provider';
 import { limitAmount, limitText, parseLimit, spendGuardOf, type LimitHit, type SpendGuard } from '../contract/limits';
 import type { ApprovalInfo, ModelPrices } from '../contract/protocol';
+import { tapStream } from '../contract/stream-tap';
 import { costOf } from './context/ledger';
 import type { WaitOrigin } from '../contract/subagents';
 import type { AgentHost } from './host';
@@ -109,14 +110,10 @@ export function spendMetered(model: LanguageModelV3, host: Pick<AgentHost, 'serv
       },
       wrapStream: async ({ doStream }) => {
         const r = await doStream();
-        const stream = r.stream.pipeThrough(
-          new TransformStream({
-            transform(part, ctl) {
-              if (part.type === 'finish') count(part.usage, part.providerMetadata);
-              ctl.enqueue(part);
-            },
-          }),
-        );
+        const stream = tapStream(r.stream, (part) => {
+          if (part.type === 'finish') count(part.usage, part.providerMetadata);
+          return part;
+        });
         return { ...r, stream };
       },
     },

@@ -80,9 +80,10 @@ export function strongerRule(a: RuleVerdict, b: RuleVerdict): RuleVerdict {
   return rank(b) > rank(a) ? b : a;
 }
 
-/** The services entry of a call's read guard: read once per call from the files' Read deny and ask rules. */
+/** The services entry of a call's read guard: read once per call from the files' Read deny and ask rules (no file is read while the switch is off). */
 export function readGuardFor(db: Db, o: Place): () => ReadGuard | undefined {
   return () => {
+    if (!fileRulesOn(db)) return undefined;
     const narrowing = readFileRules(db, o.workspace, o.dataDir, process.env, o.home).active.filter((r) => r.action !== 'allow' && r.rule.spec.kind === 'path');
     if (!narrowing.length) return undefined;
     const rules = narrowing.map((r) => r.rule);

@@ -42,12 +42,14 @@ export interface HookSources {
 
 /** A file's text, or undefined when there is none; a workspace's file must be a regular file (not a link). */
 export function readSmall(file: string, regularOnly: boolean): string | undefined {
-  let st: fs.Stats;
+  let st: fs.Stats | undefined;
   try {
-    st = regularOnly ? fs.lstatSync(file) : fs.statSync(file);
+    // an absent file (the usual case, at every call) is answered without building an error
+    st = regularOnly ? fs.lstatSync(file, { throwIfNoEntry: false }) : fs.statSync(file, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
+  if (!st) return undefined;
   if (!st.isFile()) throw new HookConfigError(`${file} is not a regular file; its hooks and permission rules are not read.`);
   if (st.size > HOOK_FILE_MAX_BYTES) throw new HookConfigError(`${file} is ${st.size} bytes (> ${HOOK_FILE_MAX_BYTES}); its hooks and permission rules are not read.`);
   return fs.readFileSync(file, 'utf8');

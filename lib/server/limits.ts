@@ -1,5 +1,5 @@
 import type { LimitHit, LimitSettings, LimitSettingsView, LimitUse, SpendGuard } from '../contract/limits';
-import { stepTokens } from '../contract/limits';
+import { NO_LIMITS, stepTokens } from '../contract/limits';
 import { openDb, type Db } from '../store/db';
 import { addSpend, dayOf, daySpend, getLimitSettings, getSessionLimits, sessionSpend, setLimitSettings, setSessionLimit, type Spent } from '../store/spend';
 import type { ServerConfig } from './http';
@@ -48,8 +48,11 @@ export function spendGuard(db: Db, o: { sessionId: string; run?: RunLimits; now?
       }
     },
     reached: () => {
-      const session = sessionSpend(db, o.sessionId);
       const settings = getLimitSettings(db);
+      // checked before every request: with no limit anywhere, nothing spent needs counting up
+      const none = (Object.keys(NO_LIMITS) as (keyof LimitSettings)[]).every((k) => settings[k] == null);
+      if (none && run.maxTokens === undefined && run.maxCostUsd === undefined) return null;
+      const session = sessionSpend(db, o.sessionId);
       const own = limitsOf(db, o.sessionId, settings);
       const runSpent = { tokens: session.tokens - start.tokens, costUsd: session.costUsd - start.costUsd };
       return firstReached([

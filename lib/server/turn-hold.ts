@@ -1,5 +1,6 @@
 import type { UIMessageChunk } from 'ai';
 import { BUDGET } from '../contract/budget';
+import { tapStream } from '../contract/stream-tap';
 import type { Db } from '../store/db';
 import { lockHeldText, otherHolder, releaseSessionLock, renewSessionLock, takeSessionLock, type LockHolder } from '../store/session-lock';
 import { HttpError } from './http';
@@ -99,7 +100,7 @@ export function holdSession(db: Db, sessionId: string, o: HoldOptions): SessionH
     end,
     release: (stream) => {
       abort.signal.addEventListener('abort', () => setTimeout(end, RELEASE_AFTER_ABORT_MS).unref?.());
-      return stream.pipeThrough(new TransformStream<UIMessageChunk, UIMessageChunk>({ flush: end }));
+      return tapStream(stream, (chunk: UIMessageChunk) => chunk, end);
     },
   };
 }

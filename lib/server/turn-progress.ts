@@ -1,4 +1,5 @@
 import type { UIMessageChunk } from 'ai';
+import { tapStream } from '../contract/stream-tap';
 
 const PROGRESS = Symbol.for('clamp.turnProgress');
 
@@ -72,16 +73,13 @@ function end(p: TurnProgress, outcome: TurnProgress['outcome']): void {
 export function trackTurn(sessionId: string, stream: ReadableStream<UIMessageChunk>): ReadableStream<UIMessageChunk> {
   const p: TurnProgress = { running: true, step: 1, tools: new Map(), startedAt: Date.now() };
   progressMap().set(sessionId, p);
-  return stream.pipeThrough(
-    new TransformStream<UIMessageChunk, UIMessageChunk>({
-      transform(chunk, controller) {
-        observe(p, chunk);
-        controller.enqueue(chunk);
-      },
-      flush() {
-        end(p, 'done');
-      },
-    }),
+  return tapStream(
+    stream,
+    (chunk) => {
+      observe(p, chunk);
+      return chunk;
+    },
+    () => end(p, 'done'),
   );
 }
 
