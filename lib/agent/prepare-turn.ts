@@ -58,6 +58,21 @@ export interface PreparedTurn {
  * side-effect class), its context keeper (told of every result), its system prompt, the mode's tool
  * list and its model. Builds nothing that talks to the model or runs a tool.
  */
+/**
+ * f's answer worked out once per turn of the event loop (a copy to each caller): a step asks for its listed tools twice
+ * (the context keeper, then the request), a few microtasks apart, and each asking reads the mode and the tools' files.
+ */
+function oncePerTick<T>(f: () => T[]): () => T[] {
+  let kept: T[] | null = null;
+  return () => {
+    if (!kept) {
+      kept = f();
+      setImmediate(() => (kept = null));
+    }
+    return [...kept];
+  };
+}
+
 export function prepareTurn(o: PrepareTurnOptions): PreparedTurn {
   const { host } = o;
   const scheduler = new CallScheduler();
@@ -94,7 +109,7 @@ export function prepareTurn(o: PrepareTurnOptions): PreparedTurn {
     beforeCompact: async (trigger, focus) => hookServiceOf(host.services)?.preCompact(host.sessionId, trigger === 'manual' ? 'manual' : 'auto', focus),
   });
   const ctxInfo = { workspace: host.workspace, dataDir: host.dataDir, services: host.services };
-  const listed = () => listedTools(o.reg, host.mode(), ctxInfo).map((t) => t.name);
+  const listed = oncePerTick(() => listedTools(o.reg, host.mode(), ctxInfo).map((t) => t.name));
   // every call of the session gets an id of its own, whatever ids the model server hands out
   const ids = new CallIds((id) => host.callIdUsed?.(id) ?? false);
   ids.seen(conversationCallIds(o.stored));
