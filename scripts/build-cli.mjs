@@ -17,11 +17,11 @@ const OUT = path.join(ROOT, 'dist', 'cli');
 export const ENTRIES = { launch: 'lib/server/launch.ts', 'run-args': 'lib/server/headless/args.ts', 'tool-cli': 'lib/cli/tool-cli.ts', 'tool-usage': 'lib/cli/tool-usage.ts' };
 
 /**
- * Packages built into the bundle, with what they import. Each is plain JavaScript with no native module, no file
- * found next to its code and no state another package shares (zod stays out: the ai SDK converts the tools'
- * schemas with its own copy).
+ * Packages built into the bundle, with what they import. Each is plain JavaScript with no native module and no file
+ * found next to its code. zod is one: the ai SDK converts the tools' schemas with its own copy of the same version,
+ * which reads them by their `_zod` fields, and zod keeps its registry (the descriptions) on globalThis for both.
  */
-export const INLINE = ['execa', 'fast-glob', 'diff', 'ignore'];
+export const INLINE = ['execa', 'fast-glob', 'diff', 'ignore', 'zod'];
 
 /** The package a bare import names (`@scope/name` or `name`), or undefined for a relative path or a builtin. */
 function packageOf(spec) {
