@@ -10,7 +10,7 @@ import { describeProviderError, isContextOverflow, overflowAfterRetry, retriedTe
 import { visibleRetries } from './provider-retry';
 import { cachedSystem, usesCacheBreakpoints } from './context/cache';
 import { stepCount } from './context/view';
-import { withToolSummaries } from './tool-summaries';
+import { toolSummarizer } from './tool-summaries';
 import { withTurnServices } from './turn-services';
 import { StepDraft } from './step-draft';
 import { stepModelSwitcher, type StepModel } from './model-switch';
@@ -363,16 +363,29 @@ async function stopHooks(run: TurnRun, active: boolean): Promise<string | undefi
 }
 
 /** Write an attempt's parts to the page: each call's summary added, an overflow's error left out, the waiting parts after the start. */
-async function toPage(run: TurnRun, ui: AsyncIterable<Chunk>): Promise<void> {
-  for await (const chunk of withToolSummaries(ui, run.o.reg, run.o.messages)) {
-    // an overflow is recovered by streamSteps: its error never reaches the page as one
-    if (chunk.type === 'error' && chunk.errorText === OVERFLOW_MARK) continue;
-    if (chunk.type === 'start' && chunk.messageId) run.messageId = chunk.messageId;
-    run.draft.see(chunk);
-    run.writer.write(chunk);
-    if (chunk.type === 'start' && !run.started) {
-      run.started = true;
-      for (const c of run.early.splice(0)) run.writer.write(c);
+async function toPage(run: TurnRun, ui: ReadableStream<Chunk>): Promise<void> {
+  const withSummary = toolSummarizer(run.o.reg, run.o.messages);
+  // read as chunks come (no async iterator or generator between: each would cost promises per chunk); stopped early, the stream is cancelled
+  const reader = ui.getReader();
+  let ended = false;
+  try {
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      for (const chunk of withSummary(r.value)) toPageChunk(run, chunk);
     }
+    ended = true;
+  } finally {
+    if (!ended) void reader.cancel().catch(() => {});
+  }
+}
+
+function toPageChunk(run: TurnRun, chunk: Chunk): void {
+  // an overflow is recovered by streamSteps: its error never reaches the page as one
+  if (chunk.type === 'error' && chunk.errorText === OVERFLOW_MARK) return;
+  if (chunk.type === 'start' && chunk.messageId) run.messageId = chunk.messageId;
+  run.draft.see(chunk);
+  run.writer.write(chunk);
+  if (chunk.type === 'start' && !run.started) {
+    run.started = true;
+    for (const c of run.early.splice(0)) run.writer.write(c);
   }
 }

@@ -54,20 +54,27 @@ export function toolSummaryData(reg: Registry, toolCallId: string, toolName: str
  * second replaces the first (same id). Every other chunk passes through unchanged, in order.
  */
 export async function* withToolSummaries(chunks: AsyncIterable<Chunk>, reg: Registry, messages: readonly ClampMessage[]): AsyncGenerator<Chunk> {
+  const next = toolSummarizer(reg, messages);
+  for await (const chunk of chunks) yield* next(chunk);
+}
+
+/** withToolSummaries one chunk at a time, for a reader of the stream (no generator between): the chunk, then its summary if it has one. */
+export function toolSummarizer(reg: Registry, messages: readonly ClampMessage[]): (chunk: Chunk) => Chunk[] {
   const known = knownCalls(messages);
   const summaryChunk = (data: SummaryData): Chunk => ({ type: 'data-tool-summary', id: `summary-${data.toolCallId}`, data });
-  for await (const chunk of chunks) {
-    yield chunk;
+  return (chunk) => {
     if (chunk.type === 'tool-input-available') {
       known.set(chunk.toolCallId, { toolName: chunk.toolName, input: chunk.input });
       const data = toolSummaryData(reg, chunk.toolCallId, chunk.toolName, chunk.input);
-      if (data) yield summaryChunk(data);
-    } else if (chunk.type === 'tool-output-available' && !chunk.preliminary) {
+      return data ? [chunk, summaryChunk(data)] : [chunk];
+    }
+    if (chunk.type === 'tool-output-available' && !chunk.preliminary) {
       const call = known.get(chunk.toolCallId);
       const result = chunk.output as ToolResult | undefined;
-      if (!call || !result || typeof result !== 'object' || typeof result.output !== 'string') continue;
+      if (!call || !result || typeof result !== 'object' || typeof result.output !== 'string') return [chunk];
       const data = toolSummaryData(reg, chunk.toolCallId, call.toolName, call.input, result);
-      if (data) yield summaryChunk(data);
+      return data ? [chunk, summaryChunk(data)] : [chunk];
     }
-  }
+    return [chunk];
+  };
 }
