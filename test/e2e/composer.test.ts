@@ -81,16 +81,24 @@ describe('the composer', () => {
   it('a completion answered after the choice was taken does not reopen the list: Enter then sends', { timeout: 120_000 }, async () => {
     const { page } = await s.start('late');
     // one more letter is typed while the list is open; its answer comes late, after the listed choice was taken
-    await page.route(/\/api\/paths\?q=src%2Fapp(&|$)/, async (route) => {
+    const late = /\/api\/paths\?q=src%2Fapp(&|$)/;
+    await page.route(late, async (route) => {
       await new Promise((r) => setTimeout(r, 2_000));
       await route.continue().catch(() => undefined);
+    });
+    // the late request's end: its answer reached the page, or the page cancelled it
+    const lateEnded = new Promise<void>((resolve) => {
+      for (const event of ['requestfinished', 'requestfailed'] as const) page.on(event, (r) => late.test(r.url()) && resolve());
     });
     await page.locator('#chat-input').pressSequentially('[e2e:late] explain @src/ap');
     await page.getByRole('option', { name: 'src/app.ts' }).waitFor({ timeout: 15_000 });
     await page.press('#chat-input', 'p');
     await page.press('#chat-input', 'Tab');
     await expect(page.locator('#chat-input').inputValue()).resolves.toBe('[e2e:late] explain @src/app.ts ');
-    await page.waitForTimeout(3_000);
+    await lateEnded;
+    // what the page does with an answer happens in its next tasks: two frames, and a margin for a loaded machine
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await page.waitForTimeout(300);
     await expect(page.getByRole('option', { name: 'src/app.ts' }).count()).resolves.toBe(0);
     await page.press('#chat-input', 'Enter');
     await page.getByText('Sent after the late completion.').waitFor({ timeout: 30_000 });
