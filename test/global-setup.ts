@@ -13,7 +13,9 @@ import { ensureBuild, ROOT } from '../lib/server/build';
  */
 export default async function setup(): Promise<void> {
   const built = spawnSync(process.execPath, ['test/escape/load-lib.mjs', '--build'], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
-  if (built.status !== 0) throw new Error(`Building the CLI bundles failed (node test/escape/load-lib.mjs --build):\n${built.stderr}`);
+  // a failed build is not the run's failure: the bin scripts and the runners run the sources then (slower), and a
+  // test of what failed to build fails on its own
+  if (built.status !== 0) process.stderr.write(`Building the CLI bundles failed (node test/escape/load-lib.mjs --build); the tests run the sources:\n${built.stderr}\n`);
   const filters = process.argv.slice(2).filter((a) => !a.startsWith('-') && a !== 'run');
   const needsServer = filters.length === 0 || filters.some((f) => /server|e2e|adversarial/.test(f));
   if (needsServer && !(await ensureBuild())) throw new Error('The page did not build; run `npm run build` to see why.');
