@@ -5,7 +5,7 @@
  * the per-session model picker (the next request names the new model), export and import.
  */
 import fs from 'node:fs';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { FakeRequest } from '../fake-openai';
 import { card, screenshot, send, waitIdle } from './browser';
@@ -88,7 +88,9 @@ describe('the composer', () => {
     });
     // the late request's end: its answer reached the page, or the page cancelled it
     const lateEnded = new Promise<void>((resolve) => {
-      for (const event of ['requestfinished', 'requestfailed'] as const) page.on(event, (r) => late.test(r.url()) && resolve());
+      const ended = (r: Request) => late.test(r.url()) && resolve();
+      page.on('requestfinished', ended);
+      page.on('requestfailed', ended);
     });
     await page.locator('#chat-input').pressSequentially('[e2e:late] explain @src/ap');
     await page.getByRole('option', { name: 'src/app.ts' }).waitFor({ timeout: 15_000 });
