@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { CANARY, escape, escapes, type Host } from './harness';
+import { CANARY, escape, escapes, toolBatch, type Host } from './harness';
 import { expectHostUntouched, REPO, sh } from './payload';
 import { closeDb, openDb } from '../../lib/store/db';
 import { setFileRulesOn } from '../../lib/hooks/permission-files';
@@ -86,13 +86,22 @@ escapes('Read deny rules hold inside the sandbox', () => {
     { tries: 'a background task reads secrets/key', checks: 'the task ran to its end and its output (what task_output reads) carries no canary' },
     async (host) => {
       await plantSecret(host);
-      const r = await host.tool('run_command', { command: 'cat secrets/key; ls -la secrets; echo done', background: true }, { mode: 'auto', approve: true });
-      expect(r.status, r.output).toBe('ok');
-      expect(host.leaked(r.output), r.output).toBe(false);
-      // the task's own log (what task_output reads): it ran to its end, and the secret is not in it
-      const log = /stdout (\S+\.stdout\.log)/.exec(r.output)?.[1];
-      expect(log, r.output).toBeTruthy();
-      for (let i = 0; i < 100 && !fs.readFileSync(log!, 'utf8').includes('done'); i++) await new Promise((res) => setTimeout(res, 100));
+      // one process, as the tool CLI makes it, so the task outlives the call that started it: task_output waits for its end
+      // (task_output's wait ends at new output or the exit: a few reads follow the task to its end)
+      const [started, ...reads] = await toolBatch(host, [
+        { name: 'run_command', args: { command: 'cat secrets/key; ls -la secrets; echo done', background: true }, approve: true },
+        ...Array.from({ length: 5 }, () => ({ name: 'task_output', args: { id: 't1', wait_ms: 10_000 } })),
+      ]);
+      expect(started.status, started.output).toBe('ok');
+      expect(host.leaked(started.output), started.output).toBe(false);
+      // what task_output read: the task ran to its end, and the secret is not in it
+      const read = reads.map((r) => r.output).join('\n');
+      expect(read).toContain('done');
+      expect(reads.at(-1)!.output, read).not.toContain('status: running');
+      expect(host.leaked(read), read).toBe(false);
+      // and its own log on the host (what task_output reads from)
+      const log = /stdout (\S+\.stdout\.log)/.exec(started.output)?.[1];
+      expect(log, started.output).toBeTruthy();
       const text = fs.readFileSync(log!, 'utf8');
       expect(text).toContain('done');
       expect(host.leaked(text), text).toBe(false);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { CANARY, escape, escapes, type Host } from './harness';
+import { CANARY, escape, escapes, toolBatch, type BatchResult, type Host } from './harness';
 import { startSwapRacer } from './racer';
 
 /**
@@ -11,27 +11,8 @@ import { startSwapRacer } from './racer';
  * keys' canary, and no listing or search shows a name that only exists outside.
  */
 
-const BATCH = path.join(import.meta.dirname, 'tool-batch.mjs');
-
-interface BatchResult {
-  name: string;
-  args: unknown;
-  status: string;
-  output: string;
-}
-
-/** Many tool calls in one process as the host's user, through the tool CLI's own path (config, registry, dispatch). */
-async function batch(host: Host, calls: { name: string; args: unknown }[], mode = 'auto'): Promise<BatchResult[]> {
-  const file = path.join(host.root, `calls-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-  fs.writeFileSync(file, JSON.stringify(calls));
-  fs.chmodSync(file, 0o644);
-  const r = await host.run(process.execPath, [BATCH, file], { env: host.env({ CLAMP_MODE: mode }), timeoutMs: 170_000 });
-  try {
-    return JSON.parse(r.stdout) as BatchResult[];
-  } catch {
-    throw new Error(`the tool batch printed no results (exit ${r.code}):\n${r.stdout.slice(0, 2000)}\n${r.stderr.slice(0, 3000)}`);
-  }
-}
+/** Many tool calls in one process as the host's user, through the tool CLI's own path. */
+const batch = (host: Host, calls: { name: string; args: unknown }[], mode = 'auto'): Promise<BatchResult[]> => toolBatch(host, calls, mode);
 
 /** Make workspace files and folders owned by the host's user (the harness owns the rest already). */
 function own(host: Host, ...rels: string[]): void {

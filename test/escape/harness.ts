@@ -204,6 +204,30 @@ export async function makeHost(who: Who): Promise<Host> {
   return host;
 }
 
+/** One call's result from the batch runner. */
+export interface BatchResult {
+  name: string;
+  args: unknown;
+  status: string;
+  output: string;
+}
+
+/**
+ * Many tool calls in one process as the host's user, each the way the tool CLI makes it (configuration, registry,
+ * the settings files' rules and hooks, dispatch; `approve` as the CLI's --approve): test/escape/tool-batch.mjs.
+ */
+export async function toolBatch(host: Host, calls: { name: string; args: unknown; approve?: boolean }[], mode = 'auto', timeoutMs = 170_000): Promise<BatchResult[]> {
+  const file = path.join(host.root, `calls-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  fs.writeFileSync(file, JSON.stringify(calls));
+  fs.chmodSync(file, 0o644);
+  const r = await host.run(process.execPath, [path.join(ROOT, 'test/escape/tool-batch.mjs'), file], { env: host.env({ CLAMP_MODE: mode }), timeoutMs });
+  try {
+    return JSON.parse(r.stdout) as BatchResult[];
+  } catch {
+    throw new Error(`the tool batch printed no results (exit ${r.code}):\n${r.stdout.slice(0, 2000)}\n${r.stderr.slice(0, 3000)}`);
+  }
+}
+
 export interface EscapeCase {
   /** what the attacker tries, in a line */
   tries: string;

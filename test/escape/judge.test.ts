@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { escape, escapes, type Host } from './harness';
+import { escape, escapes, toolBatch, type Host } from './harness';
 
 /**
  * The command judge reads a command as bash will run it. Each payload here is a command whose text hides what it
@@ -13,8 +13,6 @@ import { escape, escapes, type Host } from './harness';
  * host is checked after the calls: every target folder still there, nothing outside touched.
  */
 
-/** The escape suite's batch runner: many tool calls in one process, each the way the tool CLI makes it. */
-const BATCH = path.join(import.meta.dirname, 'tool-batch.mjs');
 const q = (s: string) => `'${s.split("'").join("'\\''")}'`;
 
 interface Call {
@@ -23,17 +21,10 @@ interface Call {
   output: string;
 }
 
-/** Run the commands through run_command (configuration, registry, dispatch, no approver) as the host's user. */
+/** Run the commands through run_command (the tool CLI's path, no approver) in one process as the host's user. */
 async function calls(host: Host, commands: string[], mode: string): Promise<Call[]> {
-  const file = path.join(host.root, `commands-${mode}-${Date.now()}.json`);
-  fs.writeFileSync(file, JSON.stringify(commands.map((command) => ({ name: 'run_command', args: { command } }))));
-  fs.chmodSync(file, 0o644);
-  const r = await host.run(process.execPath, [BATCH, file], { env: host.env({ CLAMP_MODE: mode }), timeoutMs: 170_000 });
-  try {
-    return (JSON.parse(r.stdout) as { args: { command: string }; status: string; output: string }[]).map((c) => ({ command: c.args.command, status: c.status, output: c.output }));
-  } catch {
-    throw new Error(`the calls printed no results (exit ${r.code}):\n${r.stdout.slice(0, 2000)}\n${r.stderr.slice(0, 3000)}`);
-  }
+  const r = await toolBatch(host, commands.map((command) => ({ name: 'run_command', args: { command } })), mode);
+  return r.map((c) => ({ command: (c.args as { command: string }).command, status: c.status, output: c.output }));
 }
 
 /** Run a setup script in the workspace as the host's user. */

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { expect } from 'vitest';
-import { beforeAll, escape, escapes, type Host } from './harness';
+import { beforeAll, escape, escapes, toolBatch, type BatchResult, type Host } from './harness';
 import { startClampAs, type HostClamp } from './server';
 import { startFakeOpenAI } from '../fake-openai';
 import { readChunks } from '../server/harness';
@@ -17,7 +15,6 @@ import { ensureBuild } from '../../lib/server/build';
  * spelling, through the tool CLI and through the real server with a stand-in model.
  */
 
-const BATCH = path.join(import.meta.dirname, 'tool-batch.mjs');
 
 /** Loopback (and other local) spellings aimed at the host's listener, and local places that must not be tried. */
 function localUrls(port: number): string[] {
@@ -30,23 +27,10 @@ function localUrls(port: number): string[] {
   ];
 }
 
-interface BatchResult {
-  name: string;
-  args: { url: string };
-  status: string;
-  output: string;
-}
+type WebResult = BatchResult & { args: { url: string } };
 
-async function batch(host: Host, urls: string[], mode: string): Promise<BatchResult[]> {
-  const file = path.join(host.root, `web-calls-${Date.now()}.json`);
-  fs.writeFileSync(file, JSON.stringify(urls.map((url) => ({ name: 'web_fetch', args: { url } }))));
-  fs.chmodSync(file, 0o644);
-  const r = await host.run(process.execPath, [BATCH, file], { env: host.env({ CLAMP_MODE: mode }), timeoutMs: 120_000 });
-  try {
-    return JSON.parse(r.stdout) as BatchResult[];
-  } catch {
-    throw new Error(`the tool batch printed no results (exit ${r.code}):\n${r.stdout.slice(0, 2000)}\n${r.stderr.slice(0, 3000)}`);
-  }
+async function batch(host: Host, urls: string[], mode: string): Promise<WebResult[]> {
+  return (await toolBatch(host, urls.map((url) => ({ name: 'web_fetch', args: { url } })), mode, 120_000)) as WebResult[];
 }
 
 /** A refusal (or, for a name the resolver does not know, a failure to resolve): nothing was connected to. */

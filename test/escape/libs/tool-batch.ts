@@ -4,3 +4,4 @@ export { createContext } from '../../../lib/dispatch/context';
 export { dispatch } from '../../../lib/dispatch/dispatch';
 export { createToolRegistry } from '../../../lib/dispatch/all-tools';
 export { runShutdownHooks } from '../../../lib/contract/shutdown';
+export { toolPermissions } from '../../../lib/cli/tool-permissions';
