@@ -3,15 +3,11 @@
  * option per choice, and declining) and the option picked is the answer the model reads; an open question is not
  * put to the editor, and the model reads how to ask instead.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as acp from '@agentclientprotocol/sdk';
-import { closeDb } from '../../lib/store/db';
-import { startFakeOpenAI, turnPosition, type FakeRequest, type FakeReply } from '../fake-openai';
-import { tempWorkspace } from '../helpers';
-import { startTestEditor } from './editor-client';
+import { turnPosition, type FakeRequest, type FakeReply } from '../fake-openai';
+import { acpBed, startTestEditor } from './editor-client';
 
-let ws: ReturnType<typeof tempWorkspace>;
-let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
 
 function reply(req: FakeRequest): FakeReply {
   const { text, results } = turnPosition(req);
@@ -22,28 +18,19 @@ function reply(req: FakeRequest): FakeReply {
 
 /** The tool result the model read last (the ask_user call's). */
 const lastResult = (): string => {
-  const msgs = fake.requests.at(-1)!.body.messages;
+  const msgs = bed.fake.requests.at(-1)!.body.messages;
   const tool = [...msgs].reverse().find((m) => m.role === 'tool');
   return typeof tool?.content === 'string' ? tool.content : JSON.stringify(tool?.content);
 };
 
-beforeAll(async () => {
-  ws = tempWorkspace('clamp-acp-ask-');
-  ws.write('README.md', '# demo\n');
-  fake = await startFakeOpenAI(reply);
-});
-afterAll(async () => {
-  await fake?.close();
-  closeDb(ws.dataDir);
-  ws.cleanup();
-});
+const bed = acpBed('clamp-acp-ask-', reply);
 
 describe('ask_user through the editor', () => {
   it('choices become the options of a permission request; the one picked is the answer; an open question says how to ask', { timeout: 120_000 }, async () => {
-    const e = startTestEditor({ workspace: ws.workspace, dataDir: ws.dataDir, modelUrl: fake.url, choose: (req) => req.options.find((o) => o.name === 'green')?.optionId });
+    const e = startTestEditor({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir, modelUrl: bed.fake.url, choose: (req) => req.options.find((o) => o.name === 'green')?.optionId });
     try {
       await e.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
-      const s = await e.agent.request(acp.methods.agent.session.new, { cwd: ws.workspace, mcpServers: [] });
+      const s = await e.agent.request(acp.methods.agent.session.new, { cwd: bed.ws.workspace, mcpServers: [] });
 
       const done = await e.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'please pick a colour' }] });
       expect(done.stopReason, e.stderr()).toBe('end_turn');

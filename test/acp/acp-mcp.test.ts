@@ -4,16 +4,12 @@
  * sandbox (the editor may have read it from the project's own settings), so its process has bwrap above it.
  */
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as acp from '@agentclientprotocol/sdk';
-import { closeDb } from '../../lib/store/db';
-import { startFakeOpenAI, turnPosition, type FakeRequest, type FakeReply } from '../fake-openai';
-import { tempWorkspace } from '../helpers';
+import { turnPosition, type FakeRequest, type FakeReply } from '../fake-openai';
 import { BIN } from '../mcp/hub-bed';
-import { startTestEditor } from './editor-client';
+import { acpBed, startTestEditor } from './editor-client';
 
-let ws: ReturnType<typeof tempWorkspace>;
-let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
 /** the server's process chains seen while its tool ran (each: the command lines from the process up) */
 const chains: string[][] = [];
 
@@ -46,7 +42,7 @@ function parent(pid: string): string | undefined {
 /** Whether a process was given the test's marker in its environment (the server definition's own env). */
 function marked(pid: string): boolean {
   try {
-    return fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`CLAMP_TEST_FOLDER=${ws.workspace}`);
+    return fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`CLAMP_TEST_FOLDER=${bed.ws.workspace}`);
   } catch {
     return false;
   }
@@ -62,28 +58,19 @@ function serverChains(): string[][] {
   });
 }
 
-beforeAll(async () => {
-  ws = tempWorkspace('clamp-acp-mcp-');
-  ws.write('README.md', '# demo\n');
-  fake = await startFakeOpenAI(reply);
-});
-afterAll(async () => {
-  await fake?.close();
-  closeDb(ws.dataDir);
-  ws.cleanup();
-});
+const bed = acpBed('clamp-acp-mcp-', reply);
 
 describe("clamp acp and the editor's MCP servers", () => {
   it('a stdio server from session/new: its tool is called through dispatch, and it runs in the sandbox', { timeout: 120_000 }, async () => {
-    const e = startTestEditor({ workspace: ws.workspace, dataDir: ws.dataDir, modelUrl: fake.url, env: { CLAMP_MODE: 'auto' } });
+    const e = startTestEditor({ workspace: bed.ws.workspace, dataDir: bed.ws.dataDir, modelUrl: bed.fake.url, env: { CLAMP_MODE: 'auto' } });
     const { updates } = e;
     try {
       const init = await e.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
       expect(init.agentCapabilities?.mcpCapabilities).toEqual({ http: true, sse: true });
       const s = await e.agent.request(acp.methods.agent.session.new, {
-        cwd: ws.workspace,
+        cwd: bed.ws.workspace,
         mcpServers: [
-          { name: 'editor_everything', command: BIN('mcp-server-everything'), args: ['stdio'], env: [{ name: 'CLAMP_TEST_FOLDER', value: ws.workspace }] },
+          { name: 'editor_everything', command: BIN('mcp-server-everything'), args: ['stdio'], env: [{ name: 'CLAMP_TEST_FOLDER', value: bed.ws.workspace }] },
           { name: 'bad name!', command: 'true', args: [], env: [] },
         ],
       });
@@ -91,11 +78,11 @@ describe("clamp acp and the editor's MCP servers", () => {
       expect(done.stopReason, e.stderr()).toBe('end_turn');
 
       // the model was offered the tool, called it, and read its result
-      const first = fake.requests[0];
+      const first = bed.fake.requests[0];
       const offered = (first.body.tools ?? []).map((t) => t.function.name);
       const system = JSON.stringify(first.body.messages[0]);
       expect(offered.includes('mcp__editor_everything__echo') || system.includes('mcp__editor_everything__echo')).toBe(true);
-      const last = JSON.stringify(fake.requests.at(-1)!.body.messages);
+      const last = JSON.stringify(bed.fake.requests.at(-1)!.body.messages);
       expect(last).toContain('Echo: hello from the editor');
       const call = updates.map((u) => u.update).find((u) => u.sessionUpdate === 'tool_call') as acp.ToolCall | undefined;
       expect(call?.title).toContain('mcp__editor_everything__echo');

@@ -7,7 +7,11 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
+import { afterAll, beforeAll } from 'vitest';
 import { ROOT } from '../../lib/server/build';
+import { closeDb } from '../../lib/store/db';
+import { startFakeOpenAI, type FakeReply, type FakeRequest } from '../fake-openai';
+import { tempWorkspace } from '../helpers';
 
 const BARE_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLAMP_|ANTHROPIC_|OPENAI_|INIT_CWD$)/.test(k))) as NodeJS.ProcessEnv;
 
@@ -51,4 +55,27 @@ export function startTestEditor(o: { workspace: string; dataDir: string; modelUr
       await exited;
     },
   };
+}
+
+export interface AcpBed {
+  ws: ReturnType<typeof tempWorkspace>;
+  fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
+}
+
+/** A test file's workspace (with a README.md) and stand-in model, made before its tests and removed after them. */
+export function acpBed(prefix: string, reply: (req: FakeRequest) => FakeReply): AcpBed {
+  const bed = {} as AcpBed;
+  beforeAll(async () => {
+    bed.ws = tempWorkspace(prefix);
+    bed.ws.write('README.md', '# demo\n');
+    bed.fake = await startFakeOpenAI(reply);
+  });
+  afterAll(async () => {
+    await bed.fake?.close();
+    if (bed.ws) {
+      closeDb(bed.ws.dataDir);
+      bed.ws.cleanup();
+    }
+  });
+  return bed;
 }
