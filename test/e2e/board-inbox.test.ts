@@ -67,32 +67,37 @@ describe('the inbox', () => {
   });
 });
 
+/** The page as if its tab were hidden, with each notification it shows recorded in window.__notes ({ title, body }). */
+async function hideAndCaptureNotifications(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const notes: { title: string; body?: string }[] = [];
+    (window as unknown as { __notes: typeof notes }).__notes = notes;
+    const Real = window.Notification;
+    class Captured {
+      static get permission() {
+        return Real.permission;
+      }
+      static requestPermission() {
+        return Real.requestPermission();
+      }
+      onclick: (() => void) | null = null;
+      constructor(title: string, o?: NotificationOptions) {
+        notes.push({ title, body: o?.body });
+      }
+      close() {}
+    }
+    (window as unknown as { Notification: unknown }).Notification = Captured;
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+}
+
 describe('notifications', () => {
   it('fire while the page is hidden: a call waiting, a turn ended; the title and icon carry the count', { timeout: 180_000 }, async () => {
     await s.ctx.grantPermissions(['notifications'], { origin: s.clamp.base });
     const { page } = await s.start('notified');
-    await page.evaluate(() => {
-      const notes: { title: string; body?: string }[] = [];
-      (window as unknown as { __notes: typeof notes }).__notes = notes;
-      const Real = window.Notification;
-      class Captured {
-        static get permission() {
-          return Real.permission;
-        }
-        static requestPermission() {
-          return Real.requestPermission();
-        }
-        onclick: (() => void) | null = null;
-        constructor(title: string, o?: NotificationOptions) {
-          notes.push({ title, body: o?.body });
-        }
-        close() {}
-      }
-      (window as unknown as { Notification: unknown }).Notification = Captured;
-      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
-      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
-      document.dispatchEvent(new Event('visibilitychange'));
-    });
+    await hideAndCaptureNotifications(page);
     const notes = () => page.evaluate(() => (window as unknown as { __notes: { title: string; body?: string }[] }).__notes);
     const waiting = await createSession(s.clamp, 'needs a write');
     await chatTurn(waiting, '[e2e:notify-w] Write it.');
@@ -142,34 +147,13 @@ describe('the notification setting', () => {
       await b.page.getByRole('button', { name: 'Board', exact: true }).click();
       await expect.poll(() => b.page.getByTestId('notify-toggle').isChecked(), { timeout: 30_000 }).toBe(false);
       await screenshot(b.page, 'notify-setting-off-elsewhere');
-      await b.page.evaluate(() => {
-        const notes: string[] = [];
-        (window as unknown as { __notes: typeof notes }).__notes = notes;
-        const Real = window.Notification;
-        class Captured {
-          static get permission() {
-            return Real.permission;
-          }
-          static requestPermission() {
-            return Real.requestPermission();
-          }
-          onclick: (() => void) | null = null;
-          constructor(title: string) {
-            notes.push(title);
-          }
-          close() {}
-        }
-        (window as unknown as { Notification: unknown }).Notification = Captured;
-        Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
-        Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
-        document.dispatchEvent(new Event('visibilitychange'));
-      });
+      await hideAndCaptureNotifications(b.page);
       const waiting = await createSession(s.clamp, 'quietly waits');
       await chatTurn(waiting, '[e2e:notify-w] Write it.');
       // the page saw the call wait (the title counts it) and showed no notification
       const waits = (await board()).inbox.length;
       await expect.poll(() => b.page.title(), { timeout: 30_000 }).toBe(`(${waits}) Clamp`);
-      expect(await b.page.evaluate(() => (window as unknown as { __notes: string[] }).__notes)).toEqual([]);
+      expect(await b.page.evaluate(() => (window as unknown as { __notes: unknown[] }).__notes)).toEqual([]);
       expect(b.errors).toEqual([]);
       await second.close();
     } finally {
