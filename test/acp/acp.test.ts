@@ -1,10 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as acp from '@agentclientprotocol/sdk';
-import { ROOT } from '../../lib/server/build';
 import { closeDb, openDb } from '../../lib/store/db';
 import { getSession, listSessions } from '../../lib/store/sessions';
 import { listRules } from '../../lib/store/rules';
@@ -13,9 +10,8 @@ import { isJournaled } from '../../lib/store/tool-calls';
 import { baselineOf } from '../../lib/checkpoints/session';
 import { startFakeOpenAI, turnPosition, type FakeReply, type FakeRequest } from '../fake-openai';
 import { tempWorkspace } from '../helpers';
+import { startTestEditor, type TestEditor, type TestEditorOptions } from './editor-client';
 
-const BIN = path.join(ROOT, 'bin/clamp.mjs');
-const BARE_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLAMP_|ANTHROPIC_|OPENAI_|INIT_CWD$)/.test(k))) as NodeJS.ProcessEnv;
 /** What the test's editor says README.md holds: a buffer with changes not saved to disk. */
 const UNSAVED = 'line typed in the editor, not saved\n';
 /** The sleep of the command the test cancels: its own duration, so its process can be found by its arguments. */
@@ -62,57 +58,12 @@ function reply(req: FakeRequest): FakeReply {
   return { text: 'Nothing scripted for this.' };
 }
 
-interface Editor {
-  agent: acp.ClientContext;
-  updates: acp.SessionNotification[];
-  permissions: acp.RequestPermissionRequest[];
-  reads: string[];
-  writes: acp.WriteTextFileRequest[];
-  child: ChildProcess;
-  stderr: () => string;
-  close: () => Promise<void>;
-}
+type Editor = TestEditor;
 
-/** `clamp acp` as a child process, driven by the SDK's client side over its stdin/stdout; the editor allows every call once unless `choose` picks (or answers `cancelled` when the request is cancelled). */
-function startEditor(choose: (req: acp.RequestPermissionRequest, signal: AbortSignal) => string | Promise<string | undefined> = () => 'allow_once', env: Record<string, string> = {}): Editor {
-  const child = spawn(process.execPath, [BIN, 'acp'], {
-    cwd: ws.workspace,
-    env: { ...BARE_ENV, CLAMP_WORKSPACE: ws.workspace, CLAMP_DATA_DIR: ws.dataDir, CLAMP_MODEL: 'openai-compatible:fake-coder', CLAMP_BASE_URL: fake.url, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const e = { updates: [], permissions: [], reads: [], writes: [] } as unknown as Editor;
-  const app = acp
-    .client({ name: 'test editor' })
-    .onNotification(acp.methods.client.session.update, ({ params }) => void e.updates.push(params))
-    .onRequest(acp.methods.client.session.requestPermission, async ({ params, signal }) => {
-      e.permissions.push(params);
-      const optionId = await choose(params, signal);
-      return optionId ? { outcome: { outcome: 'selected', optionId } } : { outcome: { outcome: 'cancelled' } };
-    })
-    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
-      e.reads.push(params.path);
-      if (params.path === path.join(ws.workspace, 'README.md')) return { content: UNSAVED };
-      return { content: fs.readFileSync(params.path, 'utf8') };
-    })
-    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
-      e.writes.push(params);
-      return {};
-    });
-  const conn = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
-  Object.assign(e, {
-    agent: conn.agent,
-    child,
-    stderr: () => stderr,
-    close: async () => {
-      const exited = new Promise((r) => child.once('exit', r));
-      conn.close();
-      child.stdin!.end();
-      await exited;
-    },
-  });
-  return e;
+/** `clamp acp` as a child process, driven by the SDK's client side over its stdin/stdout; the editor allows every call once unless `choose` picks (or answers `cancelled` when the request is cancelled), and holds README.md with unsaved changes. */
+function startEditor(choose: TestEditorOptions['choose'] = () => 'allow_once', env: Record<string, string> = {}): Editor {
+  const readText = (p: string) => (p === path.join(ws.workspace, 'README.md') ? UNSAVED : fs.readFileSync(p, 'utf8'));
+  return startTestEditor({ workspace: ws.workspace, dataDir: ws.dataDir, modelUrl: fake.url, env, choose, readText });
 }
 
 async function initialize(e: Editor): Promise<acp.InitializeResponse> {
