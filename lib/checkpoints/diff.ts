@@ -3,7 +3,7 @@ import path from 'node:path';
 import { formatPatch, structuredPatch, FILE_HEADERS_ONLY } from 'diff';
 import type { ChangedFile, FileChangeKind } from '../contract/rest';
 import { cutHead, formatBytes } from '../contract/text';
-import { GIT, q, serialized, shadowGit, shadowScript, type Shadow } from './shadow';
+import { GIT, q, serialized, shadowScript, type Shadow } from './shadow';
 
 /** Comparing two trees of the shadow repository: which files differ, how, and their unified diffs (bounded). */
 
@@ -16,10 +16,18 @@ export interface TreeChange {
 
 const ZERO = /^0+$/;
 
+/** The shadow's diff-tree of two trees (or commits), in the form parseRawDiff reads. */
+export const DIFF_TREE = `${GIT} diff-tree -r -z --no-renames --raw`;
+
 /** The files that differ from tree (or commit) `a` to `b`, in path order. */
 export async function changedPaths(s: Shadow, a: string, b: string): Promise<TreeChange[]> {
-  const r = await serialized(s, () => shadowGit(s, ['diff-tree', '-r', '-z', '--no-renames', '--raw', a, b], 'comparing checkpoints'));
-  const fields = r.stdout.toString('utf8').split('\0');
+  const r = await serialized(s, () => shadowScript(s, `${DIFF_TREE} ${q(a)} ${q(b)}`, 'comparing checkpoints'));
+  return parseRawDiff(r.stdout.toString('utf8'));
+}
+
+/** diff-tree's `--raw -z` output as changes. */
+export function parseRawDiff(text: string): TreeChange[] {
+  const fields = text.split('\0');
   const out: TreeChange[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const m = /^:(\d{6}) (\d{6}) ([0-9a-f]+) ([0-9a-f]+) ([A-Z])/.exec(fields[i]!);
@@ -45,17 +53,13 @@ async function readBlobs(s: Shadow, wanted: { sha: string; bytes?: number }[], m
   const list = path.join(s.gitDir, `clamp-blobs-${process.pid}-${Date.now()}`);
   fs.writeFileSync(list, shas.map((x) => `${x}\n`).join(''));
   try {
-    // sizes first, so a huge blob is never read into memory
-    const sizes = await serialized(s, () => shadowScript(s, `${GIT} cat-file --batch-check < ${q(list)}`, 'reading checkpoint files'));
-    const small = sizes.stdout
-      .toString('utf8')
-      .split('\n')
-      .map((l) => l.split(' '))
-      .filter((f) => f[1] === 'blob' && Number(f[2]) <= maxBytes)
-      .map((f) => f[0]!);
-    if (small.length === 0) return out;
-    fs.writeFileSync(list, small.map((x) => `${x}\n`).join(''));
-    const r = await serialized(s, () => shadowScript(s, `${GIT} cat-file --batch < ${q(list)}`, 'reading checkpoint files'));
+    // sizes first, so a huge blob is never read into memory: the small blobs picked by the shell, in the same run
+    const script = [
+      `${GIT} cat-file --batch-check < ${q(list)} | while read -r sha type size; do`,
+      `  if [ "$type" = blob ] && [ "$size" -le ${Math.floor(maxBytes)} ]; then echo "$sha"; fi`,
+      `done | ${GIT} cat-file --batch`,
+    ].join('\n');
+    const r = await serialized(s, () => shadowScript(s, script, 'reading checkpoint files'));
     let at = 0;
     const buf = r.stdout;
     while (at < buf.length) {

@@ -146,16 +146,17 @@ export function shadowGit(s: Shadow, args: readonly string[], what: string, o: {
   return shadowScript(s, `${GIT} ${args.map(q).join(' ')}`, what, o);
 }
 
-/** Create the shadow repository when it is missing (call inside serialized(): locks a gone git left are cleared there). */
-export async function ensureShadow(s: Shadow): Promise<void> {
-  if (!fs.existsSync(path.join(s.gitDir, 'HEAD'))) {
-    fs.mkdirSync(s.gitDir, { recursive: true, mode: 0o700 });
-    await shadowGit(s, ['init', '-q'], 'git init');
-    for (const [k, v] of CONFIG) await shadowGit(s, ['config', k, v], 'git config');
-  }
-  fs.mkdirSync(path.join(s.gitDir, 'info'), { recursive: true });
+/**
+ * Write what every snapshot reads (the attributes, the excludes) and return the script lines that create the
+ * shadow repository when it is missing ('' when it is there), for the start of the snapshot's own run. Call
+ * inside serialized(): locks a gone git left are cleared there.
+ */
+export function ensureShadow(s: Shadow): string {
+  fs.mkdirSync(path.join(s.gitDir, 'info'), { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(s.gitDir, 'info', 'attributes'), ATTRIBUTES);
   fs.writeFileSync(path.join(s.gitDir, 'info', 'exclude'), excludeText(s.workspace));
+  if (fs.existsSync(path.join(s.gitDir, 'HEAD'))) return '';
+  return [`${GIT} init -q`, ...CONFIG.map(([k, v]) => `${GIT} config ${q(k)} ${q(v)}`)].join('\n');
 }
 
 /**

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SkippedFile } from '../contract/rest';
+import { DIFF_TREE, parseRawDiff, type TreeChange } from './diff';
 import { ensureShadow, GIT, q, serialized, shadowGit, shadowScript, type Shadow } from './shadow';
 
 /**
@@ -22,80 +23,99 @@ export function sessionRef(sessionId: string): string {
   return `refs/clamp/sessions/${sessionId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
 
-/** Paths the snapshot would hold (tracked in the shadow index, or new and not ignored) with whether the index has them. */
-async function candidates(s: Shadow): Promise<{ path: string; cached: boolean }[]> {
-  const r = await shadowGit(s, ['ls-files', '-z', '-t', '--cached', '--others', '--exclude-standard'], 'listing the files to snapshot');
-  const out: { path: string; cached: boolean }[] = [];
-  for (const entry of r.stdout.toString('utf8').split('\0')) {
-    if (entry.length < 3) continue;
-    out.push({ path: entry.slice(2), cached: entry[0] !== '?' });
-  }
-  return out;
+/** Where a snapshot's run leaves the files over the size cap (`<size> <path>` NUL-separated), for the answer. */
+const SKIPPED_FILE = 'clamp-skipped';
+
+/**
+ * The lines of a snapshot's script that stage the workspace into the shadow index and write its tree ($tree),
+ * all in the one sandboxed run: list what the snapshot would hold (tracked in the shadow index, or new and not
+ * ignored), find the files over the size cap among them (find lstat-s each listed path: a link is not followed, a
+ * FIFO not opened), stage the rest with add -A (stat-only for unchanged files: the index is kept), drop from the
+ * index the big files it held, and write the tree. A listed path gone since (or unreadable) is left to add -A; find
+ * failing otherwise fails the run, so the cap never silently lapses. Call inside serialized().
+ */
+function stageScript(s: Shadow): string {
+  const f = (name: string) => q(path.join(s.gitDir, name));
+  const [list, excluded, spec, drop, skipped, err] = ['clamp-list', 'clamp-excluded', 'clamp-pathspec', 'clamp-drop', SKIPPED_FILE, 'clamp-find-errors'].map(f);
+  const big = `-maxdepth 0 -type f -size +${Math.max(0, Math.floor(s.budget.CHECKPOINT_FILE_MAX_BYTES))}c`;
+  return [
+    `${GIT} ls-files -z --cached --others --exclude-standard > ${list}`,
+    `if ! find -files0-from ${list} ${big} -printf ':(exclude,literal)%p\\0' -fprintf ${skipped} '%s %p\\0' > ${excluded} 2> ${err}; then`,
+    `  if grep -v -e 'No such file or directory$' -e 'Permission denied$' ${err} >&2; then exit 1; fi`,
+    'fi',
+    `{ printf '.\\0'; cat ${excluded}; } > ${spec}`,
+    `${GIT} add -A --pathspec-from-file=${spec} --pathspec-file-nul`,
+    `if [ -s ${skipped} ]; then`,
+    `  sed -z 's/^:(exclude,literal)/:(literal)/' ${excluded} > ${drop}`,
+    `  ${GIT} rm -q -f --cached --ignore-unmatch --pathspec-from-file=${drop} --pathspec-file-nul`,
+    'fi',
+    `tree=$(${GIT} write-tree)`,
+    `count=$(${GIT} ls-files -z --cached | tr -cd '\\0' | wc -c)`,
+  ].join('\n');
 }
 
-/** Stage the workspace into the shadow index, leaving out files over the size cap; write the tree. Call inside serialized(). */
-async function stage(s: Shadow): Promise<{ fileCount: number; skipped: SkippedFile[]; script: string }> {
-  await ensureShadow(s);
-  const max = s.budget.CHECKPOINT_FILE_MAX_BYTES;
-  const skipped: SkippedFile[] = [];
-  const dropFromIndex: string[] = [];
-  let fileCount = 0;
-  const seen = new Set<string>();
-  for (const c of await candidates(s)) {
-    if (seen.has(c.path)) continue;
-    seen.add(c.path);
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(path.join(s.workspace, c.path));
-    } catch {
-      continue; // deleted since: add -A records the deletion
-    }
-    if (st.isFile() && st.size > max) {
-      skipped.push({ path: c.path, bytes: st.size });
-      if (c.cached) dropFromIndex.push(c.path);
-      continue;
-    }
-    fileCount++;
+/** The files the last staging left out for their size (read after the run, from the shadow repository). */
+function skippedFiles(s: Shadow): SkippedFile[] {
+  const out = new Map<string, number>();
+  let text = '';
+  try {
+    text = fs.readFileSync(path.join(s.gitDir, SKIPPED_FILE), 'utf8');
+  } catch {
+    return [];
   }
-  const specFile = path.join(s.gitDir, 'clamp-pathspec');
-  fs.writeFileSync(specFile, ['.', ...skipped.map((f) => `:(exclude,literal)${f.path}`)].join('\0') + '\0');
-  const lines = [`${GIT} add -A --pathspec-from-file=${q(specFile)} --pathspec-file-nul`];
-  if (dropFromIndex.length) {
-    const dropFile = path.join(s.gitDir, 'clamp-drop');
-    fs.writeFileSync(dropFile, dropFromIndex.map((p) => `:(literal)${p}`).join('\0') + '\0');
-    lines.push(`${GIT} rm -q -f --cached --ignore-unmatch --pathspec-from-file=${q(dropFile)} --pathspec-file-nul`);
+  for (const entry of text.split('\0')) {
+    const at = entry.indexOf(' ');
+    if (at > 0) out.set(entry.slice(at + 1), Number(entry.slice(0, at)));
   }
-  lines.push(`tree=$(${GIT} write-tree)`);
-  return { fileCount, skipped, script: lines.join('\n') };
+  return [...out].map(([p, bytes]) => ({ path: p, bytes }));
+}
+
+/** A snapshot's first output line (`<tree> [<commit>] <count>`) and what follows it. */
+function firstLine(out: Buffer): { words: string[]; rest: Buffer } {
+  const nl = out.indexOf(10);
+  const head = (nl < 0 ? out : out.subarray(0, nl)).toString('utf8').trim();
+  return { words: head.split(/\s+/), rest: nl < 0 ? Buffer.alloc(0) : out.subarray(nl + 1) };
 }
 
 /**
- * Snapshot the workspace and commit it onto the session's ref. Serialized per shadow repository.
- * Throws CheckpointError when git fails.
+ * Snapshot the workspace and commit it onto the session's ref: one sandboxed run (the shadow repository made
+ * first in it when it is new). Serialized per shadow repository. Throws CheckpointError when git fails.
  */
 export function takeSnapshot(s: Shadow, sessionId: string, message: string): Promise<Snapshot & { commit: string }> {
   return serialized(s, async () => {
-    const st = await stage(s);
     const ref = sessionRef(sessionId);
     const script = [
-      st.script,
+      ensureShadow(s),
+      stageScript(s),
       `parent=$(${GIT} rev-parse -q --verify ${q(`${ref}^{commit}`)} || true)`,
       `commit=$(${GIT} commit-tree "$tree" \${parent:+-p "$parent"} -m ${q(message)})`,
       `${GIT} update-ref ${q(ref)} "$commit"`,
-      'echo "$tree $commit"',
+      'echo "$tree $commit $count"',
     ].join('\n');
     const r = await shadowScript(s, script, 'taking a checkpoint');
-    const [tree = '', commit = ''] = r.stdout.toString('utf8').trim().split(' ');
-    return { tree, commit, fileCount: st.fileCount, skipped: st.skipped };
+    const [tree = '', commit = '', count = '0'] = firstLine(r.stdout).words;
+    return { tree, commit, fileCount: Number(count), skipped: skippedFiles(s) };
   });
 }
 
-/** The workspace as a tree, to compare against a checkpoint (nothing is committed). */
+/** The workspace as a tree, to compare against a checkpoint (nothing is committed): one sandboxed run. */
 export function currentTree(s: Shadow): Promise<Snapshot> {
+  return workspaceChanges(s, {});
+}
+
+/**
+ * The workspace as a tree (nothing is committed) and, in the same sandboxed run, the files that differ between it
+ * and a commit: `from` a commit to the workspace, or from the workspace `to` a commit (none when neither is given).
+ */
+export function workspaceChanges(s: Shadow, o: { from?: string; to?: string }): Promise<Snapshot & { changes: TreeChange[] }> {
   return serialized(s, async () => {
-    const st = await stage(s);
-    const r = await shadowScript(s, `${st.script}\necho "$tree"`, 'reading the workspace');
-    return { tree: r.stdout.toString('utf8').trim(), fileCount: st.fileCount, skipped: st.skipped };
+    const lines = [ensureShadow(s), stageScript(s), 'echo "$tree $count"'];
+    if (o.from !== undefined) lines.push(`${DIFF_TREE} ${q(o.from)} "$tree"`);
+    else if (o.to !== undefined) lines.push(`${DIFF_TREE} "$tree" ${q(o.to)}`);
+    const r = await shadowScript(s, lines.join('\n'), 'reading the workspace');
+    const { words, rest } = firstLine(r.stdout);
+    const changes = o.from !== undefined || o.to !== undefined ? parseRawDiff(rest.toString('utf8')) : [];
+    return { tree: words[0] ?? '', fileCount: Number(words[1] ?? 0), skipped: skippedFiles(s), changes };
   });
 }
 

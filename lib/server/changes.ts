@@ -3,8 +3,8 @@ import path from 'node:path';
 import type { ChangesAnswer, CommitChangesAnswer, CommitChangesBody, CommitTarget, FileChangeKind, RevertAnswer } from '../contract/rest';
 import type { WorktreeView } from '../contract/worktree';
 import { baselineOf, shadowOf, takeCheckpoint } from '../checkpoints/session';
-import { currentTree, restorePath } from '../checkpoints/snapshot';
-import { changedPaths, diffChanges, type TreeChange } from '../checkpoints/diff';
+import { currentTree, restorePath, workspaceChanges } from '../checkpoints/snapshot';
+import { diffChanges, type TreeChange } from '../checkpoints/diff';
 import { createContext } from '../dispatch/context';
 import { dispatch } from '../dispatch/dispatch';
 import { createToolRegistry } from '../dispatch/all-tools';
@@ -28,9 +28,9 @@ import { repoGit } from './worktree-git';
 async function changesNow(cfg: ServerConfig, db: Db, sessionId: string): Promise<{ baseline: ReturnType<typeof baselineOf>; changes: TreeChange[] }> {
   const baseline = baselineOf(db, sessionId);
   if (!baseline) return { baseline, changes: [] };
-  const s = shadowOf(cfg);
-  const now = await currentTree(s);
-  return { baseline, changes: await changedPaths(s, baseline.commit, now.tree) };
+  // the workspace's tree and its difference from the baseline in one sandboxed run
+  const { changes } = await workspaceChanges(shadowOf(cfg), { from: baseline.commit });
+  return { baseline, changes };
 }
 
 /** Whether a .git entry makes dir a repository's top: a folder with a HEAD, or a file naming one ("gitdir: …", a worktree or submodule). */

@@ -3,7 +3,7 @@ import type { BranchAnswer, BranchListAnswer, CheckpointListAnswer, RewindAnswer
 import { BUDGET } from '../contract/budget';
 import { clipLine, formatBytes } from '../contract/text';
 import { checkpointBefore, shadowOf, takeCheckpoint, viewOf } from '../checkpoints/session';
-import { currentTree, restoreTree } from '../checkpoints/snapshot';
+import { restoreTree, workspaceChanges } from '../checkpoints/snapshot';
 import { changedPaths, diffChanges } from '../checkpoints/diff';
 import { newId, stamp, openDb, type Db } from '../store/db';
 import { addBranch, getBranch, getCheckpoint, listBranches, listCheckpoints, retirePendingApprovals } from '../store/checkpoints';
@@ -68,8 +68,8 @@ export async function rewindPreview(server: ServerConfig, sessionId: string, mes
   let truncated = false;
   if (cp) {
     const s = shadowOf(cfg);
-    const now = await currentTree(s);
-    const d = await diffChanges(s, await changedPaths(s, now.tree, cp.commit));
+    const now = await workspaceChanges(s, { to: cp.commit });
+    const d = await diffChanges(s, now.changes);
     files = d.files.map(({ path, change, binary, diff }) => ({ path, change, binary, diff }));
     truncated = d.truncated;
   }
