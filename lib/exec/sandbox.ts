@@ -87,7 +87,9 @@ export interface SandboxStatus {
   problem?: string;
 }
 
-const probed = new Map<string, SandboxStatus>();
+// one cache per process, not per copy of this module: the server's bundles each hold their own copy
+const PROBED = Symbol.for('clamp.sandbox.probed');
+const probed: Map<string, SandboxStatus> = ((globalThis as unknown as Record<symbol, Map<string, SandboxStatus> | undefined>)[PROBED] ??= new Map());
 
 /**
  * No capability inside, even for root: --cap-drop ALL empties its sets, and for root a user namespace of its own

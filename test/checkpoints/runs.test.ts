@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { budgetTable } from '../../lib/contract/budget';
+import { bwrapPath, sandboxStatus } from '../../lib/exec/sandbox';
+import { shadowFor } from '../../lib/checkpoints/shadow';
+import { takeSnapshot, workspaceChanges } from '../../lib/checkpoints/snapshot';
+import { diffChanges } from '../../lib/checkpoints/diff';
+import { tempWorkspace } from '../helpers';
+
+/**
+ * How many sandboxed processes the checkpoints start: each one is a bwrap, git and its shell inside it, and a
+ * Node spawn with its pipes, logs and cgroup around it (tens of ms of the server's CPU). bwrap is the real one,
+ * behind a wrapper that counts its starts.
+ */
+
+let ws: ReturnType<typeof tempWorkspace>;
+let saved: string | undefined;
+let counter = '';
+beforeEach(() => {
+  ws = tempWorkspace('clamp-ckpt-runs-');
+  saved = process.env.CLAMP_BWRAP;
+  counter = path.join(ws.root, 'starts');
+  const wrapper = path.join(ws.root, 'bwrap');
+  fs.writeFileSync(wrapper, `#!/bin/sh\necho start >> '${counter}'\nexec '${bwrapPath()}' "$@"\n`, { mode: 0o755 });
+  process.env.CLAMP_BWRAP = wrapper;
+  // the probe (once per process and program) is not a checkpoint's
+  sandboxStatus();
+  fs.rmSync(counter, { force: true });
+});
+afterEach(() => {
+  if (saved === undefined) delete process.env.CLAMP_BWRAP;
+  else process.env.CLAMP_BWRAP = saved;
+  ws.cleanup();
+});
+
+/** The sandboxed processes started since the last call. */
+function starts(): number {
+  let n = 0;
+  try {
+    n = fs.readFileSync(counter, 'utf8').split('\n').filter(Boolean).length;
+  } catch {
+    // none yet
+  }
+  fs.rmSync(counter, { force: true });
+  return n;
+}
+
+const sandboxed = !!bwrapPath() && process.env.CLAMP_SANDBOX !== 'off' && sandboxStatus().available;
+
+describe('sandboxed runs per checkpoint', () => {
+  it.skipIf(!sandboxed)('one per snapshot (a new shadow repository included), one for the changes view’s list and one for its diffs', async () => {
+    ws.write('a.txt', 'a\n');
+    ws.write('-n odd name.txt', Buffer.alloc(300, 1));
+    const s = shadowFor(ws.dataDir, ws.workspace, budgetTable({ CHECKPOINT_FILE_MAX_BYTES: 100 }));
+    const first = await takeSnapshot(s, 'runs', 'first');
+    expect(starts()).toBe(1);
+    expect(first.fileCount).toBe(1);
+    expect(first.skipped).toEqual([{ path: '-n odd name.txt', bytes: 300 }]);
+
+    ws.write('b.txt', 'b\n');
+    ws.write('a.txt', 'a changed\n');
+    const second = await takeSnapshot(s, 'runs', 'second');
+    expect(starts()).toBe(1);
+    expect(second.fileCount).toBe(2);
+
+    ws.write('c.txt', 'c\n');
+    const now = await workspaceChanges(s, { from: first.commit });
+    expect(starts()).toBe(1);
+    expect(now.changes.map((c) => `${c.change} ${c.path}`)).toEqual(['modified a.txt', 'added b.txt', 'added c.txt']);
+    const d = await diffChanges(s, now.changes);
+    expect(starts()).toBe(1);
+    expect(d.files.map((f) => [f.path, f.additions, f.deletions])).toEqual([['a.txt', 1, 1], ['b.txt', 1, 0], ['c.txt', 1, 0]]);
+  });
+});
