@@ -99,7 +99,7 @@ export const checkpointBench: Benchmark = {
         { what: 'incremental snapshot, 10 files changed', target: `≤ ${fmtMs(CHECKPOINT_20K_BOUNDS_MS.incremental)} (the test's bound)`, measured: fmtMs(m['clamp 10 changed']), met: inc.met },
       ],
       notes: [
-        'Clamp lists the files (ls-files, to leave out those over CHECKPOINT_FILE_MAX_BYTES), then add -A, write-tree, commit-tree and update-ref in one runner call; the kept index makes add -A stat-only for unchanged files.',
+        'Clamp takes a snapshot in one sandboxed runner call: it lists the files (ls-files), leaves out those over CHECKPOINT_FILE_MAX_BYTES (find, in the same run), then add -A, write-tree, commit-tree and update-ref; the kept index makes add -A stat-only for unchanged files.',
         'Both run without automatic gc (gc.auto=0; for git also maintenance.auto=false): a background gc after the first commit is not part of the commit being timed.',
       ],
       data: samples,
