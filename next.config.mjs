@@ -11,6 +11,15 @@ const nextConfig = {
   devIndicators: false,
   // `npm run typecheck` checks the whole tree (tests included) as its own step
   typescript: { ignoreBuildErrors: true },
+  // the page's bundle gets an inert zod: the AI SDK builds its schemas with it when it loads, and the page checks
+  // nothing with them (lib/ui/zod-inert.ts says why); the server keeps the real one
+  turbopack: {
+    resolveAlias: {
+      zod: { browser: './lib/ui/zod-inert.ts' },
+      'zod/v4': { browser: './lib/ui/zod-inert.ts' },
+      'zod/v3': { browser: './lib/ui/zod-inert.ts' },
+    },
+  },
 };
 
 export default nextConfig;

@@ -2,12 +2,12 @@
 
 import { memo, type ReactElement } from 'react';
 import renderMarkdown, { type Components } from 'react-markdown';
-import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
 import type { ClampDataParts, TurnCut } from '@/lib/contract/protocol';
 import { BranchViewer } from './branch-viewer';
 import type { PrunedMark } from './chat-derive';
 import type { ChatRow } from './chat-rows';
+import { hasCodeFence, useHighlighter, type Highlight } from './code-highlight';
 import { CompactionDivider } from './compaction-divider';
 import { SubagentCalls } from './subagent-calls';
 import { RewindDivider } from './rewind-divider';
@@ -15,13 +15,6 @@ import { ToolCard } from './tool-card';
 import { ModelSwitchDivider, UserMessage } from './user-message';
 
 const remarkPlugins = [remarkGfm];
-/**
- * rehype-highlight builds its highlighter (all ~37 common languages registered) each time a processor
- * uses it, and react-markdown makes a processor per render: every message mounted while scrolling paid
- * for it. One highlighter serves every message.
- */
-const highlightCode = (rehypeHighlight as (options: { detect: boolean }) => ReturnType<typeof rehypeHighlight>)({ detect: false });
-const rehypePlugins = [() => highlightCode];
 
 // Nothing may load from the network: a model-written image becomes a plain link the person can choose to open.
 const components: Components = {
@@ -46,17 +39,20 @@ let renderedChars = 0;
  * A text's rendered markdown, parsed once: a message scrolled back into view, or a text that
  * recurs, reuses its element tree (parsing costs a few ms a message, paid on every mount when rows
  * scroll in and out). Bounded by characters, so a long message streaming in leaves no pile of its
- * earlier versions.
+ * earlier versions. A text with a code fence is kept only once highlighted (before the highlighter
+ * has loaded it renders plain, and again when it is there).
  */
-function renderedMarkdown(text: string): ReactElement {
+function renderedMarkdown(text: string, highlight: Highlight | null): ReactElement {
   const kept = rendered.get(text);
   if (kept) {
     rendered.delete(text);
     rendered.set(text, kept);
     return kept;
   }
+  const fenced = hasCodeFence(text);
+  const rehypePlugins = fenced && highlight ? [() => highlight] : [];
   const el = renderMarkdown({ children: text, remarkPlugins, rehypePlugins, components });
-  if (text.length > RENDERED_MAX_CHARS / 4) return el;
+  if (text.length > RENDERED_MAX_CHARS / 4 || (fenced && !highlight)) return el;
   rendered.set(text, el);
   renderedChars += text.length;
   for (const [k] of rendered) {
@@ -67,9 +63,10 @@ function renderedMarkdown(text: string): ReactElement {
   return el;
 }
 
-/** Markdown with GitHub extensions and highlighted code; re-parsed only when its text changes. */
+/** Markdown with GitHub extensions and highlighted code (the highlighter loads with the first code fence); re-parsed only when its text changes. */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
-  return <div className="md">{renderedMarkdown(text)}</div>;
+  const highlight = useHighlighter(hasCodeFence(text));
+  return <div className="md">{renderedMarkdown(text, highlight)}</div>;
 });
 
 function Notice({ notice }: { notice: ClampDataParts['notice'] }) {

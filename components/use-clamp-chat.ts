@@ -2,11 +2,12 @@
 
 import { useChat } from '@ai-sdk/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
+import { lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
 import { useCallback, useMemo, useState, type RefObject } from 'react';
 import type { ClampMessage, SessionDetail } from '@/lib/contract/protocol';
 import { chatRequestBody } from '@/lib/contract/chat-body';
 import { queryKeys, stopTurnOnServer } from './api';
+import { ClampChatTransport } from './chat-transport';
 import type { AnswerEvent } from './approval-bar';
 import type { ProgressStore } from './chat-context';
 import { cutsOf, pendingOf } from './chat-derive';
@@ -27,7 +28,7 @@ export function useClampChat(detail: SessionDetail, progress: ProgressStore) {
   const qc = useQueryClient();
   const [transport] = useState(
     () =>
-      new DefaultChatTransport<ClampMessage>({
+      new ClampChatTransport<ClampMessage>({
         api: '/api/chat',
         fetch: chatFetch,
         // the server holds the conversation: send the new text, or which message to continue (ids only)

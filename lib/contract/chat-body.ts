@@ -1,17 +1,10 @@
-import { z } from 'zod';
-import { BUDGET } from './budget';
+import type { AttachedFile, ChatBody } from './request-bodies';
 
-/** Ids the page sends: the session's and the messages' (the SDK's and the store's are short). */
-const id = z.string().min(1).max(200);
-
-/** A file the person attached: an image, or a text file (its bytes as a data: URL either way). */
-export const attachedFileSchema = z.strictObject({
-  name: z.string().trim().min(1).max(255),
-  mediaType: z.string().trim().min(1).max(200),
-  /** `data:<type>;base64,…`; the server decodes it and checks the size */
-  url: z.string().startsWith('data:', { message: 'must be a data: URL (the file\'s bytes, base64)' }),
-});
-export type AttachedFile = z.infer<typeof attachedFileSchema>;
+/**
+ * What the page sends to POST /api/chat. The body's schema is in request-bodies.ts, which the page does not load (zod
+ * stays out of its bundle); its types are re-exported here.
+ */
+export type { AttachedFile, ChatBody } from './request-bodies';
 
 /** The image types models take as file parts. */
 export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
@@ -20,36 +13,6 @@ export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image
 export function isImageType(mediaType: string): boolean {
   return (IMAGE_MEDIA_TYPES as readonly string[]).includes(mediaType.toLowerCase());
 }
-
-/**
- * The body of POST /api/chat, exactly what the server uses: a user message (its id and text), or a
- * continuation after the person answered approvals (the assistant message's id). The answers
- * themselves went to the approvals route and are read from the store; the server holds the
- * conversation, so nothing else of it is sent back.
- */
-export const chatBodySchema = z
-  .strictObject({
-    sessionId: id,
-    /** a user message: the page's id for it and its text */
-    message: z
-      .strictObject({
-        id,
-        text: z.string(),
-        /** images and text files attached (paste, drop, the attach button) */
-        files: z.array(attachedFileSchema).max(BUDGET.ATTACH_IMAGES_MAX_COUNT + BUDGET.ATTACH_TEXT_FILES_MAX_COUNT).optional(),
-        /** sent as /<skill> [args]: the model is asked to load the skill */
-        skill: z.strictObject({ name: z.string().trim().min(1).max(200), args: z.string().max(BUDGET.SKILL_ARGS_MAX_BYTES) }).optional(),
-        /** sent as a command from a file (the text is its expansion): its allowed-tools and model hold for the turn */
-        command: z.strictObject({ name: z.string().trim().min(1).max(200), args: z.string().max(BUDGET.SKILL_ARGS_MAX_BYTES) }).optional(),
-      })
-      .optional(),
-    /** resume the latest assistant message, whose pending approvals have been answered */
-    continue: z.strictObject({ messageId: id }).optional(),
-  })
-  .refine((b) => (b.message === undefined) !== (b.continue === undefined), {
-    message: 'send either "message" ({ id, text }: a user message) or "continue" ({ messageId }: after answering approvals), not both',
-  });
-export type ChatBody = z.infer<typeof chatBodySchema>;
 
 /** What the page's chat transport knows of the message it sends. */
 interface OutgoingMessage {

@@ -1,6 +1,3 @@
-import { z } from 'zod';
-import { BUDGET } from './budget';
-
 /**
  * Commands from files (`.clamp/commands/*.md`, `.claude/commands/*.md`, the person's folder): what the
  * page lists and sends. The text is expanded the way Claude Code expands it, so a file written for it
@@ -67,6 +64,5 @@ export interface McpPromptCommand {
   arguments: { name: string; description?: string; required?: boolean }[];
 }
 
-/** POST /api/prompts: a prompt's command and what was typed after it; answers { text } to send. */
-export const promptBody = z.strictObject({ command: z.string().min(1).max(200), args: z.string().max(BUDGET.SKILL_ARGS_MAX_BYTES) });
-export type PromptBody = z.infer<typeof promptBody>;
+/** POST /api/prompts (its schema in request-bodies.ts, which the page does not load). */
+export type { PromptBody } from './request-bodies';

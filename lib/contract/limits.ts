@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /**
  * Spending limits: a session's and a day's (every session of the data dir), in tokens and, where the catalogue has the
  * model's prices, in US dollars; a headless run may add its own (`clamp run --max-tokens/--max-cost`). A turn that
@@ -41,11 +39,8 @@ export interface LimitSettingsView {
   today: { tokens: number; costUsd: number };
 }
 
-const tokenLimit = z.int().min(1).max(1e12).nullable();
-const usdLimit = z.number().positive().max(1e6).nullable();
-/** PUT /api/settings/limits: any of the limits (null removes one). */
-export const limitSettingsBody = z.strictObject({ sessionTokens: tokenLimit, sessionCostUsd: usdLimit, dayTokens: tokenLimit, dayCostUsd: usdLimit }).partial();
-export type LimitSettingsBody = z.infer<typeof limitSettingsBody>;
+/** PUT /api/settings/limits: any of the limits (null removes one); its schema is in request-bodies.ts, which the page does not load. */
+export type { LimitSettingsBody } from './request-bodies';
 
 export const NO_LIMITS: LimitSettings = { sessionTokens: null, sessionCostUsd: null, dayTokens: null, dayCostUsd: null };
 

@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /** The header the page names its workspace with on requests that are not about one session. */
 export const WORKSPACE_HEADER = 'x-clamp-workspace';
 /** The query parameter that does the same where a header cannot be sent (an EventSource, the page's own address). */
@@ -7,9 +5,8 @@ export const WORKSPACE_PARAM = 'workspace';
 /** GET /api/workspaces: most recently opened workspaces listed. */
 export const WORKSPACE_RECENT_MAX_ITEMS = 10;
 
-/** POST /api/workspaces: the folder to open (an absolute path, or one starting with ~/). */
-export const workspaceOpenBody = z.strictObject({ path: z.string().trim().min(1, 'give the folder to open').max(4096) });
-export type WorkspaceOpenBody = z.infer<typeof workspaceOpenBody>;
+/** POST /api/workspaces (its schema in request-bodies.ts, which the page does not load). */
+export type { WorkspaceOpenBody } from './request-bodies';
 
 /** A workspace the server has open. */
 export interface WorkspaceEntry {

@@ -1,18 +1,15 @@
 import { z } from 'zod';
 import { BUDGET } from '../contract/budget';
-import { chatBodySchema } from '../contract/chat-body';
 import { approvalAnswerBody, commitChangesBody, compactBody, modelCheckBody, revertBody, rewindBody, sessionCreateBody, sessionPatchBody, settingsUpdateBody } from '../contract/rest';
 import { mcpPatchBody, mcpServerBody } from '../contract/mcp-rest';
 import { hooksBody } from '../contract/hooks-rest';
 import { fileRulesBody } from '../contract/permission-rest';
-import { promptBody } from '../contract/command-text';
 import { sessionExportSchema } from '../contract/session-export';
 import { diagnosticsSettingsBody } from '../contract/diagnostics';
 import { worktreeFinishBody, worktreeSettingsBody } from '../contract/worktree';
-import { limitSettingsBody } from '../contract/limits';
 import { notifySettingsBody } from '../contract/notify';
 import { retentionBody } from '../contract/storage';
-import { workspaceOpenBody } from '../contract/workspace';
+import { chatBodySchema, limitSettingsBody, promptBody, workspaceOpenBody } from '../contract/request-bodies';
 import * as A from '../contract/rest-answers';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';

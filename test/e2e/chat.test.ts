@@ -24,7 +24,7 @@ const scripts = {
       ],
     },
     { text: 'Now the greeting.', toolCalls: [{ name: 'edit_file', args: { path: 'src/app.ts', old_string: 'Hello ${name}', new_string: 'Hello, ${name}!' }, id: 'rge-edit' }] },
-    { text: 'Done: the greeting now has a comma and an exclamation mark.' },
+    { text: 'Done: the greeting now has a comma and an exclamation mark.\n\n```ts\nreturn `Hello, ${name}!`;\n```' },
   ],
   approve: [
     { text: 'Let me run it.', toolCalls: [{ name: 'run_command', args: { command: APPROVE_CMD }, id: 'ap-run' }] },
@@ -61,6 +61,8 @@ describe('the conversation in the browser', () => {
     expect(diffText).toContain('return `Hello, ${name}!`;');
     expect(s.ws.read('src/app.ts')).toBe(APP_TS.replace('Hello ${name}', () => 'Hello, ${name}!'));
     await expect(page.locator('[data-approval-for]').count()).resolves.toBe(0);
+    // the reply's code block is highlighted (the highlighter loads with the first code fence, not with the page)
+    await expect.poll(() => page.locator('.md code.hljs.language-ts .hljs-keyword').first().textContent({ timeout: 1_000 }).catch(() => null), { timeout: 10_000 }).toBe('return');
     await card(page, 'rge-read').scrollIntoViewIfNeeded();
     await screenshot(page, 'chat-read-grep-edit');
   });

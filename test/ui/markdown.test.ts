@@ -1,12 +1,27 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
+import { loadHighlighter } from '../../components/code-highlight';
 import { Markdown } from '../../components/message-view';
 import { estimateRowPx, type ChatRow } from '../../components/chat-rows';
 
+const render = (text: string) => renderToStaticMarkup(createElement(Markdown, { text }));
+
+/** The highlighter loads with the first code fence a message shows, not with the page (it is a sixth of its script). */
+describe('Markdown before the highlighter has loaded', () => {
+  it('a fenced block renders plain until the highlighter has loaded, then highlighted: the plain render is not kept', async () => {
+    const text = '```ts\nexport const b = 1;\n```';
+    const before = render(text);
+    expect(before).toContain('export const b = 1;');
+    expect(before).not.toContain('hljs');
+    await loadHighlighter();
+    expect(render(text)).toMatch(/<span class="hljs-keyword">export<\/span>/);
+  });
+});
+
 /** The chat's Markdown: one highlighter serves every message (building one per render cost every mount ~6 ms). */
 describe('Markdown', () => {
-  const render = (text: string) => renderToStaticMarkup(createElement(Markdown, { text }));
+  beforeAll(() => loadHighlighter());
 
   it('highlights a fenced block with a language, in every message rendered, and leaves one without a language plain', () => {
     for (const text of ['```ts\nconst a: number = 1;\n```', 'Then:\n\n```python\ndef f():\n    return None\n```']) {

@@ -1,5 +1,5 @@
 import { BUDGET } from '@/lib/contract/budget';
-import { chatBodySchema } from '@/lib/contract/chat-body';
+import { chatBodySchema } from '@/lib/contract/request-bodies';
 import { handleChat } from '@/lib/server/chat';
 import { capTextBody } from '@/lib/server/chat-body-read';
 import { parseJson } from '@/lib/server/http';

@@ -1,5 +1,5 @@
 import { BUDGET } from '@/lib/contract/budget';
-import { promptBody } from '@/lib/contract/command-text';
+import { promptBody } from '@/lib/contract/request-bodies';
 import { promptExpand, promptList } from '@/lib/server/mcp-prompts';
 import { route } from '@/lib/server/route';
 

@@ -1,4 +1,5 @@
-import { workspaceOpenBody, type WorkspaceOpenAnswer, type WorkspacesAnswer } from '@/lib/contract/workspace';
+import { workspaceOpenBody } from '@/lib/contract/request-bodies';
+import type { WorkspaceOpenAnswer, WorkspacesAnswer } from '@/lib/contract/workspace';
 import { BUDGET } from '@/lib/contract/budget';
 import { serverConfig } from '@/lib/server/http';
 import { route } from '@/lib/server/route';

@@ -1,5 +1,6 @@
 import { BUDGET } from '@/lib/contract/budget';
-import { limitSettingsBody, type LimitSettingsView } from '@/lib/contract/limits';
+import type { LimitSettingsView } from '@/lib/contract/limits';
+import { limitSettingsBody } from '@/lib/contract/request-bodies';
 import { route } from '@/lib/server/route';
 import { limitSettingsView, saveLimitSettings } from '@/lib/server/limits';
 
