@@ -123,10 +123,14 @@ export function workspaceChanges(s: Shadow, o: { from?: string; to?: string }): 
  * Make the workspace's files those of `commit`, from the state the index holds (a snapshot taken just
  * before): changed files rewritten, files the commit lacks removed (with folders they leave empty),
  * modes and symlinks as stored. Files the snapshot leaves out (ignored, over the cap) are not touched.
+ * With `from` (that snapshot's commit), the files that differ from it to `commit` come back, listed in the same run.
  */
-export function restoreTree(s: Shadow, commit: string): Promise<void> {
+export function restoreTree(s: Shadow, commit: string, from?: string): Promise<TreeChange[]> {
   return serialized(s, async () => {
-    await shadowGit(s, ['read-tree', '-u', '--reset', commit], 'restoring the files', { restores: true });
+    const lines = [`${GIT} read-tree -u --reset ${q(commit)}`];
+    if (from !== undefined) lines.unshift(`${DIFF_TREE} ${q(from)} ${q(commit)}`);
+    const r = await shadowScript(s, lines.join('\n'), 'restoring the files', { restores: true });
+    return from !== undefined ? parseRawDiff(r.stdout.toString('utf8')) : [];
   });
 }
 

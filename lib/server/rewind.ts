@@ -4,7 +4,7 @@ import { BUDGET } from '../contract/budget';
 import { clipLine, formatBytes } from '../contract/text';
 import { checkpointBefore, shadowOf, takeCheckpoint, viewOf } from '../checkpoints/session';
 import { restoreTree, workspaceChanges } from '../checkpoints/snapshot';
-import { changedPaths, diffChanges } from '../checkpoints/diff';
+import { diffChanges } from '../checkpoints/diff';
 import { newId, stamp, openDb, type Db } from '../store/db';
 import { addBranch, getBranch, getCheckpoint, listBranches, listCheckpoints, retirePendingApprovals } from '../store/checkpoints';
 import { loadMessages, saveMessages } from '../store/messages';
@@ -118,8 +118,8 @@ async function rewindHeld(db: Db, cfg: ServerConfig, sessionId: string, b: Rewin
     const lastUser = messages.findLast((m) => m.role === 'user')?.id ?? null;
     const undo = await takeCheckpoint(db, cfg, { sessionId, messageId: lastUser, kind: 'rewind' });
     undoCheckpointId = undo.id;
-    restored = (await changedPaths(s, undo.commit, target.commit)).map((c) => c.path);
-    await restoreTree(s, target.commit);
+    // the files it changes, listed in the restore's own run
+    restored = (await restoreTree(s, target.commit, undo.commit)).map((c) => c.path);
   }
   let branchId: string | null = null;
   if (b.conversation && i >= 0) {

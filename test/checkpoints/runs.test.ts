@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { budgetTable } from '../../lib/contract/budget';
 import { bwrapPath, sandboxStatus } from '../../lib/exec/sandbox';
 import { shadowFor } from '../../lib/checkpoints/shadow';
-import { takeSnapshot, workspaceChanges } from '../../lib/checkpoints/snapshot';
+import { restoreTree, takeSnapshot, workspaceChanges } from '../../lib/checkpoints/snapshot';
 import { diffChanges } from '../../lib/checkpoints/diff';
 import { tempWorkspace } from '../helpers';
 
@@ -49,7 +49,7 @@ function starts(): number {
 const sandboxed = !!bwrapPath() && process.env.CLAMP_SANDBOX !== 'off' && sandboxStatus().available;
 
 describe('sandboxed runs per checkpoint', () => {
-  it.skipIf(!sandboxed)('one per snapshot (a new shadow repository included), one for the changes view’s list and one for its diffs', async () => {
+  it.skipIf(!sandboxed)('one per snapshot (a new shadow repository included), one for the changes view’s list and one for its diffs, one for a restore with its list', async () => {
     ws.write('a.txt', 'a\n');
     ws.write('-n odd name.txt', Buffer.alloc(300, 1));
     const s = shadowFor(ws.dataDir, ws.workspace, budgetTable({ CHECKPOINT_FILE_MAX_BYTES: 100 }));
@@ -71,5 +71,14 @@ describe('sandboxed runs per checkpoint', () => {
     const d = await diffChanges(s, now.changes);
     expect(starts()).toBe(1);
     expect(d.files.map((f) => [f.path, f.additions, f.deletions])).toEqual([['a.txt', 1, 1], ['b.txt', 1, 0], ['c.txt', 1, 0]]);
+
+    // a rewind: the snapshot before it, then the restore listing what it changes, one run each
+    const undo = await takeSnapshot(s, 'runs', 'undo');
+    expect(starts()).toBe(1);
+    const restored = await restoreTree(s, first.commit, undo.commit);
+    expect(starts()).toBe(1);
+    expect(restored.map((c) => `${c.change} ${c.path}`)).toEqual(['modified a.txt', 'deleted b.txt', 'deleted c.txt']);
+    expect(ws.read('a.txt')).toBe('a\n');
+    expect(fs.existsSync(path.join(ws.workspace, 'c.txt'))).toBe(false);
   });
 });
