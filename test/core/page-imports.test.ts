@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import nextConfig from '../../next.config.mjs';
 
 /**
  * What the page loads at start: Clamp's own files reached from app/ by value imports. zod stays out (the request
@@ -67,8 +67,9 @@ describe('the page at start', () => {
     expect(fs.readFileSync(path.join(ROOT, 'components/code-highlight.ts'), 'utf8')).toMatch(/import\('rehype-highlight'\)/);
   });
 
-  it('the bundle\'s zod is the inert one in the browser (the AI SDK builds its schemas with it at load)', () => {
-    const alias = (nextConfig as { turbopack?: { resolveAlias?: Record<string, unknown> } }).turbopack?.resolveAlias ?? {};
+  it('the bundle\'s zod is the inert one in the browser (the AI SDK builds its schemas with it at load)', async () => {
+    const nextConfig = ((await import(pathToFileURL(path.join(ROOT, 'next.config.mjs')).href)) as { default: { turbopack?: { resolveAlias?: Record<string, unknown> } } }).default;
+    const alias = nextConfig.turbopack?.resolveAlias ?? {};
     for (const spec of ['zod', 'zod/v4', 'zod/v3']) expect(alias[spec]).toEqual({ browser: './lib/ui/zod-inert.ts' });
     expect(fs.existsSync(path.join(ROOT, 'lib/ui/zod-inert.ts'))).toBe(true);
   });
