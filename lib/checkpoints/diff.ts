@@ -45,36 +45,60 @@ export function parseRawDiff(text: string): TreeChange[] {
   return out;
 }
 
-/** The contents of blobs, by sha (one cat-file --batch run). Blobs over maxBytes are left out. */
-async function readBlobs(s: Shadow, wanted: { sha: string; bytes?: number }[], maxBytes: number): Promise<Map<string, Buffer>> {
+/**
+ * The shell lines that print (cat-file --batch) the blobs listed in the file `list`, one sha a line, leaving out
+ * those over maxBytes: their sizes are read first, so a huge blob is never read into memory.
+ */
+export function blobsScript(list: string, maxBytes: number): string {
+  return [
+    `${GIT} cat-file --batch-check < ${list} | while read -r sha type size; do`,
+    `  if [ "$type" = blob ] && [ "$size" -le ${Math.floor(maxBytes)} ]; then echo "$sha"; fi`,
+    `done | ${GIT} cat-file --batch`,
+  ].join('\n');
+}
+
+/**
+ * The shell lines that write to the file `wanted` the blobs diffChanges reads for the changes from a to b (shell
+ * words): both sides of the first CHECKPOINT_DIFF_MAX_FILES changes, no submodule's commit. diff-tree without -z
+ * gives one line per change (a path with a newline is quoted), in the order parseRawDiff reads.
+ */
+export function wantedBlobsScript(s: Shadow, a: string, b: string, wanted: string): string {
+  return [
+    `${GIT} diff-tree -r --no-renames --raw ${a} ${b} | head -n ${Math.floor(s.budget.CHECKPOINT_DIFF_MAX_FILES)} | while read -r m1 m2 s1 s2 rest; do`,
+    '  case "$m1" in :160*) ;; *) echo "$s1" ;; esac',
+    '  case "$m2" in 160*) ;; *) echo "$s2" ;; esac',
+    `done | grep -v '^0*$' | sort -u > ${wanted}`,
+  ].join('\n');
+}
+
+/** cat-file --batch output: each blob's contents by sha. */
+export function parseBatch(buf: Buffer): Map<string, Buffer> {
   const out = new Map<string, Buffer>();
+  let at = 0;
+  while (at < buf.length) {
+    const nl = buf.indexOf(10, at);
+    if (nl < 0) break;
+    const [sha = '', type, size] = buf.subarray(at, nl).toString('utf8').split(' ');
+    if (type !== 'blob') {
+      at = nl + 1;
+      continue;
+    }
+    const n = Number(size);
+    out.set(sha, buf.subarray(nl + 1, nl + 1 + n));
+    at = nl + 1 + n + 1;
+  }
+  return out;
+}
+
+/** The contents of blobs, by sha (one run). Blobs over maxBytes are left out. */
+async function readBlobs(s: Shadow, wanted: { sha: string; bytes?: number }[], maxBytes: number): Promise<Map<string, Buffer>> {
   const shas = [...new Set(wanted.map((w) => w.sha))];
-  if (shas.length === 0) return out;
+  if (shas.length === 0) return new Map();
   const list = path.join(s.gitDir, `clamp-blobs-${process.pid}-${Date.now()}`);
   fs.writeFileSync(list, shas.map((x) => `${x}\n`).join(''));
   try {
-    // sizes first, so a huge blob is never read into memory: the small blobs picked by the shell, in the same run
-    const script = [
-      `${GIT} cat-file --batch-check < ${q(list)} | while read -r sha type size; do`,
-      `  if [ "$type" = blob ] && [ "$size" -le ${Math.floor(maxBytes)} ]; then echo "$sha"; fi`,
-      `done | ${GIT} cat-file --batch`,
-    ].join('\n');
-    const r = await serialized(s, () => shadowScript(s, script, 'reading checkpoint files'));
-    let at = 0;
-    const buf = r.stdout;
-    while (at < buf.length) {
-      const nl = buf.indexOf(10, at);
-      if (nl < 0) break;
-      const [sha = '', type, size] = buf.subarray(at, nl).toString('utf8').split(' ');
-      if (type !== 'blob') {
-        at = nl + 1;
-        continue;
-      }
-      const n = Number(size);
-      out.set(sha, buf.subarray(nl + 1, nl + 1 + n));
-      at = nl + 1 + n + 1;
-    }
-    return out;
+    const r = await serialized(s, () => shadowScript(s, blobsScript(q(list), maxBytes), 'reading checkpoint files'));
+    return parseBatch(r.stdout);
   } finally {
     fs.rmSync(list, { force: true });
   }
@@ -87,19 +111,22 @@ function isBinary(b: Buffer, sniff: number): boolean {
 export type DiffedFile = ChangedFile;
 
 /**
- * Each change with its unified diff from a to b: symlinks as their target text, binary files noted
+ * Each change with its unified diff from a to b (`read`: the blobs, when the caller read them already): symlinks as their target text, binary files noted
  * (binary: true, no diff), each diff cut to CHECKPOINT_DIFF_MAX_BYTES, at most CHECKPOINT_DIFF_MAX_FILES
  * diffs and CHECKPOINT_DIFFS_MAX_BYTES in all (the rest listed without one: truncated).
  */
-export async function diffChanges(s: Shadow, changes: TreeChange[]): Promise<{ files: DiffedFile[]; truncated: boolean }> {
+export async function diffChanges(s: Shadow, changes: TreeChange[], read?: Map<string, Buffer>): Promise<{ files: DiffedFile[]; truncated: boolean }> {
   const b = s.budget;
   const withDiff = changes.slice(0, b.CHECKPOINT_DIFF_MAX_FILES);
   let truncated = changes.length > withDiff.length;
-  const blobs = await readBlobs(
-    s,
-    withDiff.flatMap((c) => [c.from, c.to].filter((x): x is NonNullable<typeof x> => !!x && !x.mode.startsWith('160'))),
-    b.CHECKPOINT_DIFF_FILE_MAX_BYTES,
-  );
+  // the blobs, unless the run that found the changes read them already (workspaceChanges with blobs)
+  const blobs =
+    read ??
+    (await readBlobs(
+      s,
+      withDiff.flatMap((c) => [c.from, c.to].filter((x): x is NonNullable<typeof x> => !!x && !x.mode.startsWith('160'))),
+      b.CHECKPOINT_DIFF_FILE_MAX_BYTES,
+    ));
   let total = 0;
   const files: DiffedFile[] = [];
   for (const [i, c] of changes.entries()) {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SkippedFile } from '../contract/rest';
-import { DIFF_TREE, parseRawDiff, type TreeChange } from './diff';
+import { blobsScript, DIFF_TREE, parseBatch, parseRawDiff, wantedBlobsScript, type TreeChange } from './diff';
 import { ensureShadow, GIT, q, serialized, shadowGit, shadowScript, type Shadow } from './shadow';
 
 /**
@@ -105,17 +105,27 @@ export function currentTree(s: Shadow): Promise<Snapshot> {
 
 /**
  * The workspace as a tree (nothing is committed) and, in the same sandboxed run, the files that differ between it
- * and a commit: `from` a commit to the workspace, or from the workspace `to` a commit (none when neither is given).
+ * and a commit: `from` a commit to the workspace, or from the workspace `to` a commit (none when neither is given);
+ * with `blobs`, also the contents diffChanges reads (read in that run too).
  */
-export function workspaceChanges(s: Shadow, o: { from?: string; to?: string }): Promise<Snapshot & { changes: TreeChange[] }> {
+export function workspaceChanges(s: Shadow, o: { from?: string; to?: string; blobs?: boolean }): Promise<Snapshot & { changes: TreeChange[]; blobs?: Map<string, Buffer> }> {
   return serialized(s, async () => {
-    const lines = [ensureShadow(s), stageScript(s), 'echo "$tree $count"'];
-    if (o.from !== undefined) lines.push(`${DIFF_TREE} ${q(o.from)} "$tree"`);
-    else if (o.to !== undefined) lines.push(`${DIFF_TREE} "$tree" ${q(o.to)}`);
+    const lines = [ensureShadow(s), stageScript(s)];
+    const ends = o.from !== undefined ? [q(o.from), '"$tree"'] : o.to !== undefined ? ['"$tree"', q(o.to)] : undefined;
+    if (!ends) lines.push('echo "$tree $count"');
+    else if (!o.blobs) lines.push('echo "$tree $count"', `${DIFF_TREE} ${ends[0]} ${ends[1]}`);
+    else {
+      const [changes, wanted] = [q(path.join(s.gitDir, 'clamp-changes')), q(path.join(s.gitDir, 'clamp-wanted'))];
+      // the tree, the changes (their length first) and the blobs, one after the other on stdout
+      lines.push(`${DIFF_TREE} ${ends[0]} ${ends[1]} > ${changes}`, wantedBlobsScript(s, ends[0]!, ends[1]!, wanted));
+      lines.push(`echo "$tree $count $(wc -c < ${changes})"`, `cat ${changes}`, blobsScript(wanted, s.budget.CHECKPOINT_DIFF_FILE_MAX_BYTES));
+    }
     const r = await shadowScript(s, lines.join('\n'), 'reading the workspace');
     const { words, rest } = firstLine(r.stdout);
-    const changes = o.from !== undefined || o.to !== undefined ? parseRawDiff(rest.toString('utf8')) : [];
-    return { tree: words[0] ?? '', fileCount: Number(words[1] ?? 0), skipped: skippedFiles(s), changes };
+    const diffBytes = o.blobs && ends ? Number(words[2] ?? 0) : rest.length;
+    const changes = ends ? parseRawDiff(rest.subarray(0, diffBytes).toString('utf8')) : [];
+    const snap = { tree: words[0] ?? '', fileCount: Number(words[1] ?? 0), skipped: skippedFiles(s), changes };
+    return o.blobs && ends ? { ...snap, blobs: parseBatch(rest.subarray(diffBytes)) } : snap;
   });
 }
 

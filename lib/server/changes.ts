@@ -25,12 +25,17 @@ import { repoGit } from './worktree-git';
 /** The changes view: every file that differs from the session's first checkpoint, per-file revert, and commit-these. */
 
 /** The files that differ from the baseline to now. */
-async function changesNow(cfg: ServerConfig, db: Db, sessionId: string): Promise<{ baseline: ReturnType<typeof baselineOf>; changes: TreeChange[] }> {
+async function changesNow(
+  cfg: ServerConfig,
+  db: Db,
+  sessionId: string,
+  o: { blobs?: boolean } = {},
+): Promise<{ baseline: ReturnType<typeof baselineOf>; changes: TreeChange[]; blobs?: Map<string, Buffer> }> {
   const baseline = baselineOf(db, sessionId);
   if (!baseline) return { baseline, changes: [] };
-  // the workspace's tree and its difference from the baseline in one sandboxed run
-  const { changes } = await workspaceChanges(shadowOf(cfg), { from: baseline.commit });
-  return { baseline, changes };
+  // the workspace's tree, its difference from the baseline and (for the diffs) the blobs, in one sandboxed run
+  const { changes, blobs } = await workspaceChanges(shadowOf(cfg), { from: baseline.commit, blobs: o.blobs });
+  return { baseline, changes, blobs };
 }
 
 /** Whether a .git entry makes dir a repository's top: a folder with a HEAD, or a file naming one ("gitdir: …", a worktree or submodule). */
@@ -133,11 +138,11 @@ export async function sessionChanges(server: ServerConfig, sessionId: string): P
   // a session on its own worktree: its checkpoints, files and git are the worktree's
   const cfg = sessionPlace(server, db, sessionId);
   const commit = sessionCommitTarget(cfg, db, sessionId);
-  const { baseline, changes } = await changesNow(cfg, db, sessionId);
-  if (!baseline) return { baselineId: null, files: [], truncated: false, commit };
   const wt = getWorktree(db, sessionId);
+  const { baseline, changes, blobs } = await changesNow(cfg, db, sessionId, { blobs: wt?.state !== 'active' });
+  if (!baseline) return { baselineId: null, files: [], truncated: false, commit };
   const fromBase = wt?.state === 'active' ? await worktreeChanges(cfg, wt) : null;
-  const d = await diffChanges(shadowOf(cfg), fromBase ?? changes);
+  const d = await diffChanges(shadowOf(cfg), fromBase ?? changes, fromBase ? undefined : blobs);
   return { baselineId: baseline.id, files: d.files, truncated: d.truncated, commit };
 }
 

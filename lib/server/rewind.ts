@@ -68,8 +68,8 @@ export async function rewindPreview(server: ServerConfig, sessionId: string, mes
   let truncated = false;
   if (cp) {
     const s = shadowOf(cfg);
-    const now = await workspaceChanges(s, { to: cp.commit });
-    const d = await diffChanges(s, now.changes);
+    const now = await workspaceChanges(s, { to: cp.commit, blobs: true });
+    const d = await diffChanges(s, now.changes, now.blobs);
     files = d.files.map(({ path, change, binary, diff }) => ({ path, change, binary, diff }));
     truncated = d.truncated;
   }

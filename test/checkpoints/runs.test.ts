@@ -49,10 +49,10 @@ function starts(): number {
 const sandboxed = !!bwrapPath() && process.env.CLAMP_SANDBOX !== 'off' && sandboxStatus().available;
 
 describe('sandboxed runs per checkpoint', () => {
-  it.skipIf(!sandboxed)('one per snapshot (a new shadow repository included), one for the changes view’s list and one for its diffs, one for a restore with its list', async () => {
+  it.skipIf(!sandboxed)('one per snapshot (a new shadow repository included), one for the changes view with its diffs, one for a restore with its list', async () => {
     ws.write('a.txt', 'a\n');
     ws.write('-n odd name.txt', Buffer.alloc(300, 1));
-    const s = shadowFor(ws.dataDir, ws.workspace, budgetTable({ CHECKPOINT_FILE_MAX_BYTES: 100 }));
+    const s = shadowFor(ws.dataDir, ws.workspace, budgetTable({ CHECKPOINT_FILE_MAX_BYTES: 100, CHECKPOINT_DIFF_FILE_MAX_BYTES: 50 }));
     const first = await takeSnapshot(s, 'runs', 'first');
     expect(starts()).toBe(1);
     expect(first.fileCount).toBe(1);
@@ -65,19 +65,27 @@ describe('sandboxed runs per checkpoint', () => {
     expect(second.fileCount).toBe(2);
 
     ws.write('c.txt', 'c\n');
-    const now = await workspaceChanges(s, { from: first.commit });
+    ws.write('big.txt', 'x'.repeat(90));
+    fs.symlinkSync('a.txt', path.join(ws.workspace, 'link'));
+    // the changes view: the list and the blobs its diffs need in one run
+    const now = await workspaceChanges(s, { from: first.commit, blobs: true });
     expect(starts()).toBe(1);
-    expect(now.changes.map((c) => `${c.change} ${c.path}`)).toEqual(['modified a.txt', 'added b.txt', 'added c.txt']);
-    const d = await diffChanges(s, now.changes);
-    expect(starts()).toBe(1);
-    expect(d.files.map((f) => [f.path, f.additions, f.deletions])).toEqual([['a.txt', 1, 1], ['b.txt', 1, 0], ['c.txt', 1, 0]]);
+    expect(now.changes.map((c) => `${c.change} ${c.path}`)).toEqual(['modified a.txt', 'added b.txt', 'added big.txt', 'added c.txt', 'added link']);
+    const d = await diffChanges(s, now.changes, now.blobs);
+    expect(starts()).toBe(0);
+    const summary = d.files.map((f) => [f.path, f.additions, f.deletions, f.diff.includes('not diffed')]);
+    expect(summary).toEqual([['a.txt', 1, 1, false], ['b.txt', 1, 0, false], ['big.txt', 0, 0, true], ['c.txt', 1, 0, false], ['link', 1, 0, false]]);
+    // the same diffs when the blobs are read on their own (one run)
+    const again = await diffChanges(s, (await workspaceChanges(s, { from: first.commit })).changes);
+    expect(starts()).toBe(2);
+    expect(again).toEqual(d);
 
     // a rewind: the snapshot before it, then the restore listing what it changes, one run each
     const undo = await takeSnapshot(s, 'runs', 'undo');
     expect(starts()).toBe(1);
     const restored = await restoreTree(s, first.commit, undo.commit);
     expect(starts()).toBe(1);
-    expect(restored.map((c) => `${c.change} ${c.path}`)).toEqual(['modified a.txt', 'deleted b.txt', 'deleted c.txt']);
+    expect(restored.map((c) => `${c.change} ${c.path}`)).toEqual(['modified a.txt', 'deleted b.txt', 'deleted big.txt', 'deleted c.txt', 'deleted link']);
     expect(ws.read('a.txt')).toBe('a\n');
     expect(fs.existsSync(path.join(ws.workspace, 'c.txt'))).toBe(false);
   });
