@@ -184,7 +184,7 @@ exit 0
         expect(tmp.output, tmp.output).toMatch(/in the sandbox they live in memory and hold at most 512\.0 MB each|the sandbox's memory limit of 512\.0 MB/);
         // processes each under the per-process limit, together over it: only a cgroup (root, here) sees the sum
         if (/^\d+:memory:.*\/cmd-\d+$/m.test(fs.readFileSync(path.join(host.workspace, 'cgroup.txt'), 'utf8'))) {
-          fs.writeFileSync(path.join(host.workspace, 'hog.py'), 'import time\na = bytearray(200_000_000)\ntime.sleep(20)\n');
+          fs.writeFileSync(path.join(host.workspace, 'hog.py'), 'import time\na = b"x" * 200_000_000\ntime.sleep(6)\n');
           const many = await runScript(host, 'many.sh', 'for i in 1 2 3 4; do python3 hog.py & done; wait\n', { env });
           expect(many.output, many.output).toMatch(/The command hit the sandbox's memory limit of 512\.0 MB \(all its processes together\)/);
         }
