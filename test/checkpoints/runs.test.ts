@@ -89,4 +89,20 @@ describe('sandboxed runs per checkpoint', () => {
     expect(ws.read('a.txt')).toBe('a\n');
     expect(fs.existsSync(path.join(ws.workspace, 'c.txt'))).toBe(false);
   });
+
+  it.skipIf(!sandboxed)('the changes view’s one run reads the same blobs as a run of their own: past the file cap, a name with a newline', async () => {
+    ws.write('a.txt', 'a\n');
+    const s = shadowFor(ws.dataDir, ws.workspace, budgetTable({ CHECKPOINT_DIFF_MAX_FILES: 2 }));
+    const first = await takeSnapshot(s, 'runs', 'first');
+    ws.write('a\nb.txt', 'newline in the name\n');
+    ws.write('a.txt', 'changed\n');
+    ws.write('z.txt', 'past the cap\n');
+    starts();
+    const now = await workspaceChanges(s, { from: first.commit, blobs: true });
+    const d = await diffChanges(s, now.changes, now.blobs);
+    expect(starts()).toBe(1);
+    expect(d.files.map((f) => [f.path, f.additions])).toEqual([['a\nb.txt', 1], ['a.txt', 1], ['z.txt', 0]]);
+    expect(d.truncated).toBe(true);
+    expect(await diffChanges(s, now.changes)).toEqual(d);
+  });
 });
