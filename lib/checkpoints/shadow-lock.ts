@@ -49,20 +49,28 @@ function staleWhy(s: Shadow, found: { holder: Holder | null; ageMs: number }): s
   return null;
 }
 
-/** Try once to create the lock file; true when this process now holds it. */
+/**
+ * Try once to create the lock file; true when this process now holds it. A lock it created but could not write (a
+ * full disk) is removed again before the error goes up: left empty, it would read as torn, and hold every later
+ * checkpoint off until it aged into stale.
+ */
 function tryTake(file: string, me: Holder): boolean {
+  let fd: number;
   try {
-    const fd = fs.openSync(file, 'wx', 0o600);
-    try {
-      fs.writeSync(fd, JSON.stringify(me));
-    } finally {
-      fs.closeSync(fd);
-    }
-    return true;
+    fd = fs.openSync(file, 'wx', 0o600);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw err;
   }
+  try {
+    fs.writeSync(fd, JSON.stringify(me));
+  } catch (err) {
+    fs.rmSync(file, { force: true });
+    throw err;
+  } finally {
+    fs.closeSync(fd);
+  }
+  return true;
 }
 
 /**
