@@ -95,11 +95,16 @@ function dropStale(file: string, seen: Holder | null, me: Holder): void {
   fs.rmSync(aside, { force: true });
 }
 
-/** Remove the locks a gone git left in the shadow repository, once they are old enough (the caller holds the shadow's lock). */
-function clearGitLocks(s: Shadow): void {
+/**
+ * Remove the locks a gone git left in the shadow repository (the caller holds the shadow's lock): once they are old
+ * enough, or at once when the lock was taken over from a process that is gone — its gits went with it (a sandboxed
+ * git dies with its parent, and the next start reaps what a crash left), so a fresh index.lock is a killed git's,
+ * and waiting for it to age would fail the first checkpoint, changes view or rewind after a crash.
+ */
+function clearGitLocks(s: Shadow, holderGone: boolean): void {
   for (const lock of [`${s.indexFile}.lock`, path.join(s.gitDir, 'HEAD.lock')]) {
     try {
-      if (Date.now() - fs.statSync(lock).mtimeMs > s.budget.CHECKPOINT_GIT_LOCK_STALE_MS) fs.rmSync(lock, { force: true });
+      if (holderGone || Date.now() - fs.statSync(lock).mtimeMs > s.budget.CHECKPOINT_GIT_LOCK_STALE_MS) fs.rmSync(lock, { force: true });
     } catch {
       // no such lock
     }
@@ -115,10 +120,14 @@ export async function withShadowLock<T>(s: Shadow, fn: () => Promise<T>): Promis
   const file = lockPath(s);
   const me: Holder = { pid: process.pid, host: os.hostname(), token: `${process.pid}-${Math.random().toString(36).slice(2)}` };
   const until = Date.now() + s.budget.CHECKPOINT_GIT_TIMEOUT_MS;
+  let holderGone = false;
   while (!tryTake(file, me)) {
     const found = readHolder(file);
-    if (found && staleWhy(s, found)) dropStale(file, found.holder, me);
-    else if (Date.now() > until) {
+    const why = found && staleWhy(s, found);
+    if (found && why) {
+      dropStale(file, found.holder, me);
+      holderGone = why.startsWith('its process');
+    } else if (Date.now() > until) {
       const who = found?.holder ? `pid ${found.holder.pid}${found.holder.host === os.hostname() ? '' : ` on ${found.holder.host}`}` : 'another process';
       throw new Error(`Another Clamp process (${who}) has been using the checkpoints of ${s.workspace} for too long; try again when it is done.`);
     } else await new Promise((r) => setTimeout(r, POLL_MS));
@@ -133,7 +142,7 @@ export async function withShadowLock<T>(s: Shadow, fn: () => Promise<T>): Promis
   }, s.budget.CHECKPOINT_LOCK_HEARTBEAT_MS);
   beat.unref?.();
   try {
-    clearGitLocks(s);
+    clearGitLocks(s, holderGone);
     return await fn();
   } finally {
     clearInterval(beat);

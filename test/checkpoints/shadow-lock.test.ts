@@ -78,14 +78,17 @@ describe("the shadow repository's lock across processes", () => {
     expect(fs.existsSync(lock)).toBe(false);
   });
 
-  it("takes over the lock of a dead process, and waits for a live one's", { timeout: 60_000 }, async () => {
+  it("takes over the lock of a dead process (and the fresh git lock its killed git left), and waits for a live one's", { timeout: 60_000 }, async () => {
     const s = shadowFor(ws.dataDir, ws.workspace);
     await takeSnapshot(s, 'one', 'first');
     const held = path.join(s.gitDir, 'clamp-shadow.lock');
     const dead = spawnSync('true').pid!;
     fs.writeFileSync(held, JSON.stringify({ pid: dead, host: os.hostname(), token: 'dead' }));
+    // the dead holder's git was killed with it (a crash mid-snapshot): its fresh index.lock goes too
+    fs.writeFileSync(`${s.indexFile}.lock`, '');
     await takeSnapshot(s, 'one', 'after a dead holder');
     expect(fs.existsSync(held)).toBe(false);
+    expect(fs.existsSync(`${s.indexFile}.lock`)).toBe(false);
 
     const sleeper = spawn('sleep', ['30']);
     try {
