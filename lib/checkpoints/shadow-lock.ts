@@ -41,10 +41,15 @@ function readHolder(file: string): { holder: Holder | null; ageMs: number } | nu
   }
 }
 
+/** Whether the lock's holder is a process of this machine that is gone. */
+function holderGone(h: Holder | null): boolean {
+  return !!h && h.host === os.hostname() && h.pid !== process.pid && !pidAlive(h.pid);
+}
+
 /** Why a held lock no longer counts (its process died, or it was not renewed), or null while its holder lives. */
 function staleWhy(s: Shadow, found: { holder: Holder | null; ageMs: number }): string | null {
   const h = found.holder;
-  if (h && h.host === os.hostname() && h.pid !== process.pid && !pidAlive(h.pid)) return `its process (pid ${h.pid}) is gone`;
+  if (holderGone(h)) return `its process (pid ${h!.pid}) is gone`;
   if (found.ageMs > s.budget.CHECKPOINT_LOCK_STALE_MS) return `it was not renewed for ${Math.round(found.ageMs / 1000)} s`;
   return null;
 }
@@ -101,10 +106,10 @@ function dropStale(file: string, seen: Holder | null, me: Holder): void {
  * git dies with its parent, and the next start reaps what a crash left), so a fresh index.lock is a killed git's,
  * and waiting for it to age would fail the first checkpoint, changes view or rewind after a crash.
  */
-function clearGitLocks(s: Shadow, holderGone: boolean): void {
+function clearGitLocks(s: Shadow, fromGone: boolean): void {
   for (const lock of [`${s.indexFile}.lock`, path.join(s.gitDir, 'HEAD.lock')]) {
     try {
-      if (holderGone || Date.now() - fs.statSync(lock).mtimeMs > s.budget.CHECKPOINT_GIT_LOCK_STALE_MS) fs.rmSync(lock, { force: true });
+      if (fromGone || Date.now() - fs.statSync(lock).mtimeMs > s.budget.CHECKPOINT_GIT_LOCK_STALE_MS) fs.rmSync(lock, { force: true });
     } catch {
       // no such lock
     }
@@ -120,13 +125,12 @@ export async function withShadowLock<T>(s: Shadow, fn: () => Promise<T>): Promis
   const file = lockPath(s);
   const me: Holder = { pid: process.pid, host: os.hostname(), token: `${process.pid}-${Math.random().toString(36).slice(2)}` };
   const until = Date.now() + s.budget.CHECKPOINT_GIT_TIMEOUT_MS;
-  let holderGone = false;
+  let tookFromGone = false;
   while (!tryTake(file, me)) {
     const found = readHolder(file);
-    const why = found && staleWhy(s, found);
-    if (found && why) {
+    if (found && staleWhy(s, found)) {
       dropStale(file, found.holder, me);
-      holderGone = why.startsWith('its process');
+      tookFromGone = holderGone(found.holder);
     } else if (Date.now() > until) {
       const who = found?.holder ? `pid ${found.holder.pid}${found.holder.host === os.hostname() ? '' : ` on ${found.holder.host}`}` : 'another process';
       throw new Error(`Another Clamp process (${who}) has been using the checkpoints of ${s.workspace} for too long; try again when it is done.`);
@@ -142,7 +146,7 @@ export async function withShadowLock<T>(s: Shadow, fn: () => Promise<T>): Promis
   }, s.budget.CHECKPOINT_LOCK_HEARTBEAT_MS);
   beat.unref?.();
   try {
-    clearGitLocks(s, holderGone);
+    clearGitLocks(s, tookFromGone);
     return await fn();
   } finally {
     clearInterval(beat);
