@@ -22,7 +22,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    maxWorkers: 2,
+    // four files at once on two cores: an e2e or escape file spends much of its time waiting on a browser, a server
+    // or a sandboxed command, and with two at once the cores stood idle a third of the run (bench/test-suite.md)
+    maxWorkers: 4,
     projects: [
       { extends: true, test: { name: 'shared', include: SHARED, isolate: false, setupFiles: ['test/file-env.ts'] } },
       { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...SHARED, ...ALONE] } },
