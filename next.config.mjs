@@ -9,9 +9,6 @@ const nextConfig = {
   compress: false,
   reactStrictMode: true,
   devIndicators: false,
-  // routes load on their first request instead of all at start: the server is up in about half the CPU, and the
-  // routes a person never opens are never compiled (the first page load compiles its own, as fast as before)
-  experimental: { preloadEntriesOnStart: false },
   // `npm run typecheck` checks the whole tree (tests included) as its own step
   typescript: { ignoreBuildErrors: true },
   // the page's bundle gets an inert zod: the AI SDK builds its schemas with it when it loads, and the page checks
