@@ -19,17 +19,16 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
 const STAT_BUF = Buffer.allocUnsafe(4096);
 
 /**
- * One look at /proc: for each process that still runs (not a zombie), its pid under its group id,
- * for the groups in `want` only (all groups when absent). undefined where /proc is absent (macOS).
+ * One look at /proc: visit(pid, ppid, pgrp) for each process that still runs (not a zombie). false where /proc
+ * is absent (macOS).
  */
-function scanGroups(want?: ReadonlySet<number>): Map<number, number[]> | undefined {
+function scanProcs(visit: (pid: number, ppid: number, pgrp: number) => void): boolean {
   let entries: string[];
   try {
     entries = fs.readdirSync('/proc');
   } catch {
-    return undefined;
+    return false;
   }
-  const groups = new Map<number, number[]>();
   for (const name of entries) {
     const c = name.charCodeAt(0);
     if (c < 48 || c > 57) continue;
@@ -50,15 +49,42 @@ function scanGroups(want?: ReadonlySet<number>): Map<number, number[]> | undefin
     const state = STAT_BUF[close + 2];
     if (state === 0x5a /* Z */ || state === 0x58 /* X */) continue;
     let i = close + 4;
-    while (i < n && STAT_BUF[i] !== 0x20) i++; // ppid
+    let ppid = 0;
+    for (; i < n && STAT_BUF[i] !== 0x20; i++) ppid = ppid * 10 + (STAT_BUF[i]! - 48);
     let pgrp = 0;
     for (i++; i < n && STAT_BUF[i] !== 0x20; i++) pgrp = pgrp * 10 + (STAT_BUF[i]! - 48);
-    if (want && !want.has(pgrp)) continue;
-    const live = groups.get(pgrp);
-    if (live) live.push(Number(name));
-    else groups.set(pgrp, [Number(name)]);
+    visit(Number(name), ppid, pgrp);
   }
-  return groups;
+  return true;
+}
+
+/** For each process that still runs, its pid under its group id, for the groups in `want` only (all when absent). */
+function scanGroups(want?: ReadonlySet<number>): Map<number, number[]> | undefined {
+  const groups = new Map<number, number[]>();
+  const ok = scanProcs((pid, _ppid, pgrp) => {
+    if (want && !want.has(pgrp)) return;
+    const live = groups.get(pgrp);
+    if (live) live.push(pid);
+    else groups.set(pgrp, [pid]);
+  });
+  return ok ? groups : undefined;
+}
+
+/**
+ * The running processes below pid (children, theirs, and so on; pid itself not included), from one look at
+ * /proc. A sandbox's processes are all below its bwrap, a setsid'd or double-forked one too (it is reparented to
+ * the sandbox's first process). Empty where /proc is absent.
+ */
+export function liveDescendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  scanProcs((p, ppid) => {
+    const list = children.get(ppid);
+    if (list) list.push(p);
+    else children.set(ppid, [p]);
+  });
+  const out = [...(children.get(pid) ?? [])];
+  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]!) ?? []));
+  return out;
 }
 
 /**

@@ -7,6 +7,8 @@ import type { Budget } from '../contract/budget';
 import type { McpServerDef, McpServerEntry } from './config';
 import { confinedLaunch, type Confinement } from './confine';
 import { loadMcpSdk, type McpSdk } from './sdk';
+import { liveDescendants } from '../exec/group';
+import { processStartTicks } from '../exec/leftovers';
 
 export type ServerStatus = 'stopped' | 'starting' | 'running' | 'crashed' | 'failed';
 
@@ -218,9 +220,13 @@ export class ServerRuntime {
     this.restartTimer = null;
     const c = this.client;
     this.client = null;
+    // what runs below the server (a sandbox's processes, a child it left in a session of its own), looked at before
+    // the close ends the server: the first process can be gone a moment before the rest
+    const below = (this.pid !== null ? liveDescendants(this.pid) : []).map((pid) => ({ pid, start: processStartTicks(pid) }));
     if (c) await c.close().catch(() => undefined);
-    // the SDK sends SIGKILL last without waiting: stopped means gone (and a sandbox's namespace with its first process)
+    // the SDK sends SIGKILL last without waiting: stopped means gone, the server and everything that ran below it
     if (this.pid !== null) await gone(this.pid);
+    await Promise.all(below.map((p) => (p.start === undefined ? undefined : gone(p.pid, p.start))));
     this.pid = null;
     this.status = 'stopped';
     this.changed();
@@ -270,16 +276,8 @@ export class ServerRuntime {
 }
 
 /** Resolves once process pid has exited, killing it after a few seconds if it has not. Never throws. */
-async function gone(pid: number): Promise<void> {
-  const alive = () => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  for (let waited = 0; alive(); waited += GONE_POLL_MS) {
+async function gone(pid: number, start?: string): Promise<void> {
+  for (let waited = 0; runs(pid, start); waited += GONE_POLL_MS) {
     if (waited === GONE_KILL_AFTER_MS) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -290,6 +288,27 @@ async function gone(pid: number): Promise<void> {
     if (waited > GONE_KILL_AFTER_MS + GONE_KILL_AFTER_MS) return;
     await new Promise((r) => setTimeout(r, GONE_POLL_MS));
   }
+}
+
+/**
+ * The process still runs: not a zombie (an orphan waits for a slow init to reap it), and, when its start time is
+ * given, the same process (its pid not yet reused by another). Without /proc (macOS) the signal's answer.
+ */
+function runs(pid: number, start: string | undefined): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return start === undefined;
+  }
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (f[0] === 'Z' || f[0] === 'X') return false;
+  return start === undefined || f[19] === start;
 }
 const GONE_POLL_MS = 20;
 const GONE_KILL_AFTER_MS = 2000;
