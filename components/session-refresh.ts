@@ -10,19 +10,21 @@ export const REFRESH_GATHER_MS = 100;
 const pending = new WeakMap<QueryClient, ReturnType<typeof setTimeout>>();
 
 /**
- * Read again the session list and everything under its key (each open session's changes, branches and worktree):
- * once for a burst of triggers. A turn's end reaches the page twice (the board's state and the chat stream's end),
+ * Read again the session list (at once) and everything under its key (each open session's changes, branches and
+ * worktree): once for a burst of triggers. A turn's end reaches the page twice (the board's state and the chat stream's end),
  * and each refresh of the changes view is a sandboxed git run on the server; the refresh starts after the last
  * trigger of the burst, so it always sees what that trigger saw.
  */
 export function refreshSessions(qc: QueryClient): void {
+  refreshSessionList(qc);
   const t = pending.get(qc);
   if (t) clearTimeout(t);
   pending.set(
     qc,
     setTimeout(() => {
       pending.delete(qc);
-      void qc.invalidateQueries({ queryKey: queryKeys.sessions });
+      // under the list's key: the changes view, branches and worktree of each open session
+      void qc.invalidateQueries({ queryKey: queryKeys.sessions, predicate: (q) => q.queryKey.length > 1 });
     }, REFRESH_GATHER_MS),
   );
 }

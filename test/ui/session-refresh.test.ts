@@ -28,20 +28,27 @@ describe('boardRefresh', () => {
 describe('refreshSessions', () => {
   afterEach(() => void vi.useRealTimers());
 
-  it('gathers a burst of triggers into one refresh of the list and what hangs under it, after the last one', async () => {
+  it('reads the list at once for every trigger, and what hangs under it once for a burst, after the last trigger', async () => {
     vi.useFakeTimers();
     const qc = new QueryClient();
     const spy = vi.spyOn(qc, 'invalidateQueries').mockResolvedValue();
+    const under = () => spy.mock.calls.filter(([f]) => f && 'predicate' in f);
     refreshSessions(qc);
     await vi.advanceTimersByTimeAsync(REFRESH_GATHER_MS - 10);
     refreshSessions(qc); // the turn's end, heard a second time
+    expect(spy.mock.calls.filter(([f]) => f && 'exact' in f)).toEqual([[{ queryKey: ['sessions'], exact: true }], [{ queryKey: ['sessions'], exact: true }]]);
     await vi.advanceTimersByTimeAsync(REFRESH_GATHER_MS - 10);
-    expect(spy).not.toHaveBeenCalled();
+    expect(under()).toEqual([]);
     await vi.advanceTimersByTimeAsync(20);
-    expect(spy.mock.calls).toEqual([[{ queryKey: ['sessions'] }]]);
+    expect(under()).toHaveLength(1);
+    const f = under()[0]![0] as unknown as { queryKey: unknown; predicate: (q: { queryKey: unknown[] }) => boolean };
+    expect(f.queryKey).toEqual(['sessions']);
+    // the changes view, branches and worktree of a session; not the list itself
+    expect(f.predicate({ queryKey: ['sessions', 's1', 'changes'] })).toBe(true);
+    expect(f.predicate({ queryKey: ['sessions'] })).toBe(false);
     refreshSessions(qc);
     await vi.advanceTimersByTimeAsync(REFRESH_GATHER_MS);
-    expect(spy).toHaveBeenCalledTimes(2);
+    expect(under()).toHaveLength(2);
   });
 
   it('refreshSessionList reads the list alone, at once', () => {
