@@ -169,6 +169,8 @@ describe('the composer', () => {
 
     // a switch during a turn: the step after it asks the new model
     await page.locator('#model-picker').selectOption('');
+    // as pickModel does: the switch back is on the server before the message is sent
+    await expect.poll(async () => ((await (await s.clamp.api('/api/sessions')).json()) as { sessions: { title: string; model?: string | null }[] }).sessions.filter((x) => x.title === 'picker').map((x) => x.model ?? null), { timeout: 10_000 }).toEqual([null]);
     await send(page, '[e2e:midturn] read it');
     await expect.poll(() => requestsOf('midturn').length, { timeout: 20_000 }).toBe(1);
     await pickModel(page, 'openai-compatible:fake-vision');
