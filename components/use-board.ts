@@ -5,8 +5,7 @@ import { useEffect } from 'react';
 import type { BoardAnswer, ContinueAnswer } from '@/lib/contract/board';
 import { sharedEventSource } from '@/lib/ui/shared-events';
 import { withWorkspace } from '@/lib/ui/workspace';
-import { fetchJson } from './api';
-import { boardRefresh, boardStates, refreshSessionList, refreshSessions } from './session-refresh';
+import { fetchJson, queryKeys } from './api';
 
 export const BOARD_KEY = ['board'] as const;
 
@@ -17,9 +16,7 @@ export function useBoard() {
 
 /**
  * Keep the board live for the whole page: /api/board/events sends it at once and whenever it changes (the
- * browser reconnects the stream by itself; the page's tabs share one stream). When a session's state changes the
- * sessions list is read again; when one stops working (waiting, done, failed), its files may have changed, so what
- * hangs under the list (the changes view) is read again too. A turn's start changes no file.
+ * browser reconnects the stream by itself; the page's tabs share one stream); the sessions list is read again when a session's state changes.
  * Mounted once, by the page.
  */
 export function useBoardFeed(): void {
@@ -34,10 +31,9 @@ export function useBoardFeed(): void {
         return;
       }
       qc.setQueryData(BOARD_KEY, board);
-      const refresh = boardRefresh(states, board.sessions);
-      if (refresh === 'all') refreshSessions(qc);
-      else if (refresh === 'list') refreshSessionList(qc);
-      states = boardStates(board.sessions);
+      const now = board.sessions.map((s) => `${s.id}:${s.state}:${s.waiting}`).join(',');
+      if (states && now !== states) void qc.invalidateQueries({ queryKey: queryKeys.sessions });
+      states = now;
     };
     // one stream for every tab of the page (each message is the whole board, so a tab that joins is given the last)
     return sharedEventSource(withWorkspace('/api/board/events'), { onMessage }, { replay: true });

@@ -6,7 +6,7 @@ import { lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
 import { useCallback, useMemo, useState, type RefObject } from 'react';
 import type { ClampMessage, SessionDetail } from '@/lib/contract/protocol';
 import { chatRequestBody } from '@/lib/contract/chat-body';
-import { stopTurnOnServer } from './api';
+import { queryKeys, stopTurnOnServer } from './api';
 import { ClampChatTransport } from './chat-transport';
 import type { AnswerEvent } from './approval-bar';
 import type { ProgressStore } from './chat-context';
@@ -15,7 +15,6 @@ import type { ChatListHandle } from './chat-list';
 import type { ComposerMessage } from './composer';
 import { liveWaitsOf } from './live-waits';
 import { responseMessage } from '@/lib/ui/file-page';
-import { refreshSessionList, refreshSessions } from './session-refresh';
 
 /** POST /api/chat: a refusal (409 while another process runs the session, 400 …) reads as the server's own words, not its JSON. */
 async function chatFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
@@ -45,7 +44,7 @@ export function useClampChat(detail: SessionDetail, progress: ProgressStore) {
     onData: (part) => {
       if (part.type === 'data-tool-progress') progress.append(part.data.toolCallId, part.data.text);
     },
-    onFinish: () => refreshSessions(qc),
+    onFinish: () => void qc.invalidateQueries({ queryKey: queryKeys.sessions }),
   });
 }
 
@@ -78,8 +77,7 @@ export function usePendingCalls(chat: ClampChat, detail: SessionDetail, busy: bo
       setAnswered((prev) => new Set(prev).add(call.approvalId));
       // a live wait resumes on the server as soon as the answer is recorded
       if (!call.live) void addToolApprovalResponse({ id: call.approvalId, approved: answer !== 'deny', ...(reason ? { reason } : {}) });
-      // the list's waiting marks; the call's own write, if any, comes after, and its turn's end reads the changes
-      refreshSessionList(qc);
+      void qc.invalidateQueries({ queryKey: queryKeys.sessions });
     },
     [addToolApprovalResponse, qc],
   );

@@ -54,6 +54,6 @@ describe('stopping an MCP server', () => {
     } finally {
       sh.kill('SIGKILL');
     }
-    expect(liveDescendants(process.pid).includes(sh.pid!)).toBe(false);
+    await expect.poll(() => liveDescendants(process.pid).includes(sh.pid!), { timeout: 5_000 }).toBe(false);
   });
 });
