@@ -2,12 +2,13 @@
 
 import { useEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import { BUDGET } from '@/lib/contract/budget';
-import { mentionAtCaret } from '@/lib/contract/mentions';
+import { lettersInOrder, mentionAtCaret } from '@/lib/contract/mentions';
 import { completePaths } from './composer-api';
 import { matchCommands, type SlashCommand } from './composer-commands';
 import type { PopupItem } from './composer-popup';
 
-type Popup = { kind: 'mention'; from: number; items: PopupItem[]; dirs: Set<string>; note?: string } | { kind: 'slash'; items: PopupItem[] };
+/** a mention list keeps the query it was answered for */
+type Popup = { kind: 'mention'; query: string; from: number; items: PopupItem[]; dirs: Set<string>; note?: string } | { kind: 'slash'; items: PopupItem[] };
 
 export interface CompletionHost {
   commands: SlashCommand[];
@@ -42,6 +43,8 @@ function mentionNote(r: { more?: boolean; scanCapped?: boolean }): string | unde
 function useCompletionItems(commands: SlashCommand[], box: RefObject<HTMLTextAreaElement | null>, sessionId?: string) {
   const [popup, setPopup] = useState<Popup | null>(null);
   const [active, setActive] = useState(0);
+  /** the query after the @ at the caret now (null when the caret is not in a mention) */
+  const [typed, setTyped] = useState<string | null>(null);
   const completion = useRef<AbortController | null>(null);
 
   function refresh(value: string, caret: number) {
@@ -53,13 +56,14 @@ function useCompletionItems(commands: SlashCommand[], box: RefObject<HTMLTextAre
     }
     const at = mentionAtCaret(value, caret);
     completion.current?.abort();
+    setTyped(at ? at.query : null);
     if (!at) return setPopup(null);
     const ctl = new AbortController();
     completion.current = ctl;
     completePaths(at.query, ctl.signal, sessionId)
       .then((r) => {
         if (ctl.signal.aborted) return;
-        setPopup({ kind: 'mention', from: at.from, dirs: new Set(r.items.filter((i) => i.dir).map((i) => i.path)), items: r.items.map((i) => ({ key: i.path, label: i.dir ? `${i.path}/` : i.path })), note: mentionNote(r) });
+        setPopup({ kind: 'mention', query: at.query, from: at.from, dirs: new Set(r.items.filter((i) => i.dir).map((i) => i.path)), items: r.items.map((i) => ({ key: i.path, label: i.dir ? `${i.path}/` : i.path })), note: mentionNote(r) });
         setActive(0);
       })
       .catch(() => undefined);
@@ -72,7 +76,10 @@ function useCompletionItems(commands: SlashCommand[], box: RefObject<HTMLTextAre
     if (slashOpen) refresh(box.current?.value ?? '', box.current?.selectionStart ?? 0);
   }, [commands]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  return { popup, setPopup, active, setActive, refresh, abort: () => completion.current?.abort() };
+  // a list answered for older text shows, until the newer answer comes, only what still matches the text typed since:
+  // Tab or Enter then never takes a choice the text has left behind
+  const shown = popup?.kind === 'mention' && typed !== null && typed !== popup.query ? { ...popup, items: popup.items.filter((i) => lettersInOrder(i.key, typed)) } : popup;
+  return { popup: shown, setPopup, active: Math.min(active, Math.max(0, (shown?.items.length ?? 1) - 1)), setActive, refresh, abort: () => completion.current?.abort() };
 }
 
 /** The composer's completion list: slash commands at the start of the text, workspace paths after an @ at the caret. */

@@ -56,6 +56,19 @@ export function mentionAtCaret(text: string, caret: number): { query: string; fr
 }
 
 /**
+ * Whether a completion's path holds the typed query's letters in order (case-insensitive): the loosest match
+ * the server's completion ranks, so every path it lists for a query passes. The page narrows a list answered
+ * for older text with it while the answer for the newer text is on its way.
+ */
+export function lettersInOrder(path: string, query: string): boolean {
+  const p = path.toLowerCase();
+  const q = query.toLowerCase();
+  let i = 0;
+  for (const ch of p) if (ch === q[i]) i++;
+  return i >= q.length;
+}
+
+/**
  * An @-mention of an MCP server's resource, `@<server>:<uri>` as Claude Code writes it (`@docs:file://guide.md`):
  * the server's name and the resource's uri (a scheme and a colon after the server's name); null for a path.
  */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BUDGET } from '../contract/budget';
+import { lettersInOrder } from '../contract/mentions';
 import type { MentionCheckAnswer, PathCompletionAnswer } from '../contract/rest';
 import { resolveInWorkspace } from '../policy/workspace';
 import { listExact } from '../policy/confined-fs';
@@ -63,9 +64,7 @@ function score(p: string, q: string): number {
   if (lower.startsWith(q)) return 1;
   if (base.includes(q)) return 2;
   if (lower.includes(q)) return 3;
-  let i = 0;
-  for (const ch of lower) if (ch === q[i]) i++;
-  return i === q.length ? 4 : -1;
+  return lettersInOrder(lower, q) ? 4 : -1;
 }
 
 /** GET /api/paths?q=: workspace paths matching what follows the @, best first, at most MENTION_COMPLETIONS_MAX_ITEMS. */

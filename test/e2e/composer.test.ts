@@ -80,20 +80,25 @@ describe('the composer', () => {
 
   it('a completion answered after the choice was taken does not reopen the list: Enter then sends', { timeout: 120_000 }, async () => {
     const { page } = await s.start('late');
-    // one more letter is typed while the list is open; its answer comes late, after the listed choice was taken
-    const late = /\/api\/paths\?q=src%2Fapp(&|$)/;
-    await page.route(late, async (route) => {
+    // every answer for text past "src/" comes late: the list on show is the one for "@src", whose first choice is the folder
+    const slow = /\/api\/paths\?q=src%2F/;
+    await page.route(slow, async (route) => {
       await new Promise((r) => setTimeout(r, 2_000));
       await route.continue().catch(() => undefined);
     });
-    // the late request's end: its answer reached the page, or the page cancelled it
+    // the late request's end for the last letter typed: its answer reached the page, or the page cancelled it
+    const late = /\/api\/paths\?q=src%2Fapp(&|$)/;
     const lateEnded = new Promise<void>((resolve) => {
       const ended = (r: Request) => late.test(r.url()) && resolve();
       page.on('requestfinished', ended);
       page.on('requestfailed', ended);
     });
-    await page.locator('#chat-input').pressSequentially('[e2e:late] explain @src/ap');
-    await page.getByRole('option', { name: 'src/app.ts' }).waitFor({ timeout: 15_000 });
+    await page.locator('#chat-input').pressSequentially('[e2e:late] explain @src');
+    const options = page.locator('#composer-options').getByRole('option');
+    await options.filter({ hasText: /^src\/$/ }).waitFor({ timeout: 15_000 });
+    // typed on while the answers are late: the list for "@src" shows only what "@src/ap" still matches
+    await page.locator('#chat-input').pressSequentially('/ap');
+    await expect.poll(() => options.allInnerTexts(), { timeout: 5_000 }).toEqual(['src/app.ts']);
     await page.press('#chat-input', 'p');
     await page.press('#chat-input', 'Tab');
     await expect(page.locator('#chat-input').inputValue()).resolves.toBe('[e2e:late] explain @src/app.ts ');
@@ -105,7 +110,7 @@ describe('the composer', () => {
     await page.press('#chat-input', 'Enter');
     await page.getByText('Sent after the late completion.').waitFor({ timeout: 30_000 });
     expect(messageText(lastUser(requestsOf('late')[0]))).toContain('The user attached @src/app.ts (read_file result):');
-    await page.unroute(/\/api\/paths/);
+    await page.unroute(slow);
   });
 
   it('a mention of a missing file: the page says so before sending; sent anyway, the model reads the error', { timeout: 120_000 }, async () => {
