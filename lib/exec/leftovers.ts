@@ -19,6 +19,8 @@ type Stop = () => Promise<unknown>;
 interface Journal {
   dir?: string;
   running: Map<number, Stop>;
+  /** stopAllGroups is under way: a group that starts now is stopped at once, and the stop waits for it too */
+  stopping?: boolean;
 }
 const KEY = Symbol.for('clamp.commandGroups');
 
@@ -73,7 +75,11 @@ export function setGroupJournal(root: string | undefined): void {
 /** Note a command's group as running; `stop` kills it and resolves once it is reaped. Never throws. */
 export function trackGroup(pgid: number, stop: Stop): void {
   const j = journal();
-  j.running.set(pgid, stop);
+  // one stop per group, however often it is asked for (a group that started during a stop is asked twice)
+  let stopped: Promise<unknown> | undefined;
+  const once: Stop = () => (stopped ??= stop());
+  j.running.set(pgid, once);
+  if (j.stopping) void once().catch(() => undefined);
   if (!j.dir) return;
   try {
     fs.writeFileSync(path.join(j.dir, `${pgid}.group`), `${pgid} ${processStartTicks(pgid) ?? '0'} ${bootId()}\n`);
@@ -91,8 +97,24 @@ export function untrackGroup(pgid: number): void {
 
 /** Stop every command group this process runs and wait until each is reaped (or timeoutMs passes). Never throws. */
 export async function stopAllGroups(timeoutMs: number): Promise<void> {
-  const stops = [...journal().running.values()].map((stop) => stop().catch(() => undefined));
-  await Promise.race([Promise.all(stops), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+  const j = journal();
+  j.stopping = true;
+  // a command that starts while the others are being stopped (a turn's next checkpoint, say) is stopped and
+  // waited for as well: none outlives the stop, writing into the data dir after the server has gone
+  const asked = new Set<Stop>();
+  const all = async () => {
+    for (;;) {
+      const fresh = [...j.running.values()].filter((stop) => !asked.has(stop));
+      if (fresh.length === 0) return;
+      for (const stop of fresh) asked.add(stop);
+      await Promise.all(fresh.map((stop) => stop().catch(() => undefined)));
+    }
+  };
+  try {
+    await Promise.race([all(), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+  } finally {
+    j.stopping = false;
+  }
 }
 
 function ownerAlive(name: string): boolean {

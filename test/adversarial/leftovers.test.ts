@@ -78,6 +78,28 @@ describe('the record of running command groups', () => {
     expect((await b.done).killedBy).toBe('shutdown');
     expect(alive(a.pid!) || alive(b.pid!)).toBe(false);
   });
+
+  it('stopAllGroups also stops and waits for a command that starts while it runs (none outlives the server)', async () => {
+    const logDir = path.join(root, 'logs');
+    // a stubborn command: the stop takes its kill grace, and a turn starts another command meanwhile
+    const a = startCommand({ command: "trap '' TERM; sleep 30", cwd: root, logDir, captureMaxBytes: 1024, killGraceMs: 800 });
+    await new Promise((r) => setTimeout(r, 200));
+    const stopping = stopAllGroups(5000);
+    await new Promise((r) => setTimeout(r, 100));
+    const late = startCommand({ command: `trap '' TERM; sleep 0.5; echo outlived > ${path.join(root, 'late-canary')}; sleep 30`, cwd: root, logDir, captureMaxBytes: 1024, killGraceMs: 800 });
+    started.push(late.pid!);
+    await stopping;
+    expect(a.finished).toBe(true);
+    expect(late.finished).toBe(true);
+    expect((await late.done).killedBy).toBe('shutdown');
+    expect(alive(late.pid!)).toBe(false);
+    // checked on the host, after the command's own delay had passed
+    await new Promise((r) => setTimeout(r, 800));
+    expect(fs.existsSync(path.join(root, 'late-canary'))).toBe(false);
+    // the stop is over: a command started now runs as usual
+    const after = startCommand({ command: 'echo ran', cwd: root, logDir, captureMaxBytes: 1024 });
+    expect((await after.done).exitCode).toBe(0);
+  });
 });
 
 describe('reaping at start', () => {
