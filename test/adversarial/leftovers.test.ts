@@ -97,7 +97,7 @@ describe('the record of running command groups', () => {
     await new Promise((r) => setTimeout(r, 800));
     expect(fs.existsSync(path.join(root, 'late-canary'))).toBe(false);
     // the stop is over: a command started now runs as usual
-    const after = startCommand({ command: 'echo ran', cwd: root, logDir, captureMaxBytes: 1024 });
+    const after = startCommand({ command: 'echo ran', cwd: root, logDir, captureMaxBytes: 1024, killGraceMs: 500 });
     expect((await after.done).exitCode).toBe(0);
   });
 });
