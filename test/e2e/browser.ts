@@ -13,10 +13,11 @@ export const CHROMIUM_PATH = '/usr/bin/chromium';
 /**
  * The required flags, and one more: headless Chromium builds its own window furniture too, and every new context
  * preloaded the omnibox popup's WebUI (about 400 chrome:// requests, 4 MB of script compiled in a renderer of its
- * own: about a second of CPU per context, half of a fresh page load's cost). Nothing of the page under test runs
- * in it, so it is turned off.
+ * own: about a second of CPU per context, half of a fresh page load's cost), and with that off it still loaded the
+ * AI-mode popup's (chrome://omnibox-popup.top-chrome/omnibox_popup_aim.html: another renderer, about 0.5 s of CPU
+ * per context). Nothing of the page under test runs in them, so they are turned off.
  */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-features=PreloadTopChromeWebUI,WebUIOmniboxPopup'];
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-features=PreloadTopChromeWebUI,WebUIOmniboxPopup,WebUIOmniboxAimPopup'];
 export const ARTIFACTS_DIR = path.join(ROOT, 'test/artifacts');
 const VIEWPORT = { width: 1440, height: 900 };
 
