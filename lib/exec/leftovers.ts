@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { liveGroupMembers, signalGroup, waitGroupGone } from './group';
+import { processStartTicks } from './proc-stat';
 
 /**
  * No command outlives Clamp. Commands run in their own process groups (so one signal reaches a
@@ -30,15 +31,6 @@ function journal(): Journal {
   return (g[KEY] ??= { running: new Map() });
 }
 
-/** Field 22 of /proc/<pid>/stat (start time in clock ticks since boot), or undefined without /proc or when it is gone. */
-export function processStartTicks(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
 
 let boot: string | undefined;
 function bootId(): string {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import { procParent } from './proc-stat';
 
 /**
  * What /proc tells about a network namespace from outside it: the TCP sockets listening in it (read through
@@ -71,15 +72,7 @@ export function namespaceOf(pid: number | 'self', kind: 'net' | 'user'): string 
 }
 
 /** A process's parent, or undefined when it is gone. */
-export function parentOf(pid: number): number | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    return Number.isInteger(ppid) ? ppid : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export const parentOf = procParent;
 
 /**
  * For each socket inode, a process in the network namespace `netns` holding it. Reads every process's ns link and

@@ -8,7 +8,7 @@ import type { McpServerDef, McpServerEntry } from './config';
 import { confinedLaunch, type Confinement } from './confine';
 import { loadMcpSdk, type McpSdk } from './sdk';
 import { liveDescendants } from '../exec/group';
-import { processStartTicks } from '../exec/leftovers';
+import { processStartTicks, procStat } from '../exec/proc-stat';
 
 export type ServerStatus = 'stopped' | 'starting' | 'running' | 'crashed' | 'failed';
 
@@ -300,13 +300,8 @@ function runs(pid: number, start: string | undefined): boolean {
   } catch {
     return false;
   }
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return start === undefined;
-  }
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const f = procStat(pid);
+  if (!f) return start === undefined;
   if (f[0] === 'Z' || f[0] === 'X') return false;
   return start === undefined || f[19] === start;
 }

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { procParent } from '../exec/proc-stat';
 
 /**
  * The launcher stops with whoever started it. `npm start` runs `sh -c "node bin/clamp.mjs"`, so
@@ -14,12 +15,8 @@ const SHELLS = new Set(['sh', 'dash', 'bash', 'zsh', 'ash', 'ksh']);
 /** The parent pid of a process, or undefined when it is gone (/proc on Linux, `ps` elsewhere). */
 export function parentPidOf(pid: number): number | undefined {
   if (pid === process.pid) return process.ppid;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && fs.existsSync('/proc/self/stat')) return undefined;
-  }
+  const ppid = procParent(pid);
+  if (ppid !== undefined || fs.existsSync('/proc/self/stat')) return ppid;
   try {
     const out = execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     return out ? Number(out) : undefined;

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { liveGroupMembers } from '../../lib/exec/group';
-import { ownerDir, processStartTicks, reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } from '../../lib/exec/leftovers';
+import { ownerDir, reapLeftoverGroups, setGroupJournal, startWatchdog, stopAllGroups } from '../../lib/exec/leftovers';
+import { processStartTicks } from '../../lib/exec/proc-stat';
 import { startCommand } from '../../lib/exec/runner';
 
 /** Commands left behind by a dead server: recorded while they run, reaped at the next start, killed by the watchdog. */
