@@ -210,15 +210,24 @@ describe('log batches', () => {
     const file = path.join(run.dir, 'batch.log');
     const log = fs.createWriteStream(file, { fd: fs.openSync(file, 'w') });
     let calls = 0;
+    // each write's completion: the file is read once the write it counted has landed (it runs on libuv's pool)
+    let landed: Promise<void> = Promise.resolve();
+    const counted = (cb: (e?: Error | null) => void) => {
+      calls++;
+      let done!: () => void;
+      landed = new Promise<void>((r) => (done = r));
+      return (e?: Error | null) => (done(), cb(e));
+    };
     const writev = log._writev!.bind(log);
     const write = log._write.bind(log);
-    log._writev = (chunks, cb) => (calls++, writev(chunks, cb));
-    log._write = (chunk, enc, cb) => (calls++, write(chunk, enc, cb));
+    log._writev = (chunks, cb) => writev(chunks, counted(cb));
+    log._write = (chunk, enc, cb) => write(chunk, enc, counted(cb));
     const pieces = Array.from({ length: 200 }, (_, i) => Buffer.from(`piece ${i}\n`));
     for (const p of pieces) expect(batchedWrite(log, p)).toBe(true);
     expect(calls).toBe(0);
     await new Promise((r) => setTimeout(r, 50));
     expect(calls).toBe(1);
+    await landed;
     expect(fs.readFileSync(file).equals(Buffer.concat(pieces))).toBe(true);
     batchedWrite(log, Buffer.from('last\n'));
     flushBatch(log);
