@@ -54,7 +54,8 @@ const diag = (r: ToolResult) => r.meta?.diagnostics;
 
 beforeAll(() => {
   ws = tempWorkspace('clamp-lsp-');
-  ws.write('tsconfig.json', JSON.stringify({ compilerOptions: { strict: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', noEmit: true, allowJs: true, checkJs: false }, include: ['src'] }));
+  // lib without the DOM's declarations, which these sources never use: each TypeScript server loads about 1.2 s of CPU less
+  ws.write('tsconfig.json', JSON.stringify({ compilerOptions: { strict: true, target: 'ES2022', lib: ['ES2022'], module: 'ESNext', moduleResolution: 'bundler', noEmit: true, allowJs: true, checkJs: false }, include: ['src'] }));
   ws.write('src/math.ts', 'export function add(a: number, b: number): number {\n  return a + b;\n}\n');
   ws.write('src/use.ts', "import { add } from './math';\n\nexport const total: number = add(1, 2);\n");
   ws.write('notes.md', '# Notes\n');
@@ -237,7 +238,7 @@ describe('diagnostics after edits: where the TypeScript server runs', () => {
     expect(tsView).toMatchObject({ state: expect.stringMatching(/^(running|idle)$/), typescript: 'clamp' });
     const other = tempWorkspace('clamp-lsp-own-ts-');
     try {
-      other.write('tsconfig.json', JSON.stringify({ compilerOptions: { strict: true, noEmit: true } }));
+      other.write('tsconfig.json', JSON.stringify({ compilerOptions: { strict: true, noEmit: true, lib: ['ES2022'] } }));
       fs.mkdirSync(path.join(other.workspace, 'node_modules'));
       fs.symlinkSync(path.resolve(__dirname, '../../node_modules/typescript'), path.join(other.workspace, 'node_modules/typescript'));
       const diagnostics = createDiagnostics({ workspace: other.workspace, dataDir: other.dataDir, enabled: () => true, budget });

@@ -22,7 +22,8 @@ let clamp: RunningClamp;
 
 beforeAll(async () => {
   ws = tempWorkspace('clamp-diag-http-');
-  ws.write('tsconfig.json', JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, include: ['src'] }));
+  // lib without the DOM's declarations, which these sources never use: each TypeScript server loads about 1.2 s of CPU less
+  ws.write('tsconfig.json', JSON.stringify({ compilerOptions: { strict: true, noEmit: true, lib: ['ES2022'] }, include: ['src'] }));
   ws.write('src/a.ts', 'export const port: number = 8080;\n');
   ws.write('notes.txt', 'notes\n');
   // stand-in servers that take SLOW_START_MS to start, each cold for one test
