@@ -31,7 +31,6 @@ function journal(): Journal {
   return (g[KEY] ??= { running: new Map() });
 }
 
-
 let boot: string | undefined;
 function bootId(): string {
   if (boot === undefined) {

@@ -3,7 +3,8 @@ import { BUDGET } from '../contract/budget';
 import type { ForwardedPort } from '../contract/tasks';
 import { startHelper, type Helper, type NetTools } from './net-tools';
 export type { ForwardedPort };
-import { listeners, listening, namespaceOf, parentOf, socketHolders, type Listener } from './proc-net';
+import { listeners, listening, namespaceOf, socketHolders, type Listener } from './proc-net';
+import { procParent } from './proc-stat';
 
 /**
  * Ports a sandboxed command listens on, forwarded to the host's loopback: the session's namespace is looked at
@@ -57,7 +58,7 @@ function freeHostPort(address: string): Promise<number | undefined> {
 
 function ancestors(pid: number): number[] {
   const out = [pid];
-  for (let p = parentOf(pid); p !== undefined && p > 1 && out.length < 64; p = parentOf(p)) out.push(p);
+  for (let p = procParent(pid); p !== undefined && p > 1 && out.length < 64; p = procParent(p)) out.push(p);
   return out;
 }
 

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import net from 'node:net';
-import { procParent } from './proc-stat';
 
 /**
  * What /proc tells about a network namespace from outside it: the TCP sockets listening in it (read through
@@ -70,9 +69,6 @@ export function namespaceOf(pid: number | 'self', kind: 'net' | 'user'): string 
     return undefined;
   }
 }
-
-/** A process's parent, or undefined when it is gone. */
-export const parentOf = procParent;
 
 /**
  * For each socket inode, a process in the network namespace `netns` holding it. Reads every process's ns link and
